@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Named counters.  A layer defines one with DEFINE_SIM_STAT(var, "name")
+ * and bumps it with sim_stat_inc(&var); the counter registers itself at
+ * start-up, so stats dumps and tests find it by name.  Gauges (live
+ * objects) are not cleared by sim_stats_reset().
+ */
+#ifndef _SIM_STATS_H
+#define _SIM_STATS_H
+
+#include <stdio.h>
+#include <linux/types.h>
+
+struct sim_stat {
+	const char *name;
+	bool gauge;
+	long v;
+	struct sim_stat *next;
+};
+
+void sim_stat_register(struct sim_stat *s);
+
+#define __DEFINE_SIM_STAT(var, sname, isgauge)                             \
+	struct sim_stat var = { .name = sname, .gauge = isgauge };          \
+	static void __attribute__((constructor)) __sim_stat_reg_##var(void) \
+	{                                                                  \
+		sim_stat_register(&var);                                   \
+	}
+#define DEFINE_SIM_STAT(var, name) __DEFINE_SIM_STAT(var, name, false)
+#define DEFINE_SIM_GAUGE(var, name) __DEFINE_SIM_STAT(var, name, true)
+
+static inline void sim_stat_add(struct sim_stat *s, long n)
+{
+	__atomic_fetch_add(&s->v, n, __ATOMIC_RELAXED);
+}
+
+static inline void sim_stat_inc(struct sim_stat *s)
+{
+	sim_stat_add(s, 1);
+}
+
+static inline void sim_stat_dec(struct sim_stat *s)
+{
+	sim_stat_add(s, -1);
+}
+
+static inline long sim_stat_read(const struct sim_stat *s)
+{
+	return __atomic_load_n(&s->v, __ATOMIC_RELAXED);
+}
+
+/* By name; -1 if no such counter. */
+long sim_stat_get(const char *name);
+struct sim_stat *sim_stat_find(const char *name);
+/* Zero every counter that is not a gauge. */
+void sim_stats_reset(void);
+/* One JSON object {"name": value, ...}, names sorted. */
+void sim_stats_print_json(FILE *out);
+/* "name value" lines, sorted, skipping zeroes unless @all. */
+void sim_stats_print(FILE *out, bool all);
+
+#endif /* _SIM_STATS_H */

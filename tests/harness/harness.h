@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Test harness for the Check suites.
+ *
+ * sim_test_setup() starts the deterministic engine (seed from
+ * IOMAPSIM_SEED, default 1), clears counters and reports, and snapshots
+ * every gauge (live allocations, pinned pages, live bios, outstanding work,
+ * anything a layer defines with DEFINE_SIM_GAUGE).  sim_test_teardown()
+ * drains the engine and fails the test if any gauge differs from its
+ * snapshot (naming it, and the allocation sites still live), or if a
+ * WARN_ON, context violation or deadlock occurred that the test did not
+ * announce with sim_test_expect_*().
+ */
+#ifndef _SIM_TEST_HARNESS_H
+#define _SIM_TEST_HARNESS_H
+
+#include <check.h>
+#include <sim/engine.h>
+
+void sim_test_setup(void);
+void sim_test_teardown(void);
+/* Same, with chosen engine options (threaded tests). */
+void sim_test_setup_opts(const struct sim_engine_opts *opts);
+
+void sim_test_expect_warnings(long n);
+void sim_test_expect_violations(long n);
+void sim_test_expect_deadlocks(long n);
+
+/* A check a layer adds to every teardown (runs before the gauge check). */
+void sim_test_add_teardown_check(void (*fn)(void));
+
+/* A test case with the checked fixture already attached. */
+TCase *sim_tcase(const char *name);
+
+/*
+ * Run a suite: Check's fork mode unless CK_FORK=no; prints Check's
+ * summary line; returns the process exit status.
+ */
+int sim_test_run(Suite *s);
+
+#define SIM_TEST_MAIN(suite_fn)                  \
+	int main(void)                           \
+	{                                        \
+		return sim_test_run(suite_fn()); \
+	}
+
+#endif /* _SIM_TEST_HARNESS_H */
