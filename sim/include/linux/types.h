@@ -11,24 +11,34 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <asm/types.h> /* __u8 .. __s64, as the uapi defines them */
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int8_t s8;
-typedef int16_t s16;
-typedef int32_t s32;
-typedef int64_t s64;
+/*
+ * The kernel's fixed-size types are the uapi ones (u64 is unsigned long
+ * long on every architecture), so printk formats match the kernel's.
+ * System headers that include <linux/types.h> (statx, for one) get this
+ * file and find the __uNN types they expect.
+ */
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s8 s8;
+typedef __s16 s16;
+typedef __s32 s32;
+typedef __s64 s64;
+typedef __u16 __le16;
+typedef __u32 __le32;
+typedef __u64 __le64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u64 __be64;
+typedef __u16 __sum16;
+typedef __u32 __wsum;
+#define __aligned_u64 __u64 __attribute__((aligned(8)))
 
-typedef u16 __u16;
-typedef u32 __u32;
-typedef u64 __u64;
-typedef s32 __s32;
-typedef s64 __s64;
-
+typedef unsigned short umode_t;
 typedef u64 sector_t;
-typedef u64 blkcnt_t;
 typedef unsigned int gfp_t;
 typedef unsigned int fmode_t;
 typedef unsigned long pgoff_t;

@@ -93,6 +93,20 @@ struct sim_source {
 void sim_engine_add_source(struct sim_source *src);
 void sim_engine_remove_source(struct sim_source *src);
 
+/*
+ * Move the calling task to simulated CPU @cpu (tests use it to free a bio
+ * on another CPU than the one that allocated it).  Returns the old CPU.
+ */
+int sim_task_set_cpu(int cpu);
+
+/*
+ * The deterministic engine found a wait nothing can satisfy.  By default
+ * that is reported (sim_deadlocks()) and the process aborts, since the
+ * waiter can never continue; a test expecting it installs a hook that
+ * leaves the wait (longjmp).
+ */
+void sim_engine_set_deadlock_hook(void (*hook)(void));
+
 /* Thread creation for engine-owned threads (irq, workers, reapers). */
 int sim_thread_create(pthread_t *thr, const char *comm, int cpu,
 		      enum sim_context ctx, void *(*fn)(void *), void *arg);

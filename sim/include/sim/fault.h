@@ -18,7 +18,6 @@ struct sim_fault_alloc {
 	const char *site; /* only sites whose "func" or "file:line" match */
 	u32 prob_ppm;	  /* else fail with this probability (per million) */
 	u64 seed;
-	bool sleeping_too; /* also fail sleeping (GFP_KERNEL) allocations */
 };
 
 void sim_fault_alloc_set(const struct sim_fault_alloc *cfg);

@@ -52,6 +52,8 @@ static inline long sim_stat_read(const struct sim_stat *s)
 /* By name; -1 if no such counter. */
 long sim_stat_get(const char *name);
 struct sim_stat *sim_stat_find(const char *name);
+/* Call @fn for every registered counter. */
+void sim_stats_for_each(void (*fn)(struct sim_stat *s, void *arg), void *arg);
 /* Zero every counter that is not a gauge. */
 void sim_stats_reset(void);
 /* One JSON object {"name": value, ...}, names sorted. */

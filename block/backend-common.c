@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Helpers every backend uses: filling in the block_device and its limits,
+ * per-device counters, the block layer's own bio checks repeated at the
+ * device, data copies through a bio's segments, and the timer thread
+ * that gives latency to the threaded engine.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/slab.h>
+#include "backend.h"
+
+DEFINE_SIM_GAUGE(bdev_inflight, "bdev_inflight");
+
+/* The kernel's defaults for limits a driver leaves at zero. */
+#define BLK_DEF_MAX_SECTORS_CAP 2560u
+#define BLK_MAX_SEGMENTS 128u
+#define BLK_MAX_SEGMENT_SIZE 65536u
+
+void sim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+bool sim_backend_ours(struct block_device *bdev)
+{
+	const struct sim_bdev_ops *ops = bdev ? bdev->bd_ops : NULL;
+
+	return ops == &sim_ram_ops || ops == &sim_null_ops ||
+	       ops == &sim_file_ops || ops == &sim_fault_ops;
+}
+
+void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
+		      const char *name, sector_t nr_sectors,
+		      const struct queue_limits *lim, bool read_only)
+{
+	struct block_device *bdev = &be->bdev;
+	struct queue_limits *l = &bdev->bd_queue_storage.limits;
+
+	snprintf(bdev->bd_name, sizeof(bdev->bd_name), "%s", name);
+	bdev->bd_nr_sectors = nr_sectors;
+	bdev->bd_read_only = read_only;
+	bdev->bd_queue = &bdev->bd_queue_storage;
+	bdev->bd_ops = ops;
+	bdev->bd_private = be;
+	*l = *lim;
+
+	/* As blk_validate_limits() completes a driver's limits. */
+	if (!l->logical_block_size)
+		l->logical_block_size = SECTOR_SIZE;
+	if (l->physical_block_size < l->logical_block_size)
+		l->physical_block_size = l->logical_block_size;
+	if (l->io_min < l->physical_block_size)
+		l->io_min = l->physical_block_size;
+	if (!l->max_hw_sectors)
+		l->max_hw_sectors = BLK_DEF_MAX_SECTORS_CAP;
+	if (!l->max_sectors)
+		l->max_sectors = min(l->max_hw_sectors,
+				     BLK_DEF_MAX_SECTORS_CAP);
+	if (!l->max_segments)
+		l->max_segments = BLK_MAX_SEGMENTS;
+	if (!l->max_segment_size)
+		l->max_segment_size = BLK_MAX_SEGMENT_SIZE;
+	if (!l->dma_alignment)
+		l->dma_alignment = SECTOR_SIZE - 1;
+	memset(&be->cnt, 0, sizeof(be->cnt));
+}
+
+static void cnt_add(u64 *c, u64 n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+void sim_backend_account(struct sim_backend *be, struct bio *bio)
+{
+	struct sim_bdev_counters *c = &be->cnt;
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		cnt_add(&c->read_bios, 1);
+		cnt_add(&c->read_bytes, bio->bi_iter.bi_size);
+		break;
+	case REQ_OP_WRITE:
+		cnt_add(&c->write_bios, 1);
+		cnt_add(&c->write_bytes, bio->bi_iter.bi_size);
+		if (bio->bi_opf & REQ_FUA)
+			cnt_add(&c->fua_bios, 1);
+		break;
+	case REQ_OP_FLUSH:
+		cnt_add(&c->flush_bios, 1);
+		break;
+	default:
+		break;
+	}
+	if (bio->bi_opf & REQ_PREFLUSH)
+		cnt_add(&c->preflush_bios, 1);
+	if (bio->bi_opf & REQ_NOWAIT)
+		cnt_add(&c->nowait_bios, 1);
+	if (bio->bi_opf & REQ_POLLED)
+		cnt_add(&c->polled_bios, 1);
+}
+
+void sim_backend_start(struct sim_backend *be, struct bio *bio)
+{
+	sim_backend_account(be, bio);
+	sim_stat_inc(&bdev_inflight);
+}
+
+void sim_backend_end(struct sim_backend *be, struct bio *bio,
+		     blk_status_t status)
+{
+	if (status != BLK_STS_OK)
+		cnt_add(&be->cnt.error_bios, 1);
+	if (status == BLK_STS_AGAIN)
+		cnt_add(&be->cnt.again_bios, 1);
+	sim_stat_dec(&bdev_inflight);
+	blk_sim_complete(bio, status);
+}
+
+bool sim_bdev_get_counters(struct block_device *bdev,
+			   struct sim_bdev_counters *out)
+{
+	struct sim_bdev_counters *c;
+
+	if (!sim_backend_ours(bdev))
+		return false;
+	c = &to_backend(bdev)->cnt;
+#define RD(f) (out->f = __atomic_load_n(&c->f, __ATOMIC_RELAXED))
+	RD(read_bios);
+	RD(read_bytes);
+	RD(write_bios);
+	RD(write_bytes);
+	RD(flush_bios);
+	RD(flush_calls);
+	RD(preflush_bios);
+	RD(fua_bios);
+	RD(nowait_bios);
+	RD(polled_bios);
+	RD(error_bios);
+	RD(again_bios);
+	RD(bounced_bios);
+	RD(qd_waits);
+	RD(max_inflight);
+#undef RD
+	return true;
+}
+
+void sim_bdev_reset_counters(struct block_device *bdev)
+{
+	struct sim_bdev_counters zero = { 0 };
+	u64 *dst, *src = (u64 *)&zero;
+
+	if (!sim_backend_ours(bdev))
+		return;
+	dst = (u64 *)&to_backend(bdev)->cnt;
+	/* all fields are u64: store each one atomically */
+	for (size_t i = 0; i < sizeof(zero) / sizeof(u64); i++)
+		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+}
+
+void sim_bdev_destroy(struct block_device *bdev)
+{
+	if (IS_ERR_OR_NULL(bdev))
+		return;
+	bdev->bd_ops->destroy(bdev);
+}
+
+blk_status_t sim_backend_check(struct block_device *bdev, struct bio *bio)
+{
+	unsigned int mask = bdev_logical_block_size(bdev) - 1;
+	u64 nr = bio_sectors(bio);
+
+	/* bio_unaligned() in blk-mq: the kernel ends it with an I/O error */
+	if ((bio->bi_iter.bi_size & mask) || (sim_bio_pos(bio) & mask))
+		return BLK_STS_IOERR;
+	/* bio_check_eod(): "attempt to access beyond end of device" */
+	if (nr && (bio->bi_iter.bi_sector > bdev_nr_sectors(bdev) ||
+		   nr > bdev_nr_sectors(bdev) - bio->bi_iter.bi_sector))
+		return BLK_STS_IOERR;
+	return BLK_STS_OK;
+}
+
+void sim_bio_copy_to_buf(struct bio *bio, void *buf)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	char *p = buf;
+
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy(p, bvec_virt(&bv), bv.bv_len);
+		p += bv.bv_len;
+	}
+}
+
+void sim_bio_copy_from_buf(struct bio *bio, const void *buf)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	const char *p = buf;
+
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy(bvec_virt(&bv), p, bv.bv_len);
+		p += bv.bv_len;
+	}
+}
+
+void sim_bio_zero_fill(struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, bio, iter)
+		memset(bvec_virt(&bv), 0, bv.bv_len);
+}
+
+/* ---- timer thread --------------------------------------------------- */
+
+u64 sim_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+void sim_bdev_timer_init(struct sim_bdev_timer *t, const char *comm,
+			 enum sim_context ctx)
+{
+	pthread_condattr_t ca;
+
+	memset(t, 0, sizeof(*t));
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_condattr_init(&ca);
+	/* deadlines are monotonic: a wall-clock step must not stretch them */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&t->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	t->ctx = ctx;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+}
+
+static void *timer_thread(void *arg)
+{
+	struct sim_bdev_timer *t = arg;
+
+	pthread_mutex_lock(&t->lock);
+	for (;;) {
+		struct sim_bdev_timer_entry *e = t->head;
+		struct timespec ts;
+		u64 now;
+
+		if (!e) {
+			if (t->stopping)
+				break;
+			pthread_cond_wait(&t->cond, &t->lock);
+			continue;
+		}
+		now = sim_now_ns();
+		if (e->deadline_ns > now) {
+			ts.tv_sec = (time_t)(e->deadline_ns / 1000000000ull);
+			ts.tv_nsec = (long)(e->deadline_ns % 1000000000ull);
+			pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+			continue;
+		}
+		t->head = e->next;
+		if (!t->head)
+			t->tail = NULL;
+		/* the callback may end a bio: never with our lock held */
+		pthread_mutex_unlock(&t->lock);
+		e->fn(e);
+		pthread_mutex_lock(&t->lock);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+int sim_bdev_timer_add(struct sim_bdev_timer *t,
+		       struct sim_bdev_timer_entry *e, u64 delay_ns)
+{
+	struct sim_bdev_timer_entry **pp;
+	int ret = 0;
+
+	e->deadline_ns = sim_now_ns() + delay_ns;
+	pthread_mutex_lock(&t->lock);
+	if (!t->started) {
+		ret = sim_thread_create(&t->thread, t->comm, -1, t->ctx,
+					timer_thread, t);
+		if (ret) {
+			pthread_mutex_unlock(&t->lock);
+			return ret;
+		}
+		t->started = true;
+	}
+	/*
+	 * Sorted by deadline, equal deadlines in arrival order.  With one
+	 * latency per device deadlines only grow, so try the tail first.
+	 */
+	if (t->head && t->tail->deadline_ns <= e->deadline_ns) {
+		pp = &t->tail->next;
+	} else {
+		for (pp = &t->head;
+		     *pp && (*pp)->deadline_ns <= e->deadline_ns;
+		     pp = &(*pp)->next)
+			;
+	}
+	e->next = *pp;
+	*pp = e;
+	if (!e->next)
+		t->tail = e;
+	pthread_cond_signal(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+void sim_bdev_timer_stop(struct sim_bdev_timer *t)
+{
+	bool started;
+
+	pthread_mutex_lock(&t->lock);
+	t->stopping = true;
+	started = t->started;
+	pthread_cond_signal(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	if (started)
+		pthread_join(t->thread, NULL);
+	t->started = false;
+	pthread_cond_destroy(&t->cond);
+	pthread_mutex_destroy(&t->lock);
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the backends (backend-*.c) share; not an interface for other
+ * layers, which use <sim/bdev.h>.
+ */
+#ifndef _BLOCK_BACKEND_H
+#define _BLOCK_BACKEND_H
+
+#include <pthread.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <sim/bdev.h>
+#include <sim/engine.h>
+#include <sim/stats.h>
+
+/*
+ * Every backend's device starts with this: the block_device the layers
+ * above see, and the counters sim_bdev_get_counters() reports.
+ */
+struct sim_backend {
+	struct block_device bdev;
+	struct sim_bdev_counters cnt;
+};
+
+static inline struct sim_backend *to_backend(struct block_device *bdev)
+{
+	return container_of(bdev, struct sim_backend, bdev);
+}
+
+extern const struct sim_bdev_ops sim_ram_ops;
+extern const struct sim_bdev_ops sim_null_ops;
+extern const struct sim_bdev_ops sim_file_ops;
+extern const struct sim_bdev_ops sim_fault_ops;
+
+/* Live bios inside the backends; back to zero when all have ended. */
+extern struct sim_stat bdev_inflight;
+
+bool sim_backend_ours(struct block_device *bdev);
+
+/*
+ * Fill in @be's block_device.  @lim is copied; zero fields get the
+ * kernel's defaults (blk_validate_limits).
+ */
+void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
+		      const char *name, sector_t nr_sectors,
+		      const struct queue_limits *lim, bool read_only);
+
+/* Count @bio in the per-device counters (no gauge). */
+void sim_backend_account(struct sim_backend *be, struct bio *bio);
+/* A backend takes @bio: counted, and held in the bdev_inflight gauge. */
+void sim_backend_start(struct sim_backend *be, struct bio *bio);
+/*
+ * End a bio taken with sim_backend_start(): count the outcome, drop it
+ * from the gauge, hand it to the block layer.  @bio may be gone after.
+ */
+void sim_backend_end(struct sim_backend *be, struct bio *bio,
+		     blk_status_t status);
+
+/*
+ * The checks the block layer makes before a driver sees a bio (end of
+ * device, logical-block alignment), repeated so a backend never touches
+ * memory outside its device whatever reaches it.  BLK_STS_OK or the
+ * status the kernel would end the bio with.
+ */
+blk_status_t sim_backend_check(struct block_device *bdev, struct bio *bio);
+
+/* Byte offset of @bio on its device. */
+static inline u64 sim_bio_pos(const struct bio *bio)
+{
+	return (u64)bio->bi_iter.bi_sector << SECTOR_SHIFT;
+}
+
+/*
+ * Data movement through the bio's segments, always from bi_iter (a
+ * no-copy bio's table is the caller's and starts mid-way).
+ */
+void sim_bio_copy_to_buf(struct bio *bio, void *buf);
+void sim_bio_copy_from_buf(struct bio *bio, const void *buf);
+void sim_bio_zero_fill(struct bio *bio);
+
+/*
+ * A delay line for the threaded engine: entries run their callback on
+ * one timer thread (in @ctx) when their deadline passes, earliest first.
+ */
+struct sim_bdev_timer_entry {
+	struct sim_bdev_timer_entry *next;
+	u64 deadline_ns; /* CLOCK_MONOTONIC */
+	void (*fn)(struct sim_bdev_timer_entry *e);
+};
+
+struct sim_bdev_timer {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct sim_bdev_timer_entry *head, *tail;
+	pthread_t thread;
+	bool started;
+	bool stopping;
+	enum sim_context ctx;
+	char comm[16];
+};
+
+void sim_bdev_timer_init(struct sim_bdev_timer *t, const char *comm,
+			 enum sim_context ctx);
+/* Run @e->fn(@e) @delay_ns from now (starts the thread on first use). */
+int sim_bdev_timer_add(struct sim_bdev_timer *t,
+		       struct sim_bdev_timer_entry *e, u64 delay_ns);
+/* Run what is queued at its time, then stop the thread. */
+void sim_bdev_timer_stop(struct sim_bdev_timer *t);
+u64 sim_now_ns(void);
+
+/* Does the current engine want real time (threads) rather than events? */
+static inline bool sim_backend_threaded(void)
+{
+	return sim_engine_running() &&
+	       sim_engine_kind() == SIM_ENGINE_THREADED;
+}
+
+/* Safe error-line writer: @err may be NULL. */
+void sim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
+	__printf(3, 4);
+
+#endif /* _BLOCK_BACKEND_H */

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The simulator's block devices: constructors and knobs of the backends
+ * behind struct block_device (see <linux/blkdev.h> for the interface).
+ *
+ *  ram   - memory-backed, data kept; optional volatile write cache whose
+ *          unflushed writes a simulated power failure throws away, so
+ *          FUA / flush handling above can be checked, not just counted.
+ *  null  - like null_blk: reads return zeroes, writes are dropped,
+ *          completion inline or after a latency.
+ *  file  - a regular file or a block device opened with O_DIRECT and
+ *          driven through io_uring; limits from statx / libblkid.
+ *  fault - wraps any of them and fails or delays bios by rules given as
+ *          text ("bio-error:3:IOERR"), as the CLI and FUSE knobs do.
+ *
+ * Every constructor returns a block_device or an ERR_PTR, and writes a
+ * one-line reason into @err (may be NULL) on failure.
+ * sim_bdev_destroy() ends any of them; all bios must have completed.
+ *
+ * The backends model hardware, not kernel code: their per-I/O state
+ * (tags, timers, bounce buffers) is libc memory watched by gauges, so it
+ * neither draws on the kernel allocator's fault injection nor escapes the
+ * harness's leak checks.
+ */
+#ifndef _SIM_BDEV_H
+#define _SIM_BDEV_H
+
+#include <linux/blkdev.h>
+#include <linux/types.h>
+
+/*
+ * Per-device counters, kept by every backend here (a fault device counts
+ * what reached it, including the bios it failed).
+ */
+struct sim_bdev_counters {
+	u64 read_bios;
+	u64 read_bytes;
+	u64 write_bios;
+	u64 write_bytes;
+	u64 flush_bios;	   /* REQ_OP_FLUSH bios */
+	u64 flush_calls;   /* ->flush() (blkdev_issue_flush and friends) */
+	u64 preflush_bios; /* bios carrying REQ_PREFLUSH */
+	u64 fua_bios;	   /* writes carrying REQ_FUA */
+	u64 nowait_bios;   /* bios carrying REQ_NOWAIT */
+	u64 polled_bios;   /* bios carrying REQ_POLLED */
+	u64 error_bios;	   /* completed with a status other than OK */
+	u64 again_bios;	   /* REQ_NOWAIT bios refused with BLK_STS_AGAIN */
+	u64 bounced_bios;  /* file: copied through an aligned buffer */
+	u64 qd_waits;	   /* file: submitter slept for a free slot */
+	u64 max_inflight;  /* file: most bios in flight at once */
+};
+
+/* Snapshot of @bdev's counters; false if @bdev is not one of ours. */
+bool sim_bdev_get_counters(struct block_device *bdev,
+			   struct sim_bdev_counters *out);
+void sim_bdev_reset_counters(struct block_device *bdev);
+
+/* Ends any backend; lower devices of a fault wrapper go with it. */
+void sim_bdev_destroy(struct block_device *bdev);
+
+/* ---- ram ---------------------------------------------------------- */
+
+struct sim_ram_opts {
+	const char *name;		  /* default "ram0" */
+	u64 size;			  /* bytes, default 64 MiB */
+	unsigned int logical_block_size;  /* 512..4096, default 512 */
+	unsigned int physical_block_size; /* >= lbs, default lbs */
+	unsigned int io_min;		  /* default pbs */
+	unsigned int io_opt;		  /* default 0 */
+	unsigned int dma_alignment;	  /* mask, default 511 */
+	unsigned int max_sectors;	  /* default 2560 (1280 KiB) */
+	bool write_cache;		  /* BLK_FEAT_WRITE_CACHE */
+	bool fua;			  /* BLK_FEAT_FUA */
+	bool read_only;
+};
+
+struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
+					 char *err, size_t errlen);
+/* What reads return now (size bytes; tests may read and write it). */
+void *sim_bdev_ram_data(struct block_device *bdev);
+u64 sim_bdev_ram_size(struct block_device *bdev);
+/*
+ * What would survive a power failure: with a volatile write cache only
+ * what was written with FUA or covered by a flush since; without one,
+ * the same as sim_bdev_ram_data().
+ */
+const void *sim_bdev_ram_media(struct block_device *bdev);
+/* Lose the write cache: data reverts to the media contents. */
+void sim_bdev_ram_power_fail(struct block_device *bdev);
+
+/* ---- null --------------------------------------------------------- */
+
+/* null_blk's irqmode values. */
+enum sim_null_irqmode {
+	SIM_NULL_IRQ_NONE = 0,	/* complete inside ->submit */
+	SIM_NULL_IRQ_TIMER = 2, /* complete after completion_nsec */
+};
+
+struct sim_null_opts {
+	const char *name;		  /* default "nullb0" */
+	u64 size;			  /* bytes, default 250 GiB */
+	unsigned int logical_block_size;  /* default 512 */
+	unsigned int physical_block_size; /* default lbs */
+	unsigned int dma_alignment;	  /* mask, default 511 */
+	unsigned int max_sectors;	  /* default 2560 */
+	enum sim_null_irqmode irqmode;
+	/*
+	 * TIMER mode: threaded engine, a timer thread ends each bio this
+	 * long after submission; deterministic engine, time is virtual and
+	 * the bio is ended at once (the engine's policy orders completions).
+	 */
+	u64 completion_nsec;
+	bool write_cache;
+	bool fua;
+};
+
+struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
+					  char *err, size_t errlen);
+
+/* ---- file / block device through O_DIRECT + io_uring --------------- */
+
+#define SIM_BDEV_FILE_MIN_SIZE (1ULL << 20)
+#define SIM_BDEV_FILE_DEF_QD 32
+#define SIM_BDEV_FILE_MAX_QD 4096
+
+struct sim_file_opts {
+	const char *name;		 /* default: basename of the path */
+	bool read_only;			 /* O_RDONLY; writes then fail */
+	unsigned int queue_depth;	 /* bios in flight, default 32 */
+	unsigned int logical_block_size; /* 0: from the device / statx */
+};
+
+/*
+ * Opens @path (regular file or block device) with O_DIRECT.  Errors,
+ * with the errno in the ERR_PTR and a line in @err:
+ *   -ENOENT  missing path            -EISDIR  a directory
+ *   -ENODEV  not a file or device    -EROFS   read-only, writes wanted
+ *   -EINVAL  no O_DIRECT support, too small, size not a multiple of the
+ *            logical block size, bad option
+ *   other    as open(2), statx(2), io_uring_queue_init() returned.
+ */
+struct block_device *sim_bdev_file_open(const char *path,
+					const struct sim_file_opts *opts,
+					char *err, size_t errlen);
+
+/* Where the limits came from and what the O_DIRECT alignment is. */
+struct sim_file_info {
+	bool is_blockdev;
+	bool from_blkid;     /* topology from libblkid */
+	bool from_statx;     /* DIO alignment from STATX_DIOALIGN */
+	bool probed;	     /* DIO alignment found by trial reads */
+	unsigned int dio_mem_align;
+	unsigned int dio_offset_align;
+	unsigned int queue_depth;
+	u64 size;
+};
+bool sim_bdev_file_info(struct block_device *bdev, struct sim_file_info *out);
+
+/* ---- fault wrapper ------------------------------------------------- */
+
+/*
+ * Takes ownership of @lower: the wrapper's limits are @lower's, and
+ * destroying the wrapper destroys @lower.  On failure @lower is left
+ * alone.
+ */
+struct block_device *sim_bdev_fault_wrap(struct block_device *lower,
+					 char *err, size_t errlen);
+struct block_device *sim_bdev_fault_lower(struct block_device *bdev);
+
+/*
+ * Rule specs (fields separated by ':'; optional ones in any order):
+ *   bio-error:N[:STATUS][:read|write|flush]   fail the Nth matching bio
+ *   sector:START-END[:STATUS][:read|write]    fail bios touching sectors
+ *                                             START..END (inclusive)
+ *   prob:PPM[:STATUS][:read|write|flush][:seed=S]
+ *                                             fail with probability PPM
+ *                                             per million, seeded
+ *   latency:NS[:read|write|flush]             delay matching bios
+ * STATUS is a BLK_STS_ name without the prefix (IOERR, NOSPC, AGAIN,
+ * MEDIUM, ...; case-insensitive), default IOERR.  A failed bio never
+ * reaches the lower device (the device refused the command), so a
+ * failed write leaves the old data in place.  Counting starts when the
+ * rule is added.  Returns the rule id (> 0) or -EINVAL with @err set.
+ */
+int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
+		       char *err, size_t errlen);
+int sim_bdev_fault_remove(struct block_device *bdev, int id);
+void sim_bdev_fault_clear(struct block_device *bdev);
+/*
+ * One line per rule, "ID SPEC hits=H", in @buf; returns the length the
+ * whole listing needs (as snprintf does).
+ */
+size_t sim_bdev_fault_list(struct block_device *bdev, char *buf, size_t len);
+/* Validate @spec without a device (for command-line checks). */
+int sim_bdev_fault_check(const char *spec, char *err, size_t errlen);
+/*
+ * One control line, as a control file takes it: "SPEC" adds a rule,
+ * "-ID" removes one, "clear" removes all.  Returns as the calls above.
+ */
+int sim_bdev_fault_command(struct block_device *bdev, const char *line,
+			   char *err, size_t errlen);
+
+/* blk_status_t by name ("IOERR" or "BLK_STS_IOERR"); -1 if unknown. */
+int sim_blk_status_parse(const char *name);
+/* Short name ("IOERR"); "?" for a value with no name. */
+const char *sim_blk_status_name(blk_status_t status);
+
+#endif /* _SIM_BDEV_H */

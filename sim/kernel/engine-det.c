@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The deterministic engine: one OS thread, a queue of posted events, and a
+ * seeded choice of which runs next and on which simulated CPU.  Nothing
+ * here reads a clock or depends on addresses, so a seed replays exactly.
+ */
+#include <linux/smp.h>
+#include <sim/trace.h>
+#include "internal.h"
+
+#define DET_MAX_QUEUE 65536
+
+static struct sim_event *queue[DET_MAX_QUEUE];
+static unsigned int nr_queued;
+
+void sim_det_reset(void)
+{
+	nr_queued = 0;
+}
+
+void sim_det_post(struct sim_event *ev)
+{
+	BUG_ON(nr_queued >= DET_MAX_QUEUE);
+	queue[nr_queued++] = ev;
+}
+
+static struct sim_event *pick(int *cpu)
+{
+	unsigned int i;
+	struct sim_event *ev;
+
+	if (!nr_queued)
+		return NULL;
+	switch (sim_eng.policy) {
+	case SIM_SCHED_DEFERRED:
+		i = nr_queued - 1;
+		break;
+	case SIM_SCHED_RANDOM:
+		i = (unsigned int)sim_rand_below(&sim_eng.rng, nr_queued);
+		break;
+	default:
+		i = 0;
+		break;
+	}
+	ev = queue[i];
+	/* keep the others in posting order */
+	for (; i + 1 < nr_queued; i++)
+		queue[i] = queue[i + 1];
+	nr_queued--;
+
+	*cpu = ev->cpu;
+	if (sim_eng.policy == SIM_SCHED_RANDOM)
+		*cpu = (int)sim_rand_below(&sim_eng.rng, nr_cpu_ids);
+	else if (*cpu < 0)
+		*cpu = raw_smp_processor_id();
+	return ev;
+}
+
+/* Let external sources (io_uring rings) post what has completed. */
+static bool poll_sources(bool wait)
+{
+	struct sim_source *src;
+	int posted = 0;
+
+	for (src = sim_eng.sources; src; src = src->next)
+		posted += src->poll(src, false);
+	if (posted || !wait)
+		return posted > 0;
+	for (src = sim_eng.sources; src; src = src->next) {
+		if (src->inflight(src) > 0) {
+			posted += src->poll(src, true);
+			if (posted)
+				break;
+		}
+	}
+	return posted > 0;
+}
+
+bool sim_det_step(void)
+{
+	struct sim_event *ev;
+	struct task_struct *as = NULL;
+	int cpu;
+
+	if (!nr_queued && !poll_sources(false) && !poll_sources(true))
+		return false;
+	ev = pick(&cpu);
+	if (!ev)
+		return false;
+	if (ev->owner)
+		as = sim_wq_worker(ev->owner);
+	sim_trace("sched_event", "seq=%llu ctx=%d cpu=%d",
+		  (unsigned long long)ev->seq, ev->ctx, cpu);
+	sim_engine_event_done();
+	sim_engine_run_event(ev, ev->ctx, cpu, as);
+	return true;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Allocation and pinning fault injection.  Decisions depend only on the
+ * configuration and the sequence of calls while armed, so a seed replays.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <pthread.h>
+#include <linux/kernel.h>
+#include <sim/alloc.h>
+#include <sim/fault.h>
+#include <sim/rand.h>
+
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sim_fault_alloc cfg;
+static char cfg_site[128];
+static struct sim_rand rng;
+static bool armed;
+static u64 seen, injected;
+static u64 pin_nth, pin_seen;
+static size_t pin_bytes;
+
+/*
+ * mempool_alloc() with a sleeping mask cannot fail, so the allocation it
+ * makes underneath is not one "the kernel allows to fail": it does not
+ * count towards the Nth-allocation rule (it can still fail by site or
+ * probability, which sends the pool to its reserve).
+ */
+__thread int sim_fault_nocount;
+
+void sim_fault_alloc_set(const struct sim_fault_alloc *c)
+{
+	pthread_mutex_lock(&fault_lock);
+	cfg = *c;
+	cfg_site[0] = '\0';
+	if (c->site)
+		snprintf(cfg_site, sizeof(cfg_site), "%s", c->site);
+	cfg.site = cfg_site[0] ? cfg_site : NULL;
+	sim_rand_seed(&rng, c->seed);
+	seen = injected = 0;
+	pthread_mutex_unlock(&fault_lock);
+}
+
+void sim_fault_reset(void)
+{
+	pthread_mutex_lock(&fault_lock);
+	memset(&cfg, 0, sizeof(cfg));
+	armed = false;
+	seen = injected = 0;
+	pin_nth = pin_seen = 0;
+	pin_bytes = 0;
+	pthread_mutex_unlock(&fault_lock);
+}
+
+void sim_fault_arm(bool on)
+{
+	__atomic_store_n(&armed, on, __ATOMIC_RELAXED);
+}
+
+bool sim_fault_armed(void)
+{
+	return __atomic_load_n(&armed, __ATOMIC_RELAXED);
+}
+
+static bool site_matches(const struct sim_alloc_site *site)
+{
+	char where[256];
+
+	if (!cfg.site)
+		return true;
+	if (strstr(site->func, cfg.site))
+		return true;
+	snprintf(where, sizeof(where), "%s:%d", site->file, site->line);
+	return strstr(where, cfg.site) != NULL;
+}
+
+bool sim_fault_alloc_fail(const struct sim_alloc_site *site, gfp_t gfp)
+{
+	bool fail = false;
+
+	if (!__atomic_load_n(&armed, __ATOMIC_RELAXED) ||
+	    (gfp & __GFP_NOFAIL))
+		return false;
+	pthread_mutex_lock(&fault_lock);
+	if (site_matches(site)) {
+		if (cfg.nth) {
+			if (!sim_fault_nocount && ++seen == cfg.nth)
+				fail = true;
+		} else if (cfg.prob_ppm) {
+			seen++;
+			fail = sim_rand_below(&rng, 1000000) < cfg.prob_ppm;
+		} else if (cfg.site) {
+			seen++;
+			fail = true;
+		} else if (!sim_fault_nocount) {
+			seen++;
+		}
+	}
+	if (fail)
+		injected++;
+	pthread_mutex_unlock(&fault_lock);
+	return fail;
+}
+
+u64 sim_fault_alloc_seen(void)
+{
+	u64 n;
+
+	pthread_mutex_lock(&fault_lock);
+	n = seen;
+	pthread_mutex_unlock(&fault_lock);
+	return n;
+}
+
+u64 sim_fault_alloc_injected(void)
+{
+	u64 n;
+
+	pthread_mutex_lock(&fault_lock);
+	n = injected;
+	pthread_mutex_unlock(&fault_lock);
+	return n;
+}
+
+void sim_fault_short_pin_set(u64 nth, size_t bytes)
+{
+	pthread_mutex_lock(&fault_lock);
+	pin_nth = nth;
+	pin_bytes = bytes;
+	pin_seen = 0;
+	pthread_mutex_unlock(&fault_lock);
+}
+
+ssize_t sim_fault_pin_limit(size_t want)
+{
+	ssize_t limit = (ssize_t)want;
+
+	pthread_mutex_lock(&fault_lock);
+	if (pin_nth && ++pin_seen == pin_nth) {
+		if (!pin_bytes)
+			limit = -EFAULT;
+		else if (pin_bytes < want)
+			limit = (ssize_t)pin_bytes;
+	}
+	pthread_mutex_unlock(&fault_lock);
+	return limit;
+}

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Page pins, references and dirty bits.  A struct page pointer is the
+ * page's address (see <linux/mm.h>), so state lives in a hashed side table
+ * holding only pages that are pinned, referenced or dirty.  An entry goes
+ * away when its last pin or reference is dropped: the simulator forgets a
+ * user page's dirty bit then, as if it had been written back.
+ */
+#include <stdlib.h>
+#include <pthread.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <sim/stats.h>
+
+#define PAGE_BUCKETS 4096
+#define PAGE_LOCKS 64
+
+struct page_state {
+	unsigned long addr;
+	int pincount;
+	int refs;
+	bool dirty;
+	struct page_state *next;
+};
+
+static struct page_state *buckets[PAGE_BUCKETS];
+static pthread_mutex_t locks[PAGE_LOCKS] = {
+	[0 ... PAGE_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER
+};
+
+DEFINE_SIM_GAUGE(stat_pinned_pages, "pages_pinned");
+DEFINE_SIM_GAUGE(stat_page_refs, "page_refs");
+DEFINE_SIM_STAT(stat_pages_dirtied, "pages_dirtied");
+DEFINE_SIM_STAT(stat_pins_total, "pages_pin_total");
+
+static char zero_page_storage[PAGE_SIZE] __aligned(PAGE_SIZE);
+struct page *sim_zero_page = (struct page *)zero_page_storage;
+
+struct folio *largest_zero_folio(void)
+{
+	return page_folio(sim_zero_page);
+}
+
+static unsigned long hash_addr(unsigned long addr)
+{
+	return (addr >> PAGE_SHIFT) * 0x9e3779b97f4a7c15ULL >> 52;
+}
+
+static pthread_mutex_t *lock_for(unsigned long h)
+{
+	return &locks[h % PAGE_LOCKS];
+}
+
+/* Find (or with @create make) the state of @page; bucket lock held. */
+static struct page_state *state_get(unsigned long h, unsigned long addr,
+				    bool create)
+{
+	struct page_state *s;
+
+	for (s = buckets[h]; s; s = s->next)
+		if (s->addr == addr)
+			return s;
+	if (!create)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		abort();
+	s->addr = addr;
+	s->next = buckets[h];
+	buckets[h] = s;
+	return s;
+}
+
+static void state_put(unsigned long h, struct page_state *s)
+{
+	struct page_state **pp;
+
+	if (s->pincount || s->refs)
+		return;
+	for (pp = &buckets[h]; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			free(s);
+			return;
+		}
+	}
+}
+
+#define WITH_STATE(page, create, body)                                   \
+	do {                                                             \
+		unsigned long __addr = (unsigned long)(page);            \
+		unsigned long __h = hash_addr(__addr);                   \
+		struct page_state *s;                                    \
+		pthread_mutex_lock(lock_for(__h));                       \
+		s = state_get(__h, __addr, create);                      \
+		body;                                                    \
+		if (s && (create))                                       \
+			state_put(__h, s);                               \
+		pthread_mutex_unlock(lock_for(__h));                     \
+	} while (0)
+
+void sim_pin_user_page(struct page *page)
+{
+	WITH_STATE(page, true, s->pincount++);
+	sim_stat_inc(&stat_pinned_pages);
+	sim_stat_inc(&stat_pins_total);
+}
+
+void unpin_user_page(struct page *page)
+{
+	bool bad = false;
+
+	WITH_STATE(page, true, {
+		if (s->pincount > 0)
+			s->pincount--;
+		else
+			bad = true;
+		if (!s->pincount && !s->refs)
+			s->dirty = false;
+	});
+	if (WARN_ON_ONCE(bad))
+		return; /* unpin of a page that was not pinned */
+	sim_stat_dec(&stat_pinned_pages);
+}
+
+void unpin_user_pages(struct page **pages, unsigned long npages)
+{
+	for (unsigned long i = 0; i < npages; i++)
+		unpin_user_page(pages[i]);
+}
+
+void unpin_user_folio(struct folio *folio, unsigned long npages)
+{
+	for (unsigned long i = 0; i < npages; i++)
+		unpin_user_page(folio_page(folio, 0));
+}
+
+void unpin_user_page_range_dirty_lock(struct page *page, unsigned long npages,
+				      bool make_dirty)
+{
+	for (unsigned long i = 0; i < npages; i++) {
+		struct page *p = nth_page(page, i);
+
+		if (make_dirty)
+			set_page_dirty_lock(p);
+		unpin_user_page(p);
+	}
+}
+
+int sim_page_pincount(const struct page *page)
+{
+	int n = 0;
+
+	WITH_STATE(page, false, n = s ? s->pincount : 0);
+	return n;
+}
+
+void get_page(struct page *page)
+{
+	WITH_STATE(page, true, s->refs++);
+	sim_stat_inc(&stat_page_refs);
+}
+
+void put_page(struct page *page)
+{
+	bool bad = false;
+
+	WITH_STATE(page, true, {
+		if (s->refs > 0)
+			s->refs--;
+		else
+			bad = true;
+	});
+	if (WARN_ON_ONCE(bad))
+		return;
+	sim_stat_dec(&stat_page_refs);
+}
+
+bool folio_test_dirty(const struct folio *folio)
+{
+	bool dirty = false;
+
+	WITH_STATE(folio, false, dirty = s && s->dirty);
+	return dirty;
+}
+
+/*
+ * Only tracked pages (pinned or referenced) can hold a dirty bit: marking
+ * an untracked page dirty is remembered nowhere, as if it were written
+ * back at once.  DIO only dirties pages it has pinned (B-20).
+ */
+bool folio_mark_dirty(struct folio *folio)
+{
+	bool was = true;
+
+	WITH_STATE(folio, false, {
+		if (s) {
+			was = s->dirty;
+			s->dirty = true;
+		}
+	});
+	if (!was)
+		sim_stat_inc(&stat_pages_dirtied);
+	return !was;
+}
+
+void sim_folio_clear_dirty(struct folio *folio)
+{
+	WITH_STATE(folio, false, {
+		if (s)
+			s->dirty = false;
+	});
+}
+
+void folio_lock(struct folio *folio)
+{
+	might_sleep();
+}
+
+void folio_unlock(struct folio *folio)
+{
+}
+
+bool set_page_dirty_lock(struct page *page)
+{
+	bool ret;
+
+	folio_lock(page_folio(page));
+	ret = folio_mark_dirty(page_folio(page));
+	folio_unlock(page_folio(page));
+	return ret;
+}
