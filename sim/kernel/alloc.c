@@ -33,6 +33,7 @@ struct kmem_cache {
 	unsigned int align;
 	void (*ctor)(void *);
 	long live;
+	bool dead; /* destroyed with objects left: freed with the last one */
 };
 
 static struct sim_alloc_site *sites;
@@ -164,6 +165,9 @@ void kmem_cache_destroy(struct kmem_cache *s)
 		pr_err("kmem_cache_destroy %s: Slab cache still has objects "
 		       "(%ld)\n", s->name, s->live);
 		WARN_ON_ONCE(1);
+		/* keep it until the leaked objects go, so they still can */
+		__atomic_store_n(&s->dead, true, __ATOMIC_RELEASE);
+		return;
 	}
 	kfree(s);
 }
@@ -190,8 +194,10 @@ void kmem_cache_free(struct kmem_cache *s, void *objp)
 	hdr = object_hdr(objp, "kmem_cache_free");
 	if (WARN_ON_ONCE(hdr->cache != s))
 		return;
-	__atomic_fetch_sub(&s->live, 1, __ATOMIC_RELAXED);
 	free_object(hdr);
+	if (__atomic_sub_fetch(&s->live, 1, __ATOMIC_SEQ_CST) == 0 &&
+	    __atomic_load_n(&s->dead, __ATOMIC_ACQUIRE))
+		kfree(s);
 }
 
 unsigned int kmem_cache_size(struct kmem_cache *s)

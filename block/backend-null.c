@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The null backend, after null_blk: no storage; reads return zeroes,
+ * writes and flushes succeed and change nothing.  For benchmarks of the
+ * layers above, so it does as little as it can.
+ *
+ * irqmode NONE ends each bio inside ->submit.  irqmode TIMER gives it
+ * completion_nsec of latency: in the threaded engine a timer thread ends
+ * it (in hard-IRQ context, as null_blk's hrtimer does); the deterministic
+ * engine has no clock, so the bio is ended at once and the engine's
+ * policy decides when its completion runs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <linux/bio.h>
+#include <linux/slab.h>
+#include "backend.h"
+
+/* Bios waiting on the timer (libc memory: this is the device's). */
+DEFINE_SIM_GAUGE(bdev_null_timer_pending, "bdev_null_timer_pending");
+
+struct null_dev {
+	struct sim_backend be;
+	enum sim_null_irqmode irqmode;
+	u64 completion_nsec;
+	struct sim_bdev_timer timer;
+};
+
+struct null_cmd {
+	struct sim_bdev_timer_entry te;
+	struct null_dev *nd;
+	struct bio *bio;
+	blk_status_t status;
+};
+
+static struct null_dev *to_null(struct block_device *bdev)
+{
+	return container_of(to_backend(bdev), struct null_dev, be);
+}
+
+static void null_timer_fn(struct sim_bdev_timer_entry *te)
+{
+	struct null_cmd *cmd = container_of(te, struct null_cmd, te);
+
+	sim_backend_end(&cmd->nd->be, cmd->bio, cmd->status);
+	free(cmd);
+	sim_stat_dec(&bdev_null_timer_pending);
+}
+
+static void null_submit(struct block_device *bdev, struct bio *bio)
+{
+	struct null_dev *nd = to_null(bdev);
+	blk_status_t status;
+	struct null_cmd *cmd;
+
+	sim_backend_start(&nd->be, bio);
+	status = sim_backend_check(bdev, bio);
+	if (status == BLK_STS_OK) {
+		switch (bio_op(bio)) {
+		case REQ_OP_READ:
+			sim_bio_zero_fill(bio);
+			break;
+		case REQ_OP_WRITE:
+		case REQ_OP_FLUSH:
+			break;
+		default:
+			status = BLK_STS_NOTSUPP;
+			break;
+		}
+	}
+
+	if (nd->irqmode == SIM_NULL_IRQ_TIMER && sim_backend_threaded()) {
+		cmd = malloc(sizeof(*cmd));
+		if (cmd) {
+			cmd->nd = nd;
+			cmd->bio = bio;
+			cmd->status = status;
+			cmd->te.fn = null_timer_fn;
+			sim_stat_inc(&bdev_null_timer_pending);
+			if (!sim_bdev_timer_add(&nd->timer, &cmd->te,
+						nd->completion_nsec))
+				return;
+			sim_stat_dec(&bdev_null_timer_pending);
+			free(cmd);
+		}
+		/* no timer to be had: end it now rather than lose it */
+	}
+	sim_backend_end(&nd->be, bio, status);
+}
+
+static int null_flush(struct block_device *bdev)
+{
+	__atomic_fetch_add(&to_null(bdev)->be.cnt.flush_calls, 1,
+			   __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int null_poll(struct block_device *bdev)
+{
+	/* completions are driven by the timer, never by polling */
+	return 0;
+}
+
+static void null_destroy(struct block_device *bdev)
+{
+	struct null_dev *nd = to_null(bdev);
+
+	/* ends what is still on the timer, at its time */
+	sim_bdev_timer_stop(&nd->timer);
+	kfree(nd);
+}
+
+const struct sim_bdev_ops sim_null_ops = {
+	.name = "null",
+	.submit = null_submit,
+	.flush = null_flush,
+	.poll = null_poll,
+	.destroy = null_destroy,
+};
+
+struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
+					  char *err, size_t errlen)
+{
+	struct sim_null_opts o = opts ? *opts : (struct sim_null_opts){ 0 };
+	struct queue_limits lim = { 0 };
+	struct null_dev *nd;
+
+	if (!o.name)
+		o.name = "nullb0";
+	if (!o.size)
+		o.size = 250ull << 30;
+	if (!o.logical_block_size)
+		o.logical_block_size = SECTOR_SIZE;
+	if (!o.physical_block_size)
+		o.physical_block_size = o.logical_block_size;
+	if (!o.dma_alignment)
+		o.dma_alignment = SECTOR_SIZE - 1;
+
+	if (!is_power_of_2(o.logical_block_size) ||
+	    o.logical_block_size < SECTOR_SIZE ||
+	    o.logical_block_size > 4096) {
+		sim_bdev_err(err, errlen,
+			     "null: logical block size %u is not a power of two from 512 to 4096",
+			     o.logical_block_size);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!is_power_of_2(o.physical_block_size) ||
+	    o.physical_block_size < o.logical_block_size) {
+		sim_bdev_err(err, errlen,
+			     "null: physical block size %u is not a power of two >= the logical block size %u",
+			     o.physical_block_size, o.logical_block_size);
+		return ERR_PTR(-EINVAL);
+	}
+	if (o.size % o.logical_block_size) {
+		sim_bdev_err(err, errlen,
+			     "null: size %llu is not a multiple of the logical block size %u",
+			     (unsigned long long)o.size, o.logical_block_size);
+		return ERR_PTR(-EINVAL);
+	}
+	if (o.irqmode != SIM_NULL_IRQ_NONE && o.irqmode != SIM_NULL_IRQ_TIMER) {
+		sim_bdev_err(err, errlen,
+			     "null: irqmode %d is not 0 (none) or 2 (timer)",
+			     (int)o.irqmode);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!is_power_of_2(o.dma_alignment + 1ull)) {
+		sim_bdev_err(err, errlen,
+			     "null: dma_alignment %#x is not a mask (2^n - 1)",
+			     o.dma_alignment);
+		return ERR_PTR(-EINVAL);
+	}
+
+	nd = kzalloc(sizeof(*nd), GFP_KERNEL);
+	if (!nd) {
+		sim_bdev_err(err, errlen, "null: out of memory");
+		return ERR_PTR(-ENOMEM);
+	}
+	nd->irqmode = o.irqmode;
+	nd->completion_nsec = o.completion_nsec;
+	sim_bdev_timer_init(&nd->timer, "nullb-timer", SIM_CTX_HARDIRQ);
+
+	lim.logical_block_size = o.logical_block_size;
+	lim.physical_block_size = o.physical_block_size;
+	lim.max_hw_sectors = o.max_sectors;
+	lim.max_sectors = o.max_sectors;
+	lim.dma_alignment = o.dma_alignment;
+	lim.features = BLK_FEAT_NOWAIT | BLK_FEAT_POLL;
+	if (o.write_cache)
+		lim.features |= BLK_FEAT_WRITE_CACHE;
+	if (o.fua)
+		lim.features |= BLK_FEAT_FUA;
+	sim_backend_init(&nd->be, &sim_null_ops, o.name,
+			 o.size >> SECTOR_SHIFT, &lim, false);
+	return &nd->be.bdev;
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ram backend: a memory-backed device whose data survives for the
+ * device's life, for tests.
+ *
+ * With a volatile write cache (BLK_FEAT_WRITE_CACHE) the device keeps two
+ * images: "data", what reads return, and "media", what a power failure
+ * leaves.  A plain write reaches only data; a write with REQ_FUA (on a
+ * device advertising BLK_FEAT_FUA) also reaches media; a flush
+ * (REQ_OP_FLUSH, REQ_PREFLUSH, ->flush) copies every block written since
+ * the last flush.  The cache is modelled at its worst: it never writes
+ * back on its own.  So sim_bdev_ram_power_fail() shows exactly what a
+ * filesystem's FUA and flush logic made durable.  As a real device
+ * without FUA support would never see the flag, REQ_FUA is ignored when
+ * BLK_FEAT_FUA is not advertised: the block layer must have emulated it.
+ *
+ * Bios complete inside ->submit; where bio_endio() then runs is the
+ * block layer's completion policy.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/bio.h>
+#include <linux/slab.h>
+#include "backend.h"
+
+/* Dirty tracking granularity of the write cache. */
+#define RAM_CHUNK_SHIFT 12
+#define RAM_CHUNK_SIZE (1u << RAM_CHUNK_SHIFT)
+#define BITS_PER_WORD (8 * sizeof(unsigned long))
+
+struct ram_dev {
+	struct sim_backend be;
+	u64 size;
+	char *data;
+	char *media; /* NULL without a write cache: media is data */
+	unsigned long *dirty;
+	u64 nr_chunks;
+	bool fua;
+	/*
+	 * Concurrent bios to the same blocks have no defined outcome on a
+	 * real device; here they are serialised so that the threaded
+	 * engine's overlapping I/O is not a data race in the simulator.
+	 */
+	pthread_rwlock_t lock;
+};
+
+static struct ram_dev *to_ram(struct block_device *bdev)
+{
+	return container_of(to_backend(bdev), struct ram_dev, be);
+}
+
+static void *ram_map(u64 size)
+{
+	/* anonymous memory: zero, and only touched pages cost anything */
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void ram_mark_dirty(struct ram_dev *rd, u64 pos, u64 len)
+{
+	u64 c, last = (pos + len - 1) >> RAM_CHUNK_SHIFT;
+
+	for (c = pos >> RAM_CHUNK_SHIFT; c <= last; c++)
+		rd->dirty[c / BITS_PER_WORD] |= 1ul << (c % BITS_PER_WORD);
+}
+
+/* Called with the lock held for writing. */
+static void ram_writeback(struct ram_dev *rd, bool to_media)
+{
+	for (u64 w = 0; w < DIV_ROUND_UP(rd->nr_chunks, BITS_PER_WORD); w++) {
+		unsigned long bits = rd->dirty[w];
+
+		while (bits) {
+			u64 c = w * BITS_PER_WORD + __builtin_ctzl(bits);
+			u64 off = c << RAM_CHUNK_SHIFT;
+			u64 n = min_t(u64, RAM_CHUNK_SIZE, rd->size - off);
+
+			if (to_media)
+				memcpy(rd->media + off, rd->data + off, n);
+			else
+				memcpy(rd->data + off, rd->media + off, n);
+			bits &= bits - 1;
+		}
+		rd->dirty[w] = 0;
+	}
+}
+
+static void ram_flush_locked(struct ram_dev *rd)
+{
+	if (rd->media)
+		ram_writeback(rd, true);
+}
+
+static blk_status_t ram_rw(struct ram_dev *rd, struct bio *bio)
+{
+	u64 pos = sim_bio_pos(bio);
+	u64 len = bio->bi_iter.bi_size;
+
+	if (bio_op(bio) == REQ_OP_READ) {
+		pthread_rwlock_rdlock(&rd->lock);
+		sim_bio_copy_from_buf(bio, rd->data + pos);
+		pthread_rwlock_unlock(&rd->lock);
+		return BLK_STS_OK;
+	}
+
+	if (bdev_read_only(&rd->be.bdev))
+		return BLK_STS_IOERR;
+	pthread_rwlock_wrlock(&rd->lock);
+	if (bio->bi_opf & REQ_PREFLUSH)
+		ram_flush_locked(rd);
+	if (len) {
+		sim_bio_copy_to_buf(bio, rd->data + pos);
+		if (rd->media) {
+			if ((bio->bi_opf & REQ_FUA) && rd->fua)
+				memcpy(rd->media + pos, rd->data + pos, len);
+			else
+				ram_mark_dirty(rd, pos, len);
+		}
+	}
+	pthread_rwlock_unlock(&rd->lock);
+	return BLK_STS_OK;
+}
+
+static void ram_submit(struct block_device *bdev, struct bio *bio)
+{
+	struct ram_dev *rd = to_ram(bdev);
+	blk_status_t status;
+
+	sim_backend_start(&rd->be, bio);
+	status = sim_backend_check(bdev, bio);
+	if (status == BLK_STS_OK) {
+		switch (bio_op(bio)) {
+		case REQ_OP_READ:
+		case REQ_OP_WRITE:
+			status = ram_rw(rd, bio);
+			break;
+		case REQ_OP_FLUSH:
+			pthread_rwlock_wrlock(&rd->lock);
+			ram_flush_locked(rd);
+			pthread_rwlock_unlock(&rd->lock);
+			break;
+		default:
+			status = BLK_STS_NOTSUPP;
+			break;
+		}
+	}
+	sim_backend_end(&rd->be, bio, status);
+}
+
+static int ram_flush(struct block_device *bdev)
+{
+	struct ram_dev *rd = to_ram(bdev);
+
+	__atomic_fetch_add(&rd->be.cnt.flush_calls, 1, __ATOMIC_RELAXED);
+	pthread_rwlock_wrlock(&rd->lock);
+	ram_flush_locked(rd);
+	pthread_rwlock_unlock(&rd->lock);
+	return 0;
+}
+
+static int ram_poll(struct block_device *bdev)
+{
+	/* every bio ended inside ->submit: nothing is left to reap */
+	return 0;
+}
+
+static void ram_free(struct ram_dev *rd)
+{
+	if (rd->data)
+		munmap(rd->data, rd->size);
+	if (rd->media)
+		munmap(rd->media, rd->size);
+	kfree(rd->dirty);
+	pthread_rwlock_destroy(&rd->lock);
+	kfree(rd);
+}
+
+static void ram_destroy(struct block_device *bdev)
+{
+	ram_free(to_ram(bdev));
+}
+
+const struct sim_bdev_ops sim_ram_ops = {
+	.name = "ram",
+	.submit = ram_submit,
+	.flush = ram_flush,
+	.poll = ram_poll,
+	.destroy = ram_destroy,
+};
+
+struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
+					 char *err, size_t errlen)
+{
+	struct sim_ram_opts o = opts ? *opts : (struct sim_ram_opts){ 0 };
+	struct queue_limits lim = { 0 };
+	struct ram_dev *rd;
+
+	if (!o.name)
+		o.name = "ram0";
+	if (!o.size)
+		o.size = 64ull << 20;
+	if (!o.logical_block_size)
+		o.logical_block_size = SECTOR_SIZE;
+	if (!o.physical_block_size)
+		o.physical_block_size = o.logical_block_size;
+	if (!o.dma_alignment)
+		o.dma_alignment = SECTOR_SIZE - 1;
+
+	if (!is_power_of_2(o.logical_block_size) ||
+	    o.logical_block_size < SECTOR_SIZE ||
+	    o.logical_block_size > 4096) {
+		sim_bdev_err(err, errlen,
+			     "ram: logical block size %u is not a power of two from 512 to 4096",
+			     o.logical_block_size);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!is_power_of_2(o.physical_block_size) ||
+	    o.physical_block_size < o.logical_block_size) {
+		sim_bdev_err(err, errlen,
+			     "ram: physical block size %u is not a power of two >= the logical block size %u",
+			     o.physical_block_size, o.logical_block_size);
+		return ERR_PTR(-EINVAL);
+	}
+	if (o.size % o.logical_block_size) {
+		sim_bdev_err(err, errlen,
+			     "ram: size %llu is not a multiple of the logical block size %u",
+			     (unsigned long long)o.size, o.logical_block_size);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!is_power_of_2(o.dma_alignment + 1ull)) {
+		sim_bdev_err(err, errlen,
+			     "ram: dma_alignment %#x is not a mask (2^n - 1)",
+			     o.dma_alignment);
+		return ERR_PTR(-EINVAL);
+	}
+
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd)
+		goto nomem;
+	pthread_rwlock_init(&rd->lock, NULL);
+	rd->size = o.size;
+	rd->fua = o.fua;
+	rd->data = ram_map(o.size);
+	if (!rd->data)
+		goto nomem_free;
+	if (o.write_cache) {
+		rd->media = ram_map(o.size);
+		rd->nr_chunks = DIV_ROUND_UP(o.size, RAM_CHUNK_SIZE);
+		rd->dirty = kcalloc(DIV_ROUND_UP(rd->nr_chunks, BITS_PER_WORD),
+				    sizeof(unsigned long), GFP_KERNEL);
+		if (!rd->media || !rd->dirty)
+			goto nomem_free;
+	}
+
+	lim.logical_block_size = o.logical_block_size;
+	lim.physical_block_size = o.physical_block_size;
+	lim.io_min = o.io_min;
+	lim.io_opt = o.io_opt;
+	lim.max_hw_sectors = o.max_sectors;
+	lim.max_sectors = o.max_sectors;
+	lim.dma_alignment = o.dma_alignment;
+	/* ends bios at once and never blocks: REQ_NOWAIT and polling are fine */
+	lim.features = BLK_FEAT_NOWAIT | BLK_FEAT_POLL;
+	if (o.write_cache)
+		lim.features |= BLK_FEAT_WRITE_CACHE;
+	if (o.fua)
+		lim.features |= BLK_FEAT_FUA;
+	sim_backend_init(&rd->be, &sim_ram_ops, o.name,
+			 o.size >> SECTOR_SHIFT, &lim, o.read_only);
+	return &rd->be.bdev;
+
+nomem_free:
+	ram_free(rd);
+nomem:
+	sim_bdev_err(err, errlen, "ram: cannot allocate %llu bytes",
+		     (unsigned long long)o.size);
+	return ERR_PTR(-ENOMEM);
+}
+
+static struct ram_dev *ram_of(struct block_device *bdev)
+{
+	if (WARN_ON(!bdev || bdev->bd_ops != &sim_ram_ops))
+		return NULL;
+	return to_ram(bdev);
+}
+
+void *sim_bdev_ram_data(struct block_device *bdev)
+{
+	struct ram_dev *rd = ram_of(bdev);
+
+	return rd ? rd->data : NULL;
+}
+
+u64 sim_bdev_ram_size(struct block_device *bdev)
+{
+	struct ram_dev *rd = ram_of(bdev);
+
+	return rd ? rd->size : 0;
+}
+
+const void *sim_bdev_ram_media(struct block_device *bdev)
+{
+	struct ram_dev *rd = ram_of(bdev);
+
+	if (!rd)
+		return NULL;
+	return rd->media ? rd->media : rd->data;
+}
+
+void sim_bdev_ram_power_fail(struct block_device *bdev)
+{
+	struct ram_dev *rd = ram_of(bdev);
+
+	if (!rd || !rd->media)
+		return;
+	pthread_rwlock_wrlock(&rd->lock);
+	ram_writeback(rd, false);
+	pthread_rwlock_unlock(&rd->lock);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the simulator records about direct I/O requests (DESIGN.md,
+ * principle 6), without changing the shape of the kernel functions in
+ * iomap/direct-io.c: the hooks there are the kernel's tracepoints
+ * (trace_iomap_dio_rw_begin, trace_iomap_dio_complete, ...) plus one
+ * sim-only tracepoint where the simple path gives up a request.
+ *
+ * Counters (sim stats, always on):
+ *   iomap_simple_hits              simple-path I/Os completed
+ *   iomap_simple_fallback_<reason> requests that went to the generic path,
+ *                                  by the first reason that applied
+ *   iomap_dio_generic              requests entering __iomap_dio_rw
+ *   iomap_dio_queued               -EIOCBQUEUED returns (both paths)
+ *   iomap_dio_punted               completions run on s_dio_done_wq
+ *   iomap_dio_inline_comp          completions run in bio completion context
+ *   iomap_dio_submitter_comp       completions run by the submitting task
+ *
+ * Per request (struct iomap_dio_obs): a caller that wants the details of
+ * one request installs an observer around it; the hooks fill it in from
+ * whatever context they run in.  One observed request at a time.
+ */
+#ifndef _SIM_IOMAP_H
+#define _SIM_IOMAP_H
+
+#include <linux/types.h>
+
+struct inode;
+struct iomap;
+struct iomap_dio_ops;
+struct iov_iter;
+struct kiocb;
+
+/*
+ * Why a request did not complete on the simple path, in the order the
+ * checks are made: the sim switch, iomap_dio_simple_supported()'s
+ * conditions, then the mapping gate and the page-pinning check inside
+ * iomap_dio_simple().  The string names are the `iomapsim run` contract.
+ */
+enum iomap_simple_reason {
+	IOMAP_SIMPLE_OK = 0,
+	IOMAP_SIMPLE_DISABLED,
+	IOMAP_SIMPLE_DOPS,
+	IOMAP_SIMPLE_DONE_BEFORE,
+	IOMAP_SIMPLE_WRITE,
+	IOMAP_SIMPLE_EMPTY,
+	IOMAP_SIMPLE_TOO_LARGE,
+	IOMAP_SIMPLE_DIO_FLAGS,
+	IOMAP_SIMPLE_BEYOND_EOF,
+	IOMAP_SIMPLE_ENCRYPTED,
+	IOMAP_SIMPLE_NOT_MAPPED,
+	IOMAP_SIMPLE_EXTENT_SHORT,
+	IOMAP_SIMPLE_INTEGRITY,
+	IOMAP_SIMPLE_SHORT_PIN,
+	IOMAP_SIMPLE_NR_REASONS
+};
+
+/* "disabled", "dops", ...; NULL for IOMAP_SIMPLE_OK. */
+const char *iomap_simple_reason_name(enum iomap_simple_reason r);
+
+/*
+ * The first condition that keeps the request off the simple path before
+ * any I/O is attempted (the switch, then iomap_dio_simple_supported()'s
+ * checks in its order), or IOMAP_SIMPLE_OK.  Reporting only: it must agree
+ * with iomap_dio_simple_supported(), which a test checks.
+ */
+enum iomap_simple_reason iomap_dio_simple_why(struct kiocb *iocb,
+		struct iov_iter *iter, const struct iomap_dio_ops *dops,
+		unsigned int dio_flags, size_t done_before);
+
+/*
+ * Why iomap_dio_simple() would refuse @iomap for [@pos, @pos + @count):
+ * the mapping gate's first failing condition, or, when the gate passes,
+ * IOMAP_SIMPLE_SHORT_PIN (the only other -ENOTBLK it produces).
+ */
+enum iomap_simple_reason iomap_dio_simple_gate_why(const struct iomap *iomap,
+		loff_t pos, size_t count);
+
+/* The kernel's iomap_dio_simple_supported() itself, for the agreement test. */
+bool iomap_dio_simple_supported_sim(struct kiocb *iocb, struct iov_iter *iter,
+		const struct iomap_dio_ops *dops, unsigned int dio_flags,
+		size_t done_before);
+
+/* The simple=0 switch: is the simple path allowed for this call? */
+bool iomap_dio_simple_enabled(struct kiocb *iocb, struct iov_iter *iter,
+		const struct iomap_dio_ops *dops, unsigned int dio_flags,
+		size_t done_before);
+
+/* Where a request's completion work ran (SEMANTICS 4, item 8). */
+enum iomap_dio_comp_ctx {
+	IOMAP_DIO_COMP_NONE = 0,	/* nothing completed */
+	IOMAP_DIO_COMP_SUBMITTER,	/* the calling task */
+	IOMAP_DIO_COMP_END_IO,		/* bio completion context */
+	IOMAP_DIO_COMP_WORKQUEUE,	/* an s_dio_done_wq worker */
+};
+
+/* "submitter", "end_io", "workqueue"; NULL for NONE. */
+const char *iomap_dio_comp_ctx_name(enum iomap_dio_comp_ctx c);
+
+struct iomap_dio_obs {
+	/* submission side, filled in the calling task */
+	bool simple_tried;	/* iomap_dio_simple() was entered */
+	bool simple_submitting;	/* it got past its checks to the bio */
+	bool generic;		/* __iomap_dio_rw() ran */
+	enum iomap_simple_reason fallback; /* why generic, if it ran */
+	bool queued;		/* -EIOCBQUEUED was returned */
+	/* completion side, filled where the completion ran */
+	enum iomap_dio_comp_ctx completion;
+	int completions;	/* completion helper runs (must be <= 1) */
+	int punted;		/* completions that ran on s_dio_done_wq */
+	long complete_ret;	/* what the completion helper returned */
+	int complete_error;	/* the error it recorded */
+	/* set by an issuer around bio_poll(), see iomap_dio_obs_polling() */
+	bool polling;
+};
+
+/* Observe requests into @obs (zeroed here) until iomap_dio_obs_stop(). */
+void iomap_dio_obs_start(struct iomap_dio_obs *obs);
+void iomap_dio_obs_stop(void);
+/*
+ * An issuer that reaps polled bios itself calls this around the poll, so a
+ * completion run from the poll counts as bio completion context rather
+ * than the submitting task.
+ */
+void iomap_dio_obs_polling(bool on);
+
+#endif /* _SIM_IOMAP_H */

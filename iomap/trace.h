@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The iomap tracepoints used by iter.c and direct-io.c (fs/iomap/trace.h),
+ * as calls into the simulator's trace ring and the request observer
+ * (<sim/iomap.h>).  Same names and arguments as the kernel's, so the call
+ * sites read as in the kernel; the few that need to know which path they
+ * fire on take the caller's function name by macro.
+ *
+ * Private to iomap/: only iter.c, direct-io.c and trace.c include it.
+ */
+#ifndef _IOMAP_TRACE_H
+#define _IOMAP_TRACE_H
+
+#include <linux/iomap.h>
+#include <sim/iomap.h>
+#include <sim/trace.h>
+
+#ifndef _RET_IP_
+#define _RET_IP_ ((unsigned long)__builtin_return_address(0))
+#endif
+
+static inline void trace_iomap_iter(const struct iomap_iter *iter,
+		const void *ops, unsigned long caller)
+{
+	sim_trace("iomap_iter", "ino 0x%lx pos 0x%llx length 0x%llx status %d flags 0x%x",
+		  iter->inode->i_ino, (unsigned long long)iter->pos,
+		  (unsigned long long)iter->len, iter->status, iter->flags);
+}
+
+void __trace_iomap_map(const char *event, struct inode *inode,
+		const struct iomap *iomap);
+#define trace_iomap_iter_dstmap(inode, iomap) \
+	__trace_iomap_map("iomap_iter_dstmap", inode, iomap)
+#define trace_iomap_iter_srcmap(inode, iomap) \
+	__trace_iomap_map("iomap_iter_srcmap", inode, iomap)
+
+/*
+ * Fired at the top of __iomap_dio_rw() and, in the simple path, once it is
+ * committed to building its bio: @func tells the two apart.
+ */
+void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
+		unsigned int dio_flags, size_t done_before, const char *func);
+#define trace_iomap_dio_rw_begin(iocb, iter, dio_flags, done_before) \
+	__trace_iomap_dio_rw_begin(iocb, iter, dio_flags, done_before, __func__)
+
+void trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
+		u64 length);
+void trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret);
+void trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
+		u64 length);
+
+/*
+ * Sim-only tracepoint: iomap_dio_simple() returns -ENOTBLK for the mapping
+ * in @iomi (the generic path takes over).  The reason is worked out from
+ * the mapping, so the call site needs no knowledge of the observer.
+ */
+void trace_iomap_dio_simple_fallback(const struct iomap_iter *iomi,
+		size_t count);
+
+#endif /* _IOMAP_TRACE_H */
