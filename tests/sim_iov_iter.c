@@ -593,11 +593,13 @@ START_TEST(test_bvec_advance_revert)
 	ck_assert_uint_eq(i.nr_segs, 1);
 	ck_assert_uint_eq(i.count, 500);
 	iov_iter_revert(&i, 4096 + 96 + 1500);
-	/* lands at the end of bv[0], the same position as the start */
+	assert_iter_eq(&i, &start);
+	/* within the multi-page bvec, across its page boundary */
+	iov_iter_revert(&i, 1000);
 	ck_assert_ptr_eq(i.bvec, &bv[0]);
-	ck_assert_uint_eq(i.iov_offset, 5000 - 0 /* bv_len */ - 0);
-	ck_assert_uint_eq(i.count, start.count);
-	iov_iter_advance(&i, 0);
+	ck_assert_uint_eq(i.iov_offset, 4000);
+	ck_assert_uint_eq(i.nr_segs, 4);
+	iov_iter_advance(&i, 1000);
 	assert_iter_eq(&i, &start);
 	free(mem);
 }
@@ -982,7 +984,7 @@ START_TEST(test_npages_vectors)
 	iov_iter_init(&i, ITER_DEST, iov, 4, 200 + PAGE_SIZE + 10);
 	ck_assert_int_eq(iov_iter_npages(&i, 100), 4);
 	ck_assert_int_eq(iov_iter_npages(&i, 2), 2);
-	iov_iter_advance(&i, 100); /* 3996 + 100 = in page 0 still? no: 4100 */
+	iov_iter_advance(&i, 100); /* at mem + 4100: 100 bytes, 1 page */
 	ck_assert_int_eq(iov_iter_npages(&i, 100), 3);
 	iov_iter_truncate(&i, 100 + PAGE_SIZE);
 	ck_assert_int_eq(iov_iter_npages(&i, 100), 2);
@@ -1020,12 +1022,18 @@ START_TEST(test_alignment)
 	ck_assert_uint_eq(iov_iter_alignment(&i), 0);
 
 	iov_iter_init(&i, ITER_DEST, iov, 3, 3072);
-	ck_assert_uint_eq(iov_iter_alignment(&i) & 4095, 512);
+	ck_assert_uint_eq(iov_iter_alignment(&i),
+			  ((unsigned long)mem + 512) | 1024 |
+				  ((unsigned long)mem + 4096) | 2048);
+	/* only the bytes within count: the last segment contributes 100 */
 	iov_iter_truncate(&i, 1024 + 100);
-	ck_assert_uint_eq(iov_iter_alignment(&i) & 4095, 512 | 100);
+	ck_assert_uint_eq(iov_iter_alignment(&i),
+			  ((unsigned long)mem + 512) | 1024 |
+				  ((unsigned long)mem + 4096) | 100);
 	iov_iter_advance(&i, 1);
-	ck_assert_uint_eq(iov_iter_alignment(&i) & 4095,
-			  (513 | 1023 | 100) & 4095);
+	ck_assert_uint_eq(iov_iter_alignment(&i),
+			  ((unsigned long)mem + 513) | 1023 |
+				  ((unsigned long)mem + 4096) | 100);
 
 	bvec_set_page(&bv[0], virt_to_page(mem), 1024, 2048);
 	bvec_set_page(&bv[1], virt_to_page(mem + PAGE_SIZE), 512, 0);
@@ -1116,7 +1124,7 @@ START_TEST(test_extract_iovec_one_segment)
 	char *mem = user_pages(4);
 	struct iovec iov[3] = { { mem, 0 },
 				{ mem + 2000, 3000 },
-				{ mem + 5000, 3000 } };
+				{ mem + 7000, 3000 } };
 	struct page *pages[8];
 	struct page **pp = pages;
 	struct iov_iter i;
@@ -1141,10 +1149,10 @@ START_TEST(test_extract_iovec_one_segment)
 
 	n = iov_iter_extract_pages(&i, &pp, 6000, 8, 0, &offset0);
 	ck_assert_int_eq(n, 3000);
-	ck_assert_uint_eq(offset0, 5000 - PAGE_SIZE);
+	ck_assert_uint_eq(offset0, 7000 - PAGE_SIZE);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + PAGE_SIZE));
 	ck_assert_ptr_eq(pages[1], virt_to_page(mem + 2 * PAGE_SIZE));
-	/* the page shared by both segments now holds two pins */
+	/* the page both segments touch now holds two pins */
 	ck_assert_int_eq(sim_page_pincount(pages[0]), 2);
 	ck_assert_int_eq(sim_page_pincount(pages[1]), 1);
 	ck_assert_uint_eq(i.count, 0);
@@ -1225,12 +1233,15 @@ END_TEST
 /*
  * covers I-12: BVEC pages are listed without a pin; one extraction runs
  * across bvecs while they are page-contiguous (each ends at a page end,
- * the next starts at offset 0) and stops where a hole would appear.
+ * the next starts at offset 0) and stops where a hole would appear: after
+ * a piece ending mid-page, or before a later piece with an offset.  As in
+ * the kernel, the list is sized from maxsize + iov_offset, which can be a
+ * page short when the first bvec starts inside a page.
  */
 START_TEST(test_extract_bvec_contiguous)
 {
-	char *mem = user_pages(8);
-	struct bio_vec bv[4];
+	char *mem = user_pages(12);
+	struct bio_vec bv[5];
 	struct page *pages[8];
 	struct page **pp = pages;
 	struct iov_iter i;
@@ -1243,12 +1254,17 @@ START_TEST(test_extract_bvec_contiguous)
 		      0);
 	/* ends mid-page: the run stops after it */
 	bvec_set_page(&bv[2], virt_to_page(mem + 7 * PAGE_SIZE), 100, 0);
-	/* starts mid-page: needs its own extraction */
-	bvec_set_page(&bv[3], virt_to_page(mem + 6 * PAGE_SIZE), 50, 8);
-	iov_iter_bvec(&i, ITER_SOURCE, bv, 4,
-		      3 * PAGE_SIZE + PAGE_SIZE + 100 + 50 - 2048);
+	/* starts mid-page, ends at the page end */
+	bvec_set_page(&bv[3], virt_to_page(mem + 6 * PAGE_SIZE),
+		      PAGE_SIZE - 8, 8);
+	/* starts mid-page: cannot follow bv[3] in one extraction */
+	bvec_set_page(&bv[4], virt_to_page(mem + 9 * PAGE_SIZE),
+		      2 * PAGE_SIZE, 100);
+	iov_iter_bvec(&i, ITER_SOURCE, bv, 5,
+		      (2 * PAGE_SIZE + 2048) + PAGE_SIZE + 100 +
+			      (PAGE_SIZE - 8) + 2 * PAGE_SIZE);
 
-	iov_iter_advance(&i, 100); /* start 2148 bytes into page 0 */
+	iov_iter_advance(&i, 100); /* 2148 bytes into page 0 */
 	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
 	ck_assert_int_eq(n, (2 * PAGE_SIZE + 2048 - 100) + PAGE_SIZE + 100);
 	ck_assert_uint_eq(offset0, 2148);
@@ -1260,12 +1276,27 @@ START_TEST(test_extract_bvec_contiguous)
 	ck_assert_int_eq(sim_page_pincount(pages[0]), 0);
 	ck_assert_int_eq(sim_page_pincount(pages[4]), 0);
 	ck_assert_ptr_eq(i.bvec, &bv[3]);
-	ck_assert_uint_eq(i.count, 50);
+	ck_assert_uint_eq(i.iov_offset, 0);
+	ck_assert_uint_eq(i.nr_segs, 2);
+	ck_assert_uint_eq(i.count, 3 * PAGE_SIZE - 8);
 
 	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
-	ck_assert_int_eq(n, 50);
+	ck_assert_int_eq(n, PAGE_SIZE - 8);
 	ck_assert_uint_eq(offset0, 8);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 6 * PAGE_SIZE));
+	ck_assert_ptr_eq(i.bvec, &bv[4]);
+
+	/* 2 pages of data: a 2-page list, one page short of the 3 spanned */
+	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
+	ck_assert_int_eq(n, 2 * PAGE_SIZE - 100);
+	ck_assert_uint_eq(offset0, 100);
+	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 9 * PAGE_SIZE));
+	ck_assert_ptr_eq(pages[1], virt_to_page(mem + 10 * PAGE_SIZE));
+
+	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
+	ck_assert_int_eq(n, 100);
+	ck_assert_uint_eq(offset0, 0);
+	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 11 * PAGE_SIZE));
 	ck_assert_uint_eq(i.count, 0);
 	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0,
 						&offset0),

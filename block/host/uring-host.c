@@ -1,30 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * liburing, kept apart from the simulated kernel's headers (see
- * backend-file-uring.h for why).
- *
- * The include path puts the simulator's linux/ headers ahead of the
- * system's, and liburing includes <linux/types.h> and <linux/fs.h> for
- * the few kernel UAPI types it needs.  Those are provided here from the
- * system's <asm/...> headers, and the simulator's files are skipped by
- * defining their include guards (they share the kernel's guard names).
- * <asm/errno.h> comes first because <errno.h> reaches the system's
- * errno values through <linux/errno.h>, which here is the simulator's.
+ * liburing for the file backend.  A host file: system headers only (see
+ * block/host/README.md).
  */
-#include <asm/errno.h>
-#include <asm/types.h>
-#include <linux/posix_types.h>
-#define _LINUX_TYPES_H
-#define _LINUX_FS_H
-#ifndef __aligned_u64
-#define __aligned_u64 __u64 __attribute__((aligned(8)))
-#endif
-typedef int __kernel_rwf_t;
-
 #include <errno.h>
 #include <stdlib.h>
 #include <liburing.h>
-#include "backend-file-uring.h"
+#include "uring-host.h"
 
 struct bfu_ring {
 	struct io_uring ring;
@@ -61,7 +43,7 @@ void bfu_ring_destroy(struct bfu_ring *r)
 
 int bfu_prep_rw(struct bfu_ring *r, int fd, bool write,
 		const struct iovec *iov, unsigned int nr_iov, uint64_t off,
-		int rw_flags, uint64_t user_data)
+		bool dsync, uint64_t user_data)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
 
@@ -80,7 +62,7 @@ int bfu_prep_rw(struct bfu_ring *r, int fd, bool write,
 		else
 			io_uring_prep_readv(sqe, fd, iov, nr_iov, off);
 	}
-	sqe->rw_flags = rw_flags;
+	sqe->rw_flags = dsync ? RWF_DSYNC : 0;
 	io_uring_sqe_set_data64(sqe, user_data);
 	return 0;
 }

@@ -2,17 +2,16 @@
 /*
  * The io_uring ring of the file backend, behind plain C types.
  *
- * liburing's headers include <linux/fs.h> and <linux/types.h>, which in
- * this tree are the simulated kernel's; so liburing is confined to one
- * file (backend-file-uring.c) that includes no simulator header, and this
- * interface is all the rest of the backend sees of it.
+ * liburing's headers need the system's <linux/fs.h> and <linux/types.h>,
+ * which the simulated kernel's headers shadow; so liburing stays in this
+ * host file (block/host/README.md) and the backend sees only this.
  *
  * Locking is the caller's: the submission side (prep + submit) and the
  * completion side (reap) may run on different threads, but each side on
  * one thread at a time.
  */
-#ifndef _BLOCK_BACKEND_FILE_URING_H
-#define _BLOCK_BACKEND_FILE_URING_H
+#ifndef _BLOCK_HOST_URING_HOST_H
+#define _BLOCK_HOST_URING_HOST_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,12 +25,13 @@ void bfu_ring_destroy(struct bfu_ring *r);
 
 /*
  * Queue one request; user_data comes back with its completion.  A single
- * iovec goes as IORING_OP_READ/WRITE, more as READV/WRITEV; rw_flags are
- * RWF_* (RWF_DSYNC for FUA).  -EBUSY if the submission queue is full.
+ * iovec goes as IORING_OP_READ/WRITE, more as READV/WRITEV; @dsync sets
+ * RWF_DSYNC (how FUA reaches a file).  -EBUSY if the submission queue is
+ * full.
  */
 int bfu_prep_rw(struct bfu_ring *r, int fd, bool write,
 		const struct iovec *iov, unsigned int nr_iov, uint64_t off,
-		int rw_flags, uint64_t user_data);
+		bool dsync, uint64_t user_data);
 /* IORING_OP_FSYNC with IORING_FSYNC_DATASYNC: fdatasync(). */
 int bfu_prep_fdatasync(struct bfu_ring *r, int fd, uint64_t user_data);
 int bfu_prep_nop(struct bfu_ring *r, uint64_t user_data);
@@ -44,4 +44,4 @@ int bfu_submit(struct bfu_ring *r);
  */
 int bfu_reap(struct bfu_ring *r, bool wait, uint64_t *user_data, int *res);
 
-#endif /* _BLOCK_BACKEND_FILE_URING_H */
+#endif /* _BLOCK_HOST_URING_HOST_H */

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Helpers shared inside iomap/ (fs/iomap/internal.h). */
+#ifndef _IOMAP_INTERNAL_H
+#define _IOMAP_INTERNAL_H 1
+
+#include <linux/bio.h>
+#include <linux/iomap.h>
+
+/*
+ * Normally bios can be built as big as the data structure allows.  With
+ * integrity-protected I/O the kernel caps them at the largest contiguous
+ * integrity buffer; the simulated block layer carries no integrity
+ * payload, so there is no such cap here.
+ */
+static inline size_t iomap_max_bio_size(const struct iomap *iomap)
+{
+	return BIO_MAX_SIZE;
+}
+
+#endif /* _IOMAP_INTERNAL_H */
