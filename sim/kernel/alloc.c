@@ -279,25 +279,50 @@ void sim_alloc_for_each_site(void (*fn)(const struct sim_alloc_site *s,
 	pthread_mutex_unlock(&sites_lock);
 }
 
+struct leak_args {
+	FILE *out;
+	int n;
+	bool since_mark;
+};
+
 static void leak_line(const struct sim_alloc_site *s, void *arg)
 {
-	int *n = ((void **)arg)[1];
+	struct leak_args *a = arg;
 	long live = __atomic_load_n(&s->live, __ATOMIC_RELAXED);
 
+	if (a->since_mark)
+		live -= s->mark;
 	if (live <= 0)
 		return;
-	fprintf(((void **)arg)[0],
-		"leak: %ld object(s), %ld bytes allocated at %s:%d %s()\n",
-		live, __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED),
-		s->file, s->line, s->func);
-	(*n)++;
+	fprintf(a->out, "leak: %ld object(s) allocated at %s:%d %s()%s\n",
+		live, s->file, s->line, s->func,
+		a->since_mark ? " since the test began" : "");
+	a->n++;
 }
 
 int sim_alloc_report_leaks(FILE *out)
 {
-	int n = 0;
-	void *arg[2] = { out, &n };
+	struct leak_args a = { .out = out };
 
-	sim_alloc_for_each_site(leak_line, arg);
-	return n;
+	sim_alloc_for_each_site(leak_line, &a);
+	return a.n;
+}
+
+int sim_alloc_report_leaks_since_mark(FILE *out)
+{
+	struct leak_args a = { .out = out, .since_mark = true };
+
+	sim_alloc_for_each_site(leak_line, &a);
+	return a.n;
+}
+
+static void mark_site(const struct sim_alloc_site *s, void *arg)
+{
+	((struct sim_alloc_site *)s)->mark =
+		__atomic_load_n(&s->live, __ATOMIC_RELAXED);
+}
+
+void sim_alloc_mark(void)
+{
+	sim_alloc_for_each_site(mark_site, NULL);
 }

@@ -46,6 +46,7 @@ void sim_test_setup_opts(const struct sim_engine_opts *opts)
 	expect_warn = expect_viol = expect_dead = 0;
 	nr_gauges = 0;
 	sim_stats_for_each(snapshot, NULL);
+	sim_alloc_mark();
 }
 
 void sim_test_setup(void)
@@ -76,7 +77,7 @@ void sim_test_teardown(void)
 				      gauges[i].start, now);
 	}
 	if (n)
-		sim_alloc_report_leaks(stderr);
+		sim_alloc_report_leaks_since_mark(stderr);
 	ck_assert_msg(!n, "not back to zero at teardown:%s", bad);
 	ck_assert_msg(sim_warnings() == expect_warn,
 		      "%ld WARN_ON hit(s), %ld expected: %s", sim_warnings(),

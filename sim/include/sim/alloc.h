@@ -19,6 +19,7 @@ struct sim_alloc_site {
 	long live_bytes;
 	long total;
 	long failed;
+	long mark; /* live count at the last sim_alloc_mark() */
 	int registered;
 	struct sim_alloc_site *next;
 };
@@ -37,6 +38,13 @@ long sim_alloc_live_bytes(void);
 long sim_alloc_total(void);
 /* Print one line per site with live objects; returns the number of sites. */
 int sim_alloc_report_leaks(FILE *out);
+/*
+ * Remember every site's live count; sim_alloc_report_leaks_since_mark()
+ * then names only the sites that gained objects since (a test's leaks,
+ * not the long-lived objects that were there before it).
+ */
+void sim_alloc_mark(void);
+int sim_alloc_report_leaks_since_mark(FILE *out);
 /* Every registered site, for reports: calls fn for each. */
 void sim_alloc_for_each_site(void (*fn)(const struct sim_alloc_site *s,
 					void *arg),
