@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# iomapsim quick start, for a fresh Debian 12 machine as root:
+#   scripts/quickstart.sh demo   install what is missing, build, run the demo
+#   scripts/quickstart.sh test   install what is missing, build, run every test
+#   scripts/quickstart.sh deps   only install what is missing
+#   scripts/quickstart.sh build  only build (into build/)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# Debian packages the project needs: compiler and build tools, Check (unit
+# tests), libfuse3 + fuse3 (the mount), libblkid (mkfs probing, device
+# topology), liburing (the O_DIRECT backend), clang (libFuzzer targets).
+PACKAGES=(build-essential cmake pkg-config git check libfuse3-dev fuse3
+	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev)
+
+need_packages() {
+	local missing=() p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing+=("$p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		return 0
+	fi
+	echo "quickstart: installing ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "quickstart: need root to install packages" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# build DIR [cmake options...]: configure and build one tree.
+build() {
+	local dir=$1
+	shift
+	cmake -S "$top" -B "$top/$dir" -DIOMAPSIM_WERROR=ON "$@" >/dev/null
+	cmake --build "$top/$dir" -j"$jobs" >/dev/null
+}
+
+run_ctest() {
+	local dir=$1
+	shift
+	ctest --test-dir "$top/$dir" --output-on-failure -j"$jobs" "$@"
+}
+
+cmd=${1:-}
+case "$cmd" in
+deps)
+	need_packages
+	;;
+build)
+	need_packages
+	build build
+	;;
+demo)
+	need_packages
+	build build
+	exec "$top/scripts/demo.sh" "$top/build"
+	;;
+test)
+	need_packages
+	echo "== build (gcc, -Werror) and unit/integration tests"
+	build build
+	run_ctest build
+	echo "== ASan+UBSan build, whole suite"
+	build build-asan -DIOMAPSIM_SANITIZE="address;undefined"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		run_ctest build-asan
+	echo "== TSan build, whole suite (threaded engine under real threads)"
+	build build-tsan -DIOMAPSIM_SANITIZE=thread
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		run_ctest build-tsan
+	if [ -x "$top/fuzz/smoke.sh" ]; then
+		echo "== libFuzzer smoke"
+		"$top/fuzz/smoke.sh"
+	fi
+	;;
+*)
+	echo "usage: $0 demo|test|deps|build" >&2
+	exit 2
+	;;
+esac
