@@ -49,8 +49,8 @@ struct iter_model {
 	size_t count;
 };
 
-static void model_init(struct iter_model *m, unsigned int nr,
-		       const size_t *len, char *const *addr, size_t count)
+static void model_init(struct iter_model *m, unsigned int nr, const size_t *len,
+		       char *const *addr, size_t count)
 {
 	unsigned int j;
 
@@ -228,9 +228,32 @@ static int model_npages(const struct iter_model *m)
 	return npages;
 }
 
+/*
+ * I-12 for UBUF/IOVEC/KVEC: one extraction takes what is left of the
+ * first non-empty segment from the position, capped by count, maxsize
+ * and the maxpages pages counted from its offset into its first page.
+ * Returns the bytes (count > 0); *offset0 gets that offset.
+ */
+static size_t model_extract_len(const struct iter_model *m, size_t maxsize,
+				unsigned int maxpages, size_t *offset0)
+{
+	size_t p = model_pos(m), from = p, avail = 0;
+	unsigned int j;
+
+	for (j = m->k; j < m->nr; j++) {
+		from = max(p, m->start[j]);
+		avail = m->start[j + 1] - from;
+		if (avail)
+			break;
+	}
+	*offset0 = offset_in_page(model_byte_addr(m, from));
+	avail = min(avail, m->count);
+	avail = min(avail, maxsize);
+	return min(avail, maxpages * PAGE_SIZE - *offset0);
+}
+
 /* Index of the iterator's current segment in the array it was built on. */
-static unsigned int iter_seg_index(const struct iov_iter *i,
-				   const void *segs)
+static unsigned int iter_seg_index(const struct iov_iter *i, const void *segs)
 {
 	if (iov_iter_is_bvec(i))
 		return i->bvec - (const struct bio_vec *)segs;
@@ -429,9 +452,9 @@ START_TEST(test_iovec_advance_skips_empty_segments)
 {
 	static char arena[8192];
 	struct iovec iov[6] = {
-		{ arena, 100 },	       { arena + 100, 0 },
-		{ arena + 200, 0 },    { arena + 300, 4096 },
-		{ arena + 4500, 0 },   { arena + 5000, 50 },
+		{ arena, 100 },	     { arena + 100, 0 },
+		{ arena + 200, 0 },  { arena + 300, 4096 },
+		{ arena + 4500, 0 }, { arena + 5000, 50 },
 	};
 	struct iov_iter i;
 
@@ -466,7 +489,8 @@ END_TEST
 START_TEST(test_iovec_advance_zero_and_clamp)
 {
 	static char arena[64];
-	struct iovec iov[3] = { { arena, 0 }, { arena + 8, 0 },
+	struct iovec iov[3] = { { arena, 0 },
+				{ arena + 8, 0 },
 				{ arena + 16, 40 } };
 	struct iov_iter i;
 
@@ -499,8 +523,8 @@ START_TEST(test_iovec_advance_revert_roundtrip)
 {
 	static char arena[3 * 8192];
 	struct iovec iov[5] = {
-		{ arena + 10, 300 },	{ arena + 512, 4096 },
-		{ arena + 8192, 0 },	{ arena + 9000, 1000 },
+		{ arena + 10, 300 },  { arena + 512, 4096 },
+		{ arena + 8192, 0 },  { arena + 9000, 1000 },
 		{ arena + 16384, 7 },
 	};
 	const size_t total = 300 + 4096 + 1000 + 7;
@@ -534,8 +558,10 @@ END_TEST
 START_TEST(test_iovec_revert_lands_in_previous_segment)
 {
 	static char arena[4096];
-	struct iovec iov[4] = { { arena, 100 }, { arena + 100, 200 },
-				{ arena + 300, 0 }, { arena + 400, 50 } };
+	struct iovec iov[4] = { { arena, 100 },
+				{ arena + 100, 200 },
+				{ arena + 300, 0 },
+				{ arena + 400, 50 } };
 	struct iov_iter i;
 
 	iov_iter_init(&i, ITER_DEST, iov, 4, 350);
@@ -937,8 +963,8 @@ START_TEST(test_copy_to_iter_bvec_multi_page)
 	ck_assert_mem_eq(mem + 3 * PAGE_SIZE + 1, src + 6000, 3000);
 	ck_assert(all_bytes(mem, 4000, 0xa5));
 	ck_assert(all_bytes(mem + 10000, 3 * PAGE_SIZE + 1 - 10000, 0xa5));
-	ck_assert(all_bytes(mem + 3 * PAGE_SIZE + 3001, PAGE_SIZE - 3001,
-			    0xa5));
+	ck_assert(
+		all_bytes(mem + 3 * PAGE_SIZE + 3001, PAGE_SIZE - 3001, 0xa5));
 	ck_assert_uint_eq(i.count, 0);
 	ck_assert_ptr_eq(i.bvec, &bv[2]);
 	ck_assert_uint_eq(i.nr_segs, 0);
@@ -956,9 +982,8 @@ START_TEST(test_copy_page_helpers)
 	fill_pattern(pages, 3 * PAGE_SIZE, 11);
 	iov_iter_ubuf(&i, ITER_DEST, dst, 2 * PAGE_SIZE);
 	/* from byte 4100 of the 3-page run, across the second page end */
-	ck_assert_uint_eq(copy_page_to_iter(virt_to_page(pages), 4100, 5000,
-					    &i),
-			  5000);
+	ck_assert_uint_eq(
+		copy_page_to_iter(virt_to_page(pages), 4100, 5000, &i), 5000);
 	ck_assert_mem_eq(dst, pages + 4100, 5000);
 	ck_assert_uint_eq(i.iov_offset, 5000);
 
@@ -971,9 +996,8 @@ START_TEST(test_copy_page_helpers)
 	/* and back: copy_page_from_iter writes into the page run */
 	memset(pages, 0, 3 * PAGE_SIZE);
 	iov_iter_ubuf(&i, ITER_SOURCE, dst, 2 * PAGE_SIZE);
-	ck_assert_uint_eq(copy_page_from_iter(virt_to_page(pages), 100,
-					      6000, &i),
-			  6000);
+	ck_assert_uint_eq(
+		copy_page_from_iter(virt_to_page(pages), 100, 6000, &i), 6000);
 	ck_assert_mem_eq(pages + 100, dst, 6000);
 	ck_assert(all_bytes(pages, 100, 0));
 	ck_assert(all_bytes(pages + 6100, 3 * PAGE_SIZE - 6100, 0));
@@ -1011,7 +1035,7 @@ END_TEST
 START_TEST(test_npages_vectors)
 {
 	char *mem = user_pages(8);
-	struct iovec iov[4] = { { mem + 4000, 200 },	/* 2 pages */
+	struct iovec iov[4] = { { mem + 4000, 200 }, /* 2 pages */
 				{ mem + 2 * PAGE_SIZE, 0 },
 				{ mem + 2 * PAGE_SIZE, PAGE_SIZE }, /* 1 */
 				{ mem + 5 * PAGE_SIZE + 10, 10 } }; /* 1 */
@@ -1133,8 +1157,7 @@ START_TEST(test_extract_ubuf_pins)
 	int k;
 
 	iov_iter_ubuf(&i, ITER_DEST, mem + 100, 3 * PAGE_SIZE);
-	n = iov_iter_extract_pages(&i, &pages, SIZE_MAX, UINT_MAX, 0,
-				   &offset0);
+	n = iov_iter_extract_pages(&i, &pages, SIZE_MAX, UINT_MAX, 0, &offset0);
 	ck_assert_int_eq(n, 3 * PAGE_SIZE);
 	ck_assert_ptr_nonnull(pages);
 	ck_assert_uint_eq(offset0, 100);
@@ -1177,8 +1200,7 @@ START_TEST(test_extract_iovec_one_segment)
 	ck_assert_ptr_eq(pages[1], virt_to_page(mem + PAGE_SIZE));
 	ck_assert_int_eq(sim_page_pincount(pages[0]), 1);
 	ck_assert_int_eq(sim_page_pincount(pages[1]), 1);
-	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem +
-							2 * PAGE_SIZE)),
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + 2 * PAGE_SIZE)),
 			 0);
 	ck_assert_ptr_eq(iter_iov(&i), &iov[2]);
 	ck_assert_uint_eq(i.iov_offset, 0);
@@ -1198,8 +1220,7 @@ START_TEST(test_extract_iovec_one_segment)
 	unpin_user_page(virt_to_page(mem));
 	unpin_user_page(virt_to_page(mem + PAGE_SIZE));
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem)), 0);
-	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + PAGE_SIZE)),
-			 0);
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + PAGE_SIZE)), 0);
 	free(mem);
 }
 END_TEST
@@ -1218,8 +1239,7 @@ START_TEST(test_extract_caps)
 	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 2, 0, &offset0);
 	ck_assert_int_eq(n, 2 * PAGE_SIZE - 1000);
 	ck_assert_uint_eq(offset0, 1000);
-	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem +
-							2 * PAGE_SIZE)),
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + 2 * PAGE_SIZE)),
 			 0);
 	unpin_user_pages(pages, 2);
 
@@ -1229,8 +1249,7 @@ START_TEST(test_extract_caps)
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 2 * PAGE_SIZE));
 	ck_assert_int_eq(sim_page_pincount(pages[0]), 1);
 	unpin_user_pages(pages, 1);
-	ck_assert_uint_eq(i.count, 3 * PAGE_SIZE - (2 * PAGE_SIZE - 1000) -
-					   10);
+	ck_assert_uint_eq(i.count, 3 * PAGE_SIZE - (2 * PAGE_SIZE - 1000) - 10);
 	free(mem);
 }
 END_TEST
@@ -1251,8 +1270,7 @@ START_TEST(test_extract_kvec_no_pin)
 	kv[1] = (struct kvec){ buf + 10, 2 * PAGE_SIZE };
 	off = offset_in_page(buf + 10);
 	iov_iter_kvec(&i, ITER_DEST, kv, 2, 2 * PAGE_SIZE);
-	n = iov_iter_extract_pages(&i, &pages, SIZE_MAX, UINT_MAX, 0,
-				   &offset0);
+	n = iov_iter_extract_pages(&i, &pages, SIZE_MAX, UINT_MAX, 0, &offset0);
 	ck_assert_int_eq(n, 2 * PAGE_SIZE);
 	ck_assert_uint_eq(offset0, off);
 	nr = DIV_ROUND_UP(off + 2 * PAGE_SIZE, PAGE_SIZE);
@@ -1287,19 +1305,17 @@ START_TEST(test_extract_bvec_contiguous)
 
 	/* 2.5 pages ending at a page end, then a full page elsewhere */
 	bvec_set_page(&bv[0], virt_to_page(mem), 2 * PAGE_SIZE + 2048, 2048);
-	bvec_set_page(&bv[1], virt_to_page(mem + 5 * PAGE_SIZE), PAGE_SIZE,
-		      0);
+	bvec_set_page(&bv[1], virt_to_page(mem + 5 * PAGE_SIZE), PAGE_SIZE, 0);
 	/* ends mid-page: the run stops after it */
 	bvec_set_page(&bv[2], virt_to_page(mem + 7 * PAGE_SIZE), 100, 0);
-	/* starts mid-page, ends at the page end */
-	bvec_set_page(&bv[3], virt_to_page(mem + 6 * PAGE_SIZE),
-		      PAGE_SIZE - 8, 8);
+	/* a full page: could follow bv[2] but for bv[2]'s short end */
+	bvec_set_page(&bv[3], virt_to_page(mem + 6 * PAGE_SIZE), PAGE_SIZE, 0);
 	/* starts mid-page: cannot follow bv[3] in one extraction */
-	bvec_set_page(&bv[4], virt_to_page(mem + 9 * PAGE_SIZE),
-		      2 * PAGE_SIZE, 100);
+	bvec_set_page(&bv[4], virt_to_page(mem + 9 * PAGE_SIZE), 2 * PAGE_SIZE,
+		      100);
 	iov_iter_bvec(&i, ITER_SOURCE, bv, 5,
-		      (2 * PAGE_SIZE + 2048) + PAGE_SIZE + 100 +
-			      (PAGE_SIZE - 8) + 2 * PAGE_SIZE);
+		      (2 * PAGE_SIZE + 2048) + PAGE_SIZE + 100 + PAGE_SIZE +
+			      2 * PAGE_SIZE);
 
 	iov_iter_advance(&i, 100); /* 2148 bytes into page 0 */
 	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
@@ -1315,11 +1331,11 @@ START_TEST(test_extract_bvec_contiguous)
 	ck_assert_ptr_eq(i.bvec, &bv[3]);
 	ck_assert_uint_eq(i.iov_offset, 0);
 	ck_assert_uint_eq(i.nr_segs, 2);
-	ck_assert_uint_eq(i.count, 3 * PAGE_SIZE - 8);
+	ck_assert_uint_eq(i.count, 3 * PAGE_SIZE);
 
 	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
-	ck_assert_int_eq(n, PAGE_SIZE - 8);
-	ck_assert_uint_eq(offset0, 8);
+	ck_assert_int_eq(n, PAGE_SIZE);
+	ck_assert_uint_eq(offset0, 0);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 6 * PAGE_SIZE));
 	ck_assert_ptr_eq(i.bvec, &bv[4]);
 
@@ -1335,9 +1351,8 @@ START_TEST(test_extract_bvec_contiguous)
 	ck_assert_uint_eq(offset0, 0);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 11 * PAGE_SIZE));
 	ck_assert_uint_eq(i.count, 0);
-	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0,
-						&offset0),
-			 0);
+	ck_assert_int_eq(
+		iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0), 0);
 	free(mem);
 }
 END_TEST
@@ -1369,6 +1384,37 @@ START_TEST(test_extract_bvec_caps)
 }
 END_TEST
 
+/*
+ * covers I-12: a BVEC iterator whose offset sits at the very end of its
+ * current bvec (advance never leaves one there, but a restored or
+ * hand-positioned iterator can be) extracts from the next bvec.
+ */
+START_TEST(test_extract_bvec_at_segment_end)
+{
+	char *mem = user_pages(3);
+	struct bio_vec bv[2];
+	struct page *pages[2];
+	struct page **pp = pages;
+	struct iov_iter i;
+	size_t offset0;
+	ssize_t n;
+
+	bvec_set_page(&bv[0], virt_to_page(mem), 512, 0);
+	bvec_set_page(&bv[1], virt_to_page(mem + 2 * PAGE_SIZE), 300, 40);
+	iov_iter_bvec(&i, ITER_DEST, bv, 2, 812);
+	i.iov_offset = 512; /* as iov_iter_restore() may leave it */
+	i.count = 300;
+	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 2, 0, &offset0);
+	ck_assert_int_eq(n, 300);
+	ck_assert_uint_eq(offset0, 40);
+	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 2 * PAGE_SIZE));
+	ck_assert_ptr_eq(i.bvec, &bv[2]);
+	ck_assert_uint_eq(i.nr_segs, 0);
+	ck_assert_uint_eq(i.count, 0);
+	free(mem);
+}
+END_TEST
+
 /* covers I-12: an empty iterator or maxsize 0 extracts nothing */
 START_TEST(test_extract_empty)
 {
@@ -1380,12 +1426,10 @@ START_TEST(test_extract_empty)
 	size_t offset0 = 77;
 
 	iov_iter_ubuf(&i, ITER_DEST, mem, 0);
-	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, 100, 1, 0,
-						&offset0),
+	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, 100, 1, 0, &offset0),
 			 0);
 	iov_iter_ubuf(&i, ITER_DEST, mem, 100);
-	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, 0, 1, 0, &offset0),
-			 0);
+	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, 0, 1, 0, &offset0), 0);
 	ck_assert_uint_eq(i.count, 100);
 	ck_assert_ptr_eq(pages[0], sentinel);
 	ck_assert_uint_eq(offset0, 77);
@@ -1414,10 +1458,8 @@ START_TEST(test_extract_short_pin)
 	ck_assert_int_eq(n, PAGE_SIZE);
 	ck_assert_uint_eq(offset0, 1536);
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem)), 1);
-	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + PAGE_SIZE)),
-			 1);
-	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem +
-							2 * PAGE_SIZE)),
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + PAGE_SIZE)), 1);
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + 2 * PAGE_SIZE)),
 			 0);
 	ck_assert_uint_eq(i.count, 3 * PAGE_SIZE - 1024 - PAGE_SIZE);
 	unpin_user_pages(pages, 2);
@@ -1443,13 +1485,12 @@ START_TEST(test_extract_pin_failure)
 	sim_fault_short_pin_set(1, 0);
 	iov_iter_init(&i, ITER_DEST, &iov, 1, 5000);
 	before = i;
-	ck_assert_int_eq(iov_iter_extract_pages(&i, &pages, SIZE_MAX,
-						UINT_MAX, 0, &offset0),
+	ck_assert_int_eq(iov_iter_extract_pages(&i, &pages, SIZE_MAX, UINT_MAX,
+						0, &offset0),
 			 -EFAULT);
 	assert_iter_eq(&i, &before);
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem)), 0);
-	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + PAGE_SIZE)),
-			 0);
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + PAGE_SIZE)), 0);
 	/* as in the kernel, a list allocated for the call is the caller's */
 	kvfree(pages);
 	sim_fault_reset();
@@ -1473,8 +1514,8 @@ START_TEST(test_extract_alloc_failure)
 	sim_fault_arm(true);
 	iov_iter_ubuf(&i, ITER_DEST, mem, 2 * PAGE_SIZE);
 	before = i;
-	ck_assert_int_eq(iov_iter_extract_pages(&i, &pages, SIZE_MAX,
-						UINT_MAX, 0, &offset0),
+	ck_assert_int_eq(iov_iter_extract_pages(&i, &pages, SIZE_MAX, UINT_MAX,
+						0, &offset0),
 			 -ENOMEM);
 	sim_fault_arm(false);
 	ck_assert_ptr_null(pages);
@@ -1495,8 +1536,7 @@ START_TEST(test_extract_discard)
 	size_t offset0;
 
 	iov_iter_discard(&i, READ, 100);
-	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, 100, 1, 0,
-						&offset0),
+	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, 100, 1, 0, &offset0),
 			 -EFAULT);
 	ck_assert_uint_eq(i.count, 100);
 }
@@ -1545,9 +1585,19 @@ static void layout_make(struct rand_layout *l, enum layout_type type,
 
 		len[j] = empty ? 0 : 1 + sim_rand_below(r, maxlen);
 		if (type == LAYOUT_BVEC) {
+			/*
+			 * Half start at a page start, half of the rest end
+			 * at a page end, so that runs of page-contiguous
+			 * bvecs (one extraction) occur.
+			 */
+			size_t off = 0;
+
 			cursor = ALIGN(cursor, PAGE_SIZE);
-			if (len[j])
-				cursor += sim_rand_below(r, PAGE_SIZE);
+			if (len[j] && sim_rand_below(r, 2))
+				off = sim_rand_below(r, PAGE_SIZE);
+			if (len[j] && sim_rand_below(r, 2))
+				len[j] = ALIGN(off + len[j], PAGE_SIZE) - off;
+			cursor += off;
 		} else {
 			cursor += sim_rand_below(r, 64);
 		}
@@ -1672,25 +1722,28 @@ static void roundtrip_property(enum layout_type type, u64 seed)
 				else
 					got = iov_iter_zero(n, &i);
 				want = model_copy(m, n);
-				ck_assert_msg(got == want,
-					      "seed %llu iter %u op %u: copied %zu, model %zu",
-					      (unsigned long long)seed, iter,
-					      op, got, want);
+				ck_assert_msg(
+					got == want,
+					"seed %llu iter %u op %u: copied %zu, model %zu",
+					(unsigned long long)seed, iter, op, got,
+					want);
 				model_shadow_write(m, shadow, l.arena, p0,
-						   what == 4 ? src : NULL, want);
+						   what == 4 ? src : NULL,
+						   want);
 				break;
 			}
 			bad = layout_mismatch(&l, &i);
-			ck_assert_msg(!bad,
-				      "seed %llu iter %u op %u (kind %u): %s differs from the model",
-				      (unsigned long long)seed, iter, op, what,
-				      bad);
+			ck_assert_msg(
+				!bad,
+				"seed %llu iter %u op %u (kind %u): %s differs from the model",
+				(unsigned long long)seed, iter, op, what, bad);
 			ck_assert_int_eq(iov_iter_npages(&i, INT_MAX),
 					 model_npages(m));
 		}
-		ck_assert_msg(!memcmp(shadow, l.arena, l.arena_len),
-			      "seed %llu iter %u: bytes outside the copies changed or copies misplaced",
-			      (unsigned long long)seed, iter);
+		ck_assert_msg(
+			!memcmp(shadow, l.arena, l.arena_len),
+			"seed %llu iter %u: bytes outside the copies changed or copies misplaced",
+			(unsigned long long)seed, iter);
 		free(shadow);
 		layout_free(&l);
 	}
@@ -1751,43 +1804,36 @@ static void extract_property(enum layout_type type, u64 seed)
 		while (m->count) {
 			struct page *array[8], **pages;
 			unsigned int maxpages = 1 + sim_rand_below(&r, 8);
-			size_t maxsize = sim_rand_below(&r, 3) ?
-						 SIZE_MAX :
-						 1 + sim_rand_below(&r, 3 * PAGE_SIZE);
+			size_t maxsize =
+				sim_rand_below(&r, 3) ?
+					SIZE_MAX :
+					1 + sim_rand_below(&r, 3 * PAGE_SIZE);
 			size_t offset0 = SIZE_MAX, p0 = model_pos(m), x;
 			bool alloc = sim_rand_below(&r, 2);
 			unsigned int nr, k;
 			const char *bad;
+			int pins;
 			ssize_t n;
 
 			pages = alloc ? NULL : array;
 			n = iov_iter_extract_pages(&i, &pages, maxsize,
 						   maxpages, 0, &offset0);
-			ck_assert_msg(n > 0,
-				      "seed %llu iter %u call %u: no progress (%zd)",
-				      (unsigned long long)seed, iter, calls,
-				      n);
+			ck_assert_msg(
+				n > 0,
+				"seed %llu iter %u call %u: no progress (%zd)",
+				(unsigned long long)seed, iter, calls, n);
 			ck_assert_uint_le((size_t)n, min(maxsize, m->count));
 			ck_assert_uint_lt(offset0, PAGE_SIZE);
 			nr = DIV_ROUND_UP(offset0 + n, PAGE_SIZE);
 			ck_assert_uint_le(nr, maxpages);
 
 			if (type != LAYOUT_BVEC) {
-				size_t avail = 0, from = p0;
-				unsigned int j;
+				size_t want_off0;
+				size_t want = model_extract_len(
+					m, maxsize, maxpages, &want_off0);
 
-				for (j = m->k; j < m->nr; j++) {
-					from = max(p0, m->start[j]);
-					avail = m->start[j + 1] - from;
-					if (avail)
-						break;
-				}
-				ck_assert_uint_eq(offset0,
-						  offset_in_page(model_byte_addr(m, from)));
-				ck_assert_uint_eq(n, min(min(avail, m->count),
-							 min(maxsize,
-							     maxpages * PAGE_SIZE -
-								     offset0)));
+				ck_assert_uint_eq(offset0, want_off0);
+				ck_assert_uint_eq(n, want);
 			}
 			/*
 			 * Byte x must sit in pages[(offset0 + x) / PAGE_SIZE]
@@ -1807,25 +1853,25 @@ static void extract_property(enum layout_type type, u64 seed)
 				x += min(m->start[j + 1] - (p0 + x),
 					 PAGE_SIZE - y % PAGE_SIZE);
 			}
+			/* user pages: one pin each; kernel pages: none */
+			pins = type == LAYOUT_UBUF || type == LAYOUT_IOVEC;
 			for (k = 0; k < nr; k++)
 				ck_assert_int_eq(sim_page_pincount(pages[k]),
-						 type == LAYOUT_BVEC ||
-								 type == LAYOUT_KVEC ?
-							 0 :
-							 1);
-			if (iov_iter_extract_will_pin(&i))
+						 pins);
+			if (pins)
 				unpin_user_pages(pages, nr);
 			for (k = 0; k < nr; k++)
-				ck_assert_int_eq(sim_page_pincount(pages[k]), 0);
+				ck_assert_int_eq(sim_page_pincount(pages[k]),
+						 0);
 			if (alloc)
 				kvfree(pages);
 
 			model_advance(m, n);
 			bad = layout_mismatch(&l, &i);
-			ck_assert_msg(!bad,
-				      "seed %llu iter %u call %u: %s differs from the model",
-				      (unsigned long long)seed, iter, calls,
-				      bad);
+			ck_assert_msg(
+				!bad,
+				"seed %llu iter %u call %u: %s differs from the model",
+				(unsigned long long)seed, iter, calls, bad);
 			calls++;
 		}
 		layout_free(&l);
@@ -1875,9 +1921,8 @@ static Suite *iov_iter_suite(void)
 	tcase_add_test(tc, test_revert_over_max_rw_count_warns);
 	/* The process dies of BUG(): only meaningful in fork mode. */
 	if (!fork_env || strcmp(fork_env, "no"))
-		tcase_add_test_raise_signal(tc,
-					    test_revert_ubuf_before_start_bugs,
-					    SIGABRT);
+		tcase_add_test_raise_signal(
+			tc, test_revert_ubuf_before_start_bugs, SIGABRT);
 	tcase_add_test(tc, test_truncate_and_reexpand);
 	suite_add_tcase(s, tc);
 
@@ -1906,6 +1951,7 @@ static Suite *iov_iter_suite(void)
 	tcase_add_test(tc, test_extract_kvec_no_pin);
 	tcase_add_test(tc, test_extract_bvec_contiguous);
 	tcase_add_test(tc, test_extract_bvec_caps);
+	tcase_add_test(tc, test_extract_bvec_at_segment_end);
 	tcase_add_test(tc, test_extract_empty);
 	tcase_add_test(tc, test_extract_short_pin);
 	tcase_add_test(tc, test_extract_pin_failure);
