@@ -17,11 +17,6 @@
 
 DEFINE_SIM_GAUGE(bdev_inflight, "bdev_inflight");
 
-/* The kernel's defaults for limits a driver leaves at zero. */
-#define BLK_DEF_MAX_SECTORS_CAP 2560u
-#define BLK_MAX_SEGMENTS 128u
-#define BLK_MAX_SEGMENT_SIZE 65536u
-
 void sim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -45,36 +40,15 @@ void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
 		      const char *name, sector_t nr_sectors,
 		      const struct queue_limits *lim, bool read_only)
 {
-	struct block_device *bdev = &be->bdev;
-	struct queue_limits *l = &bdev->bd_queue_storage.limits;
-
-	snprintf(bdev->bd_name, sizeof(bdev->bd_name), "%s", name);
-	bdev->bd_nr_sectors = nr_sectors;
-	bdev->bd_read_only = read_only;
-	bdev->bd_queue = &bdev->bd_queue_storage;
-	bdev->bd_ops = ops;
-	bdev->bd_private = be;
-	*l = *lim;
-
-	/* As blk_validate_limits() completes a driver's limits. */
-	if (!l->logical_block_size)
-		l->logical_block_size = SECTOR_SIZE;
-	if (l->physical_block_size < l->logical_block_size)
-		l->physical_block_size = l->logical_block_size;
-	if (l->io_min < l->physical_block_size)
-		l->io_min = l->physical_block_size;
-	if (!l->max_hw_sectors)
-		l->max_hw_sectors = BLK_DEF_MAX_SECTORS_CAP;
-	if (!l->max_sectors)
-		l->max_sectors = min(l->max_hw_sectors,
-				     BLK_DEF_MAX_SECTORS_CAP);
-	if (!l->max_segments)
-		l->max_segments = BLK_MAX_SEGMENTS;
-	if (!l->max_segment_size)
-		l->max_segment_size = BLK_MAX_SEGMENT_SIZE;
-	if (!l->dma_alignment)
-		l->dma_alignment = SECTOR_SIZE - 1;
+	/* the block core fills in the defaults and its own state */
+	blk_sim_bdev_init(&be->bdev, name, nr_sectors, lim, ops, be);
+	be->bdev.bd_read_only = read_only;
 	memset(&be->cnt, 0, sizeof(be->cnt));
+}
+
+void sim_backend_exit(struct sim_backend *be)
+{
+	blk_sim_bdev_exit(&be->bdev);
 }
 
 static void cnt_add(u64 *c, u64 n)
@@ -92,6 +66,11 @@ void sim_backend_account(struct sim_backend *be, struct bio *bio)
 		cnt_add(&c->read_bytes, bio->bi_iter.bi_size);
 		break;
 	case REQ_OP_WRITE:
+		/* an empty REQ_PREFLUSH write is how bios ask for a flush */
+		if (!bio->bi_iter.bi_size && (bio->bi_opf & REQ_PREFLUSH)) {
+			cnt_add(&c->flush_bios, 1);
+			break;
+		}
 		cnt_add(&c->write_bios, 1);
 		cnt_add(&c->write_bytes, bio->bi_iter.bi_size);
 		if (bio->bi_opf & REQ_FUA)

@@ -107,6 +107,7 @@ static void null_destroy(struct block_device *bdev)
 
 	/* ends what is still on the timer, at its time */
 	sim_bdev_timer_stop(&nd->timer);
+	sim_backend_exit(&nd->be);
 	kfree(nd);
 }
 

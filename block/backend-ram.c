@@ -5,14 +5,14 @@
  *
  * With a volatile write cache (BLK_FEAT_WRITE_CACHE) the device keeps two
  * images: "data", what reads return, and "media", what a power failure
- * leaves.  A plain write reaches only data; a write with REQ_FUA (on a
- * device advertising BLK_FEAT_FUA) also reaches media; a flush
- * (REQ_OP_FLUSH, REQ_PREFLUSH, ->flush) copies every block written since
- * the last flush.  The cache is modelled at its worst: it never writes
- * back on its own.  So sim_bdev_ram_power_fail() shows exactly what a
- * filesystem's FUA and flush logic made durable.  As a real device
- * without FUA support would never see the flag, REQ_FUA is ignored when
- * BLK_FEAT_FUA is not advertised: the block layer must have emulated it.
+ * leaves.  A plain write reaches only data; a write with REQ_FUA also
+ * reaches media; a flush (REQ_OP_FLUSH, REQ_PREFLUSH, ->flush) copies
+ * every block written since the last flush.  The cache is modelled at its
+ * worst: it never writes back on its own.  So sim_bdev_ram_power_fail()
+ * shows exactly what a filesystem's FUA and flush logic made durable.
+ * Like the kernel's bio-based drivers, the device honours REQ_FUA whether
+ * or not it advertises BLK_FEAT_FUA: the feature tells the layers above
+ * that FUA is cheap (iomap's write-through choice), not that it works.
  *
  * Bios complete inside ->submit; where bio_endio() then runs is the
  * block layer's completion policy.
@@ -36,7 +36,6 @@ struct ram_dev {
 	char *media; /* NULL without a write cache: media is data */
 	unsigned long *dirty;
 	u64 nr_chunks;
-	bool fua;
 	/*
 	 * Concurrent bios to the same blocks have no defined outcome on a
 	 * real device; here they are serialised so that the threaded
@@ -106,7 +105,8 @@ static blk_status_t ram_rw(struct ram_dev *rd, struct bio *bio)
 		return BLK_STS_OK;
 	}
 
-	if (bdev_read_only(&rd->be.bdev))
+	/* a write-protected medium; an empty flush is still fine */
+	if (len && bdev_read_only(&rd->be.bdev))
 		return BLK_STS_IOERR;
 	pthread_rwlock_wrlock(&rd->lock);
 	if (bio->bi_opf & REQ_PREFLUSH)
@@ -114,7 +114,7 @@ static blk_status_t ram_rw(struct ram_dev *rd, struct bio *bio)
 	if (len) {
 		sim_bio_copy_to_buf(bio, rd->data + pos);
 		if (rd->media) {
-			if ((bio->bi_opf & REQ_FUA) && rd->fua)
+			if (bio->bi_opf & REQ_FUA)
 				memcpy(rd->media + pos, rd->data + pos, len);
 			else
 				ram_mark_dirty(rd, pos, len);
@@ -180,7 +180,10 @@ static void ram_free(struct ram_dev *rd)
 
 static void ram_destroy(struct block_device *bdev)
 {
-	ram_free(to_ram(bdev));
+	struct ram_dev *rd = to_ram(bdev);
+
+	sim_backend_exit(&rd->be);
+	ram_free(rd);
 }
 
 const struct sim_bdev_ops sim_ram_ops = {
@@ -242,7 +245,6 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 		goto nomem;
 	pthread_rwlock_init(&rd->lock, NULL);
 	rd->size = o.size;
-	rd->fua = o.fua;
 	rd->data = ram_map(o.size);
 	if (!rd->data)
 		goto nomem_free;

@@ -38,12 +38,14 @@ extern struct sim_stat bdev_inflight;
 bool sim_backend_ours(struct block_device *bdev);
 
 /*
- * Fill in @be's block_device.  @lim is copied; zero fields get the
- * kernel's defaults (blk_validate_limits).
+ * Fill in @be's block_device (blk_sim_bdev_init(): @lim is copied, zero
+ * fields get the kernel's defaults); bd_private is @be.
  */
 void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
 		      const char *name, sector_t nr_sectors,
 		      const struct queue_limits *lim, bool read_only);
+/* Before freeing: blk_sim_bdev_exit(). */
+void sim_backend_exit(struct sim_backend *be);
 
 /* Count @bio in the per-device counters (no gauge). */
 void sim_backend_account(struct sim_backend *be, struct bio *bio);

@@ -35,9 +35,9 @@
 struct sim_bdev_counters {
 	u64 read_bios;
 	u64 read_bytes;
-	u64 write_bios;
+	u64 write_bios;	   /* with data */
 	u64 write_bytes;
-	u64 flush_bios;	   /* REQ_OP_FLUSH bios */
+	u64 flush_bios;	   /* empty REQ_PREFLUSH writes (and REQ_OP_FLUSH) */
 	u64 flush_calls;   /* ->flush() (blkdev_issue_flush and friends) */
 	u64 preflush_bios; /* bios carrying REQ_PREFLUSH */
 	u64 fua_bios;	   /* writes carrying REQ_FUA */
@@ -70,8 +70,12 @@ struct sim_ram_opts {
 	unsigned int dma_alignment;	  /* mask, default 511 */
 	unsigned int max_sectors;	  /* default 2560 (1280 KiB) */
 	bool write_cache;		  /* BLK_FEAT_WRITE_CACHE */
-	bool fua;			  /* BLK_FEAT_FUA */
-	bool read_only;
+	/*
+	 * BLK_FEAT_FUA: FUA is cheap (what iomap's write-through looks
+	 * at).  REQ_FUA is honoured either way, as by a bio-based driver.
+	 */
+	bool fua;
+	bool read_only;			  /* writes with data fail, EIO */
 };
 
 struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
@@ -131,7 +135,12 @@ struct sim_file_opts {
 };
 
 /*
- * Opens @path (regular file or block device) with O_DIRECT.  Errors,
+ * Opens @path (regular file or block device) with O_DIRECT.  Start the
+ * engine first: completions go to a reaper thread if it is the threaded
+ * engine, else to an engine source (see backend-file.c), chosen here.
+ * Under the deterministic engine a poll waits for all bios in flight and
+ * ends them in submission order, so runs replay although the host's I/O
+ * timing varies.  Errors,
  * with the errno in the ERR_PTR and a line in @err:
  *   -ENOENT  missing path            -EISDIR  a directory
  *   -ENODEV  not a file or device    -EROFS   read-only, writes wanted
