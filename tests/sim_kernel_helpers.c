@@ -31,7 +31,7 @@ END_TEST
 
 START_TEST(test_err_ptr_valid_and_null)
 {
-	int x;
+	int x = 0;
 
 	ck_assert(!IS_ERR(&x));
 	ck_assert(!IS_ERR_OR_NULL(&x));

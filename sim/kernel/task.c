@@ -192,6 +192,19 @@ void sim_might_sleep(const char *file, int line, const char *func)
 			      file, line, func);
 }
 
+void (*sim_sched_submit_work)(void);
+
+void sim_before_sleep(void)
+{
+	static __thread bool in_hook;
+
+	if (!sim_sched_submit_work || in_hook || sim_ctx != SIM_CTX_TASK)
+		return;
+	in_hook = true;
+	sim_sched_submit_work();
+	in_hook = false;
+}
+
 void schedule(void)
 {
 	struct task_struct *t = current;
@@ -199,6 +212,7 @@ void schedule(void)
 	might_sleep();
 	if (__atomic_load_n(&t->__state, __ATOMIC_SEQ_CST) == TASK_RUNNING)
 		return;
+	sim_before_sleep();
 	sim_wait_prepare(&t->sim_wake, __FILE__, __LINE__, __func__);
 	while (__atomic_load_n(&t->__state, __ATOMIC_SEQ_CST) != TASK_RUNNING)
 		sim_wait_sleep(&t->sim_wake);

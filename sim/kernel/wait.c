@@ -38,6 +38,7 @@ void wake_up(wait_queue_head_t *wq)
 void sim_wait_prepare(wait_queue_head_t *wq, const char *file, int line,
 		      const char *func)
 {
+	sim_before_sleep();
 	if (sim_engine_kind() == SIM_ENGINE_THREADED) {
 		pthread_mutex_lock(&wq->lock);
 		return;
@@ -113,6 +114,8 @@ void sim_wait_for_completion(struct completion *x, const char *file,
 			     int line, const char *func)
 {
 	sim_might_sleep(file, line, func);
+	if (!completion_done(x))
+		sim_before_sleep();
 	if (sim_engine_kind() == SIM_ENGINE_THREADED) {
 		pthread_mutex_lock(&x->wait.lock);
 		while (!x->done)

@@ -403,6 +403,14 @@ void bio_add_virt_nofail(struct bio *bio, void *vaddr, unsigned int len);
 int bio_iov_iter_get_pages(struct bio *bio, struct iov_iter *iter,
 			   unsigned int len_align_mask);
 void bio_iov_bvec_set(struct bio *bio, const struct iov_iter *iter);
+/*
+ * Bounce buffering for IOMAP_DIO_BOUNCE (block/bio-bounce.c, from the
+ * iomap work; the kernel has bio_iov_bounce_nr_vecs() inline here).
+ */
+int bio_iov_iter_bounce(struct bio *bio, struct iov_iter *iter,
+			size_t maxlen);
+void bio_iov_iter_unbounce(struct bio *bio, bool is_error, bool mark_dirty);
+unsigned short bio_iov_bounce_nr_vecs(struct iov_iter *iter, blk_opf_t op);
 void __bio_release_pages(struct bio *bio, bool mark_dirty);
 void bio_set_pages_dirty(struct bio *bio);
 void bio_check_pages_dirty(struct bio *bio);

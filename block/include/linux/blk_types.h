@@ -139,15 +139,18 @@ struct bio {
 
 	/*
 	 * Simulator only.  bi_sim_ev: the completion event the engine runs
-	 * (in hard-IRQ context) to call bio_endio().  bi_sim_state: see
-	 * enum bio_sim_state.  bi_sim_alloc_cpu: CPU that allocated the bio
-	 * from its bio_set, to tell a free into another CPU's cache.
-	 * bi_sim_id: a sequence number for traces (no pointers there).
+	 * (in hard-IRQ context) to call bio_endio(), on the CPU that
+	 * submitted the bio, as blk-mq steers a completion to the
+	 * submitter's queue.  bi_sim_state: see enum bio_sim_state.
+	 * bi_sim_alloc_cpu: the CPU that allocated the bio from its bio_set,
+	 * to tell a free into another CPU's cache.  bi_sim_id: allocation
+	 * sequence number, for reports.
 	 */
 	struct sim_event bi_sim_ev;
 	u8 bi_sim_state;
 	bool bi_sim_inflight; /* counted in the device's in-flight total */
 	short bi_sim_alloc_cpu;
+	short bi_sim_submit_cpu; /* where its completion interrupt goes */
 	u32 bi_sim_id;
 
 	/*
@@ -243,7 +246,7 @@ enum req_flag_bits {
 	__REQ_RAHEAD,		  /* read ahead, can fail anytime */
 	__REQ_BACKGROUND,	  /* background IO */
 	__REQ_NOWAIT,		  /* Don't wait if request will block */
-	__REQ_POLLED,		  /* caller polls for completion using bio_poll */
+	__REQ_POLLED,		  /* caller polls for completion (bio_poll) */
 	__REQ_ALLOC_CACHE,	  /* allocate IO from cache if available */
 	__REQ_SWAP,		  /* swap I/O */
 	__REQ_DRV,		  /* for driver use */

@@ -6,12 +6,41 @@
  * bio through ->submit and reports its end, exactly once and from any
  * thread, with blk_sim_complete(); the block layer then runs bio_endio()
  * in simulated hard-IRQ context as the completion policy says.
+ *
+ * NOTE FOR BACKENDS (interface contract, owned by the block core):
+ *  - Set a device up with blk_sim_bdev_init() (name, size, limits, ops,
+ *    private) rather than filling the fields by hand, and call
+ *    blk_sim_bdev_exit() from ->destroy before freeing it.  The init adds
+ *    BLK_FEAT_NOWAIT and BLK_FEAT_POLL, as blk-mq does for a queue with
+ *    poll queues: without them REQ_NOWAIT / REQ_POLLED bios end with
+ *    BLK_STS_NOTSUPP, as in the kernel.  Clear them afterwards to model a
+ *    device without (tests of that path do).
+ *  - ->submit sees only bios that passed the kernel's submission checks
+ *    (end of device, logical-block alignment, op support, flush
+ *    filtering: REQ_PREFLUSH/REQ_FUA are stripped when the device has no
+ *    BLK_FEAT_WRITE_CACHE, and an empty flush then never reaches it).
+ *  - End every bio exactly once with blk_sim_complete(); never call
+ *    bio_endio() or ->bi_end_io yourself.  After blk_sim_complete() the
+ *    bio is no longer yours (bi_next is reused for the polled list).
+ *  - A polled bio (REQ_POLLED) is not completed by "interrupt": it waits
+ *    until a task polls it (bio_poll(), iocb_bio_iopoll()); ->poll is
+ *    called first so a backend with a real completion queue (io_uring)
+ *    can reap it.
+ *  - bd_sim_queue_depth (0 = unlimited) makes the block layer hold the
+ *    submitter (or fail REQ_NOWAIT with BLK_STS_AGAIN) while that many
+ *    bios are in flight; a backend with its own tag limit can instead
+ *    end a REQ_NOWAIT bio with BLK_STS_AGAIN itself.
  */
 #ifndef _LINUX_BLKDEV_H
 #define _LINUX_BLKDEV_H
 
+#include <linux/bio.h>
 #include <linux/blk_types.h>
 #include <linux/kernel.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+struct kiocb;
 
 #define BDEVNAME_SIZE 32
 #define SECTOR_SHIFT 9
@@ -24,6 +53,13 @@
 #define BLK_FEAT_POLL (1u << 5)
 #define BLK_FEAT_NOWAIT (1u << 7)
 #define BLK_FEAT_ATOMIC_WRITES (1u << 16)
+
+/* Kernel defaults (block/blk-settings.c) for limits left at zero. */
+#define BLK_MAX_SEGMENTS 128
+#define BLK_MAX_SEGMENT_SIZE 65536
+#define BLK_DEF_MAX_SECTORS_CAP 2560
+/* Requests a plug holds before it flushes itself (blk-mq). */
+#define BLK_MAX_REQUEST_COUNT 32
 
 struct queue_limits {
 	unsigned int features;
@@ -60,22 +96,89 @@ struct sim_bdev_ops {
 	void (*destroy)(struct block_device *bdev);
 };
 
+/* How blk_sim_complete() delivers a bio's end (simulator policy). */
+enum blk_sim_completion {
+	/*
+	 * Post a hard-IRQ event: the engine runs bio_endio() later (IRQ,
+	 * DEFERRED or RANDOM order, see <sim/engine.h>), or an interrupt
+	 * thread does in the threaded engine.
+	 */
+	BLK_SIM_COMPLETE_IRQ = 0,
+	/*
+	 * Run bio_endio() in hard-IRQ context right now on the completing
+	 * thread: a backend that completes inside ->submit then gives the
+	 * "completion during submit_bio()" case.
+	 */
+	BLK_SIM_COMPLETE_INLINE,
+};
+
 struct block_device {
 	char bd_name[BDEVNAME_SIZE];
 	sector_t bd_nr_sectors;
 	bool bd_read_only;
+	bool bd_ro_warned;
 	struct request_queue *bd_queue;
 	struct request_queue bd_queue_storage;
 	const struct sim_bdev_ops *bd_ops;
 	void *bd_private;
+
+	/*
+	 * Simulator state, set up by blk_sim_bdev_init().
+	 * bd_sim_blk_mq: behave like a blk-mq device, whose plugged bios
+	 * wait in the plug until it is flushed; false (the default) is a
+	 * bio-based driver, which plugging does not delay.
+	 */
+	u32 bd_sim_magic;
+	bool bd_sim_blk_mq;
+	enum blk_sim_completion bd_sim_completion;
+	unsigned int bd_sim_queue_depth; /* 0: unlimited */
+	atomic_t bd_sim_inflight;
+	atomic_t bd_sim_wouldblock; /* next N REQ_NOWAIT bios: "no tag" */
+	wait_queue_head_t bd_sim_tag_wait;
+	spinlock_t bd_sim_poll_lock;
+	struct bio *bd_sim_polled; /* ended polled bios, until polled */
+	unsigned int bd_sim_nr_polled;
 };
 
 /* Backend -> block layer: @bio is done with @status. */
 void blk_sim_complete(struct bio *bio, blk_status_t status);
 
+/*
+ * Fill @bdev: zeroes it, names it, sets the size in 512-byte sectors and
+ * the limits (NULL or zero fields: the kernel's defaults, 512-byte
+ * blocks), adds BLK_FEAT_NOWAIT | BLK_FEAT_POLL, and readies the
+ * simulator state (completion policy from blk_sim_default_completion).
+ */
+void blk_sim_bdev_init(struct block_device *bdev, const char *name,
+		       sector_t nr_sectors, const struct queue_limits *lim,
+		       const struct sim_bdev_ops *ops, void *private);
+/* Undo blk_sim_bdev_init(); warns if bios are still in flight. */
+void blk_sim_bdev_exit(struct block_device *bdev);
+/* The limits blk_sim_bdev_init() uses for fields left at zero. */
+void blk_sim_default_limits(struct queue_limits *lim);
+
+extern enum blk_sim_completion blk_sim_default_completion;
+void blk_sim_set_completion(struct block_device *bdev,
+			    enum blk_sim_completion how);
+/* Bios submitted to @bdev's backend and not yet ended by it. */
+int blk_sim_inflight(struct block_device *bdev);
+/* Polled bios the backend ended that no one has polled yet. */
+unsigned int blk_sim_polled_pending(struct block_device *bdev);
+
 static inline struct request_queue *bdev_get_queue(struct block_device *bdev)
 {
 	return bdev->bd_queue;
+}
+
+static inline unsigned int
+queue_logical_block_size(const struct request_queue *q)
+{
+	return q->limits.logical_block_size;
+}
+
+static inline unsigned int queue_max_sectors(const struct request_queue *q)
+{
+	return q->limits.max_sectors;
 }
 
 static inline unsigned int bdev_logical_block_size(struct block_device *bdev)
@@ -118,6 +221,11 @@ static inline bool bdev_fua(struct block_device *bdev)
 	return bdev->bd_queue->limits.features & BLK_FEAT_FUA;
 }
 
+static inline bool bdev_nowait(struct block_device *bdev)
+{
+	return bdev->bd_queue->limits.features & BLK_FEAT_NOWAIT;
+}
+
 static inline bool bdev_nonrot(struct block_device *bdev)
 {
 	return !(bdev->bd_queue->limits.features & BLK_FEAT_ROTATIONAL);
@@ -128,9 +236,74 @@ static inline sector_t bdev_nr_sectors(struct block_device *bdev)
 	return bdev->bd_nr_sectors;
 }
 
+static inline loff_t bdev_nr_bytes(struct block_device *bdev)
+{
+	return (loff_t)bdev_nr_sectors(bdev) << SECTOR_SHIFT;
+}
+
 static inline bool bdev_read_only(struct block_device *bdev)
 {
 	return bdev->bd_read_only;
 }
+
+int blk_status_to_errno(blk_status_t status);
+blk_status_t errno_to_blk_status(int error);
+const char *blk_status_to_str(blk_status_t status);
+/* Helper to convert REQ_OP_XXX to its string format XXX */
+const char *blk_op_str(enum req_op op);
+
+void submit_bio_noacct(struct bio *bio);
+int blkdev_issue_flush(struct block_device *bdev);
+
+/*
+ * blk_plug permits building a queue of related requests by holding the
+ * I/O fragments for a short period.  Only blk-mq devices
+ * (bd_sim_blk_mq) hold their bios in the plug; bio-based ones pass
+ * through.
+ */
+struct blk_plug {
+	struct bio_list sim_bios;	/* held bios, in submission order */
+	unsigned short nr_ios;	/* expected number of I/Os (hint) */
+	unsigned short rq_count; /* held bios */
+	bool multiple_queues;	/* held bios for more than one bdev */
+	struct task_struct *sim_owner;	/* the task whose plug this is */
+	/*
+	 * Another task's plug this thread was holding: in the deterministic
+	 * engine a work item runs as its worker inside a task's sleep, on
+	 * the same OS thread, and its plug must not lose the task's.
+	 */
+	struct blk_plug *sim_prev;
+};
+
+void blk_start_plug(struct blk_plug *plug);
+void blk_start_plug_nr_ios(struct blk_plug *plug, unsigned short nr_ios);
+void blk_finish_plug(struct blk_plug *plug);
+void __blk_flush_plug(struct blk_plug *plug, bool from_schedule);
+
+/*
+ * The calling task's active plug (the kernel's current->plug), NULL when
+ * none.  The scheduler flushes it before the task sleeps; the simulator's
+ * sleeping points in the block layer (submit_bio_wait(), bio_poll())
+ * do the same.
+ */
+struct blk_plug *blk_sim_current_plug(void);
+
+static inline void blk_flush_plug(struct blk_plug *plug, bool async)
+{
+	if (plug)
+		__blk_flush_plug(plug, async);
+}
+
+/* Batch of polled completions (only the callback is used here). */
+struct io_comp_batch {
+	struct request *req_list;
+	bool need_ts;
+	void (*complete)(struct io_comp_batch *);
+};
+
+#define BLK_POLL_ONESHOT (1 << 0)
+int bio_poll(struct bio *bio, struct io_comp_batch *iob, unsigned int flags);
+int iocb_bio_iopoll(struct kiocb *kiocb, struct io_comp_batch *iob,
+		    unsigned int flags);
 
 #endif /* _LINUX_BLKDEV_H */

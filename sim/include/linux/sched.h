@@ -49,6 +49,14 @@ void sim_task_detach(void);
 #define __set_current_state(state) \
 	__atomic_store_n(&current->__state, (state), __ATOMIC_RELAXED)
 
+/*
+ * Work a task must do before it sleeps: the block layer installs its plug
+ * flush here, as the kernel's sched_submit_work() calls blk_flush_plug(),
+ * so bios held in a plug are submitted before their submitter waits.
+ */
+extern void (*sim_sched_submit_work)(void);
+void sim_before_sleep(void);
+
 void schedule(void);
 void io_schedule(void);
 long io_schedule_timeout(long timeout);

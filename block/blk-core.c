@@ -1,0 +1,825 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Submission and completion (block/blk-core.c, with the parts of
+ * block/blk-mq.c a bio meets on its way to a driver): the status/errno
+ * table, submit_bio() and its checks, plugging, polling, and the
+ * simulator's side of the backend interface: blk_sim_complete() and the
+ * completion policy, and the block_device setup helper.
+ *
+ * What "would block" means here (B-25): a device with bd_sim_queue_depth
+ * set has that many tags; a bio that finds none sleeps for one, or with
+ * REQ_NOWAIT ends with BLK_STS_AGAIN.  bd_sim_wouldblock forces the next
+ * REQ_NOWAIT bios to find none.
+ *
+ * Polled bios (REQ_POLLED, B-24, B-26) are never completed by interrupt:
+ * the backend's end parks them on the device until a task polls, and
+ * their ->bi_end_io then runs in that task.
+ */
+#include <sched.h>
+#include <string.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <sim/engine.h>
+#include <sim/stats.h>
+#include <sim/trace.h>
+#include "blk.h"
+
+DEFINE_SIM_STAT(blk_stat_submit, "bio_submit");
+DEFINE_SIM_STAT(blk_stat_submit_bytes, "bio_submit_bytes");
+DEFINE_SIM_STAT(blk_stat_complete_inline, "bio_complete_inline");
+DEFINE_SIM_STAT(blk_stat_complete_irq, "bio_complete_irq");
+DEFINE_SIM_STAT(blk_stat_complete_polled, "bio_complete_polled");
+DEFINE_SIM_STAT(blk_stat_submit_error, "bio_submit_error");
+DEFINE_SIM_STAT(blk_stat_wouldblock, "bio_wouldblock");
+DEFINE_SIM_STAT(blk_stat_tag_waits, "bio_tag_waits");
+DEFINE_SIM_STAT(blk_stat_plugged, "bio_plugged");
+DEFINE_SIM_STAT(blk_stat_unplug, "blk_unplug");
+DEFINE_SIM_STAT(blk_stat_poll_calls, "bio_poll_calls");
+DEFINE_SIM_GAUGE(blk_stat_inflight, "bio_inflight");
+
+enum blk_sim_completion blk_sim_default_completion = BLK_SIM_COMPLETE_IRQ;
+
+/*
+ * The kernel's field is "errno"; libc makes that a macro, hence "err".
+ */
+static const struct {
+	int err;
+	const char *name;
+} blk_errors[] = {
+	[BLK_STS_OK] = { 0, "" },
+	[BLK_STS_NOTSUPP] = { -EOPNOTSUPP, "operation not supported" },
+	[BLK_STS_TIMEOUT] = { -ETIMEDOUT, "timeout" },
+	[BLK_STS_NOSPC] = { -ENOSPC, "critical space allocation" },
+	[BLK_STS_TRANSPORT] = { -ENOLINK, "recoverable transport" },
+	[BLK_STS_TARGET] = { -EREMOTEIO, "critical target" },
+	[BLK_STS_RESV_CONFLICT] = { -EBADE, "reservation conflict" },
+	[BLK_STS_MEDIUM] = { -ENODATA, "critical medium" },
+	[BLK_STS_PROTECTION] = { -EILSEQ, "protection" },
+	[BLK_STS_RESOURCE] = { -ENOMEM, "kernel resource" },
+	[BLK_STS_DEV_RESOURCE] = { -EBUSY, "device resource" },
+	[BLK_STS_AGAIN] = { -EAGAIN, "nonblocking retry" },
+	[BLK_STS_OFFLINE] = { -ENODEV, "device offline" },
+
+	/* device mapper special case, should not leak out: */
+	[BLK_STS_DM_REQUEUE] = { -EREMCHG, "dm internal retry" },
+
+	/* zone device specific errors */
+	[BLK_STS_ZONE_OPEN_RESOURCE] = { -ETOOMANYREFS, "open zones exceeded" },
+	[BLK_STS_ZONE_ACTIVE_RESOURCE] = { -EOVERFLOW, "active zones exceeded" },
+
+	/* Command duration limit device-side timeout */
+	[BLK_STS_DURATION_LIMIT] = { -ETIME, "duration limit exceeded" },
+
+	[BLK_STS_INVAL] = { -EINVAL, "invalid" },
+
+	/* everything else not covered above: */
+	[BLK_STS_IOERR] = { -EIO, "I/O" },
+};
+
+blk_status_t errno_to_blk_status(int error)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(blk_errors); i++) {
+		if (blk_errors[i].err == error)
+			return (__force blk_status_t)i;
+	}
+
+	return BLK_STS_IOERR;
+}
+
+int blk_status_to_errno(blk_status_t status)
+{
+	unsigned int idx = (__force unsigned int)status;
+
+	if (WARN_ON_ONCE(idx >= ARRAY_SIZE(blk_errors)))
+		return -EIO;
+	return blk_errors[idx].err;
+}
+
+const char *blk_status_to_str(blk_status_t status)
+{
+	unsigned int idx = (__force unsigned int)status;
+
+	if (WARN_ON_ONCE(idx >= ARRAY_SIZE(blk_errors)))
+		return "<null>";
+	return blk_errors[idx].name;
+}
+
+#define REQ_OP_NAME(name) [REQ_OP_##name] = #name
+static const char *const blk_op_name[] = {
+	REQ_OP_NAME(READ),
+	REQ_OP_NAME(WRITE),
+	REQ_OP_NAME(FLUSH),
+	REQ_OP_NAME(DISCARD),
+	REQ_OP_NAME(SECURE_ERASE),
+	REQ_OP_NAME(ZONE_RESET),
+	REQ_OP_NAME(ZONE_RESET_ALL),
+	REQ_OP_NAME(ZONE_OPEN),
+	REQ_OP_NAME(ZONE_CLOSE),
+	REQ_OP_NAME(ZONE_FINISH),
+	REQ_OP_NAME(ZONE_APPEND),
+	REQ_OP_NAME(WRITE_ZEROES),
+	REQ_OP_NAME(DRV_IN),
+	REQ_OP_NAME(DRV_OUT),
+};
+#undef REQ_OP_NAME
+
+/**
+ * blk_op_str - Return string XXX in the REQ_OP_XXX.
+ * @op: REQ_OP_XXX.
+ */
+const char *blk_op_str(enum req_op op)
+{
+	const char *op_str = "UNKNOWN";
+
+	if (op < ARRAY_SIZE(blk_op_name) && blk_op_name[op])
+		op_str = blk_op_name[op];
+
+	return op_str;
+}
+
+/* ---- devices ------------------------------------------------------- */
+
+void blk_sim_default_limits(struct queue_limits *lim)
+{
+	memset(lim, 0, sizeof(*lim));
+	lim->logical_block_size = SECTOR_SIZE;
+	lim->physical_block_size = SECTOR_SIZE;
+	lim->io_min = SECTOR_SIZE;
+	lim->max_hw_sectors = BLK_DEF_MAX_SECTORS_CAP;
+	lim->max_sectors = BLK_DEF_MAX_SECTORS_CAP;
+	lim->max_segments = BLK_MAX_SEGMENTS;
+	lim->max_segment_size = BLK_MAX_SEGMENT_SIZE;
+	lim->dma_alignment = SECTOR_SIZE - 1;
+}
+
+/* Fill the zero fields of @lim as blk_validate_limits() would. */
+static void blk_sim_validate_limits(struct queue_limits *lim)
+{
+	if (!lim->logical_block_size)
+		lim->logical_block_size = SECTOR_SIZE;
+	if (lim->physical_block_size < lim->logical_block_size)
+		lim->physical_block_size = lim->logical_block_size;
+	if (lim->io_min < lim->physical_block_size)
+		lim->io_min = lim->physical_block_size;
+	if (!lim->max_hw_sectors)
+		lim->max_hw_sectors = BLK_DEF_MAX_SECTORS_CAP;
+	if (!lim->max_sectors)
+		lim->max_sectors = min_t(unsigned int, lim->max_hw_sectors,
+					 BLK_DEF_MAX_SECTORS_CAP);
+	if (!lim->max_segments)
+		lim->max_segments = BLK_MAX_SEGMENTS;
+	if (!lim->max_segment_size)
+		lim->max_segment_size = BLK_MAX_SEGMENT_SIZE;
+	/* the DMA alignment is at least the logical block size's */
+	lim->dma_alignment |= SECTOR_SIZE - 1;
+}
+
+void blk_sim_bdev_init(struct block_device *bdev, const char *name,
+		       sector_t nr_sectors, const struct queue_limits *lim,
+		       const struct sim_bdev_ops *ops, void *private)
+{
+	memset(bdev, 0, sizeof(*bdev));
+	snprintf(bdev->bd_name, sizeof(bdev->bd_name), "%s",
+		 name ? name : "sim");
+	bdev->bd_nr_sectors = nr_sectors;
+	bdev->bd_queue = &bdev->bd_queue_storage;
+	if (lim)
+		bdev->bd_queue->limits = *lim;
+	else
+		blk_sim_default_limits(&bdev->bd_queue->limits);
+	blk_sim_validate_limits(&bdev->bd_queue->limits);
+	/* blk-mq queues can always be asked not to wait, and poll */
+	bdev->bd_queue->limits.features |= BLK_FEAT_NOWAIT | BLK_FEAT_POLL;
+	bdev->bd_ops = ops;
+	bdev->bd_private = private;
+
+	bdev->bd_sim_completion = blk_sim_default_completion;
+	atomic_set(&bdev->bd_sim_inflight, 0);
+	atomic_set(&bdev->bd_sim_wouldblock, 0);
+	init_waitqueue_head(&bdev->bd_sim_tag_wait);
+	spin_lock_init(&bdev->bd_sim_poll_lock);
+	bdev->bd_sim_magic = BLK_SIM_BDEV_MAGIC;
+}
+
+void blk_sim_bdev_exit(struct block_device *bdev)
+{
+	if (bdev->bd_sim_magic != BLK_SIM_BDEV_MAGIC)
+		return;
+	if (atomic_read(&bdev->bd_sim_inflight) || bdev->bd_sim_polled) {
+		pr_err("%s: going away with %d bio(s) in flight, %u unpolled\n",
+		       bdev->bd_name, atomic_read(&bdev->bd_sim_inflight),
+		       bdev->bd_sim_nr_polled);
+		WARN_ON_ONCE(1);
+	}
+	sim_waitqueue_destroy(&bdev->bd_sim_tag_wait);
+	bdev->bd_sim_magic = 0;
+}
+
+void blk_sim_set_completion(struct block_device *bdev,
+			    enum blk_sim_completion how)
+{
+	WRITE_ONCE(bdev->bd_sim_completion, how);
+}
+
+int blk_sim_inflight(struct block_device *bdev)
+{
+	return atomic_read(&bdev->bd_sim_inflight);
+}
+
+unsigned int blk_sim_polled_pending(struct block_device *bdev)
+{
+	unsigned int n;
+
+	spin_lock(&bdev->bd_sim_poll_lock);
+	n = bdev->bd_sim_nr_polled;
+	spin_unlock(&bdev->bd_sim_poll_lock);
+	return n;
+}
+
+/* ---- completion ---------------------------------------------------- */
+
+static void blk_sim_end_io_event(struct sim_event *ev)
+{
+	struct bio *bio = container_of(ev, struct bio, bi_sim_ev);
+
+	bio_endio(bio);
+}
+
+/* A tag comes back: the bio no longer counts against the queue depth. */
+static void blk_sim_put_tag(struct block_device *bdev, struct bio *bio)
+{
+	if (!bio->bi_sim_inflight)
+		return;
+	bio->bi_sim_inflight = false;
+	atomic_dec(&bdev->bd_sim_inflight);
+	sim_stat_dec(&blk_stat_inflight);
+	if (bdev->bd_sim_queue_depth)
+		wake_up(&bdev->bd_sim_tag_wait);
+}
+
+/**
+ * blk_sim_complete - a backend ends @bio
+ * @bio: the bio it got through ->submit
+ * @status: BLK_STS_OK or the error
+ *
+ * An error status is recorded in bi_status (a success does not clear an
+ * error set earlier, as req_bio_endio() does not).  Then, as the device's
+ * completion policy says, bio_endio() runs now in hard-IRQ context on this
+ * thread (INLINE) or as a hard-IRQ event of the engine (IRQ).  A polled
+ * bio waits on the device instead, for bio_poll().
+ */
+void blk_sim_complete(struct bio *bio, blk_status_t status)
+{
+	struct block_device *bdev = bio->bi_bdev;
+	struct sim_event *ev = &bio->bi_sim_ev;
+
+	if (unlikely(status))
+		bio->bi_status = status;
+	blk_sim_put_tag(bdev, bio);
+
+	if (bio->bi_opf & REQ_POLLED) {
+		spin_lock(&bdev->bd_sim_poll_lock);
+		bio->bi_next = bdev->bd_sim_polled;
+		bdev->bd_sim_polled = bio;
+		bdev->bd_sim_nr_polled++;
+		spin_unlock(&bdev->bd_sim_poll_lock);
+		return;
+	}
+
+	memset(ev, 0, sizeof(*ev));
+	ev->fn = blk_sim_end_io_event;
+	ev->ctx = SIM_CTX_HARDIRQ;
+	ev->cpu = bio->bi_sim_submit_cpu;
+	if (READ_ONCE(bdev->bd_sim_completion) == BLK_SIM_COMPLETE_INLINE) {
+		sim_stat_inc(&blk_stat_complete_inline);
+		sim_event_run_now(ev, SIM_CTX_HARDIRQ);
+	} else {
+		sim_stat_inc(&blk_stat_complete_irq);
+		sim_event_post(ev);
+	}
+}
+
+/* ---- submission ---------------------------------------------------- */
+
+static __thread struct blk_plug *sim_cur_plug;
+
+struct blk_plug *blk_sim_current_plug(void)
+{
+	struct blk_plug *plug = sim_cur_plug;
+
+	/*
+	 * One OS thread runs several simulated tasks in the deterministic
+	 * engine (work items run as their worker): a plug belongs to the
+	 * task that started it.
+	 */
+	if (plug && plug->sim_owner == current && in_task())
+		return plug;
+	return NULL;
+}
+
+/* The device-side part of submission: a tag, then the driver. */
+static void blk_sim_issue(struct bio *bio)
+{
+	struct block_device *bdev = bio->bi_bdev;
+
+	sim_stat_inc(&blk_stat_submit);
+	sim_stat_add(&blk_stat_submit_bytes, bio->bi_iter.bi_size);
+	bdev->bd_ops->submit(bdev, bio);
+}
+
+/*
+ * Get a tag: a bio counts as in flight from here until the backend ends
+ * it.  Returns false when a REQ_NOWAIT bio would have to wait.
+ */
+static bool blk_sim_get_tag(struct block_device *bdev, struct bio *bio)
+{
+	unsigned int depth = READ_ONCE(bdev->bd_sim_queue_depth);
+
+	if (bio->bi_opf & REQ_NOWAIT) {
+		int forced = atomic_read(&bdev->bd_sim_wouldblock);
+
+		while (forced > 0) {
+			if (atomic_try_cmpxchg(&bdev->bd_sim_wouldblock,
+					       &forced, forced - 1))
+				return false;
+		}
+		if (depth &&
+		    (unsigned int)atomic_read(&bdev->bd_sim_inflight) >= depth)
+			return false;
+	} else if (depth &&
+		   (unsigned int)atomic_read(&bdev->bd_sim_inflight) >= depth) {
+		sim_stat_inc(&blk_stat_tag_waits);
+		/* the scheduler flushes our plug before we sleep */
+		blk_flush_plug(blk_sim_current_plug(), true);
+		wait_event(bdev->bd_sim_tag_wait,
+			   (unsigned int)atomic_read(&bdev->bd_sim_inflight) <
+				   READ_ONCE(bdev->bd_sim_queue_depth));
+	}
+	atomic_inc(&bdev->bd_sim_inflight);
+	sim_stat_inc(&blk_stat_inflight);
+	bio->bi_sim_inflight = true;
+	return true;
+}
+
+/* A logical block that the bio does not cover whole: an I/O error. */
+static bool bio_unaligned(const struct bio *bio, struct request_queue *q)
+{
+	unsigned int bs = queue_logical_block_size(q);
+
+	if (bio->bi_iter.bi_size & (bs - 1))
+		return true;
+	if ((bio->bi_iter.bi_sector << SECTOR_SHIFT) & (bs - 1))
+		return true;
+	return false;
+}
+
+/*
+ * blk_mq_submit_bio(), as far as a bio goes in the simulator: the checks
+ * made with the queue entered, a tag, the plug, the driver.
+ */
+static void blk_sim_submit_bio(struct bio *bio)
+{
+	struct block_device *bdev = bio->bi_bdev;
+	struct request_queue *q = bdev_get_queue(bdev);
+	struct blk_plug *plug;
+
+	/*
+	 * Device reconfiguration may change logical block size or reduce
+	 * the number of poll queues, so the checks for alignment and poll
+	 * support have to be done with queue usage counter held.
+	 */
+	if (unlikely(bio_unaligned(bio, q))) {
+		sim_stat_inc(&blk_stat_submit_error);
+		bio_io_error(bio);
+		return;
+	}
+
+	if ((bio->bi_opf & REQ_POLLED) &&
+	    !(q->limits.features & BLK_FEAT_POLL)) {
+		sim_stat_inc(&blk_stat_submit_error);
+		bio->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bio);
+		return;
+	}
+
+	if (!blk_sim_get_tag(bdev, bio)) {
+		sim_stat_inc(&blk_stat_wouldblock);
+		sim_trace("block_bio_wouldblock", "dev=%s sector=%llu",
+			  bdev->bd_name,
+			  (unsigned long long)bio->bi_iter.bi_sector);
+		bio_wouldblock_error(bio);
+		return;
+	}
+
+	/* The hardware queue this bio went to: the submitting CPU's. */
+	bio->bi_sim_submit_cpu = (short)raw_smp_processor_id();
+	if (bio->bi_opf & REQ_POLLED)
+		bio->bi_cookie = bio->bi_sim_submit_cpu;
+
+	plug = blk_sim_current_plug();
+	if (plug && bdev->bd_sim_blk_mq) {
+		struct bio *last = plug->sim_bios.tail;
+
+		if (last && last->bi_bdev != bdev)
+			plug->multiple_queues = true;
+		bio_list_add(&plug->sim_bios, bio);
+		plug->rq_count++;
+		sim_stat_inc(&blk_stat_plugged);
+		if (plug->rq_count >= (plug->multiple_queues ?
+						2 * BLK_MAX_REQUEST_COUNT :
+						BLK_MAX_REQUEST_COUNT))
+			__blk_flush_plug(plug, false);
+		return;
+	}
+
+	blk_sim_issue(bio);
+}
+
+static void submit_bio_noacct_nocheck(struct bio *bio)
+{
+	sim_trace("block_bio_queue",
+		  "dev=%s op=%s flags=0x%x sector=%llu size=%u",
+		  bio->bi_bdev->bd_name,
+		  blk_op_str(bio_op(bio)), bio->bi_opf & ~REQ_OP_MASK,
+		  (unsigned long long)bio->bi_iter.bi_sector,
+		  bio->bi_iter.bi_size);
+	blk_sim_submit_bio(bio);
+}
+
+/* Trying to write to a read-only device: warn once, let it through. */
+static void bio_check_ro(struct bio *bio)
+{
+	struct block_device *bdev = bio->bi_bdev;
+
+	if (op_is_write(bio_op(bio)) && bdev_read_only(bdev)) {
+		if (op_is_flush(bio->bi_opf) && !bio_sectors(bio))
+			return;
+		if (bdev->bd_ro_warned)
+			return;
+		bdev->bd_ro_warned = true;
+		pr_warn("Trying to write to read-only block-device %s\n",
+			bdev->bd_name);
+	}
+}
+
+/*
+ * Check whether this bio extends beyond the end of the device.
+ */
+static inline int bio_check_eod(struct bio *bio)
+{
+	sector_t maxsector = bdev_nr_sectors(bio->bi_bdev);
+	unsigned int nr_sectors = bio_sectors(bio);
+
+	if (nr_sectors && maxsector &&
+	    (nr_sectors > maxsector ||
+	     bio->bi_iter.bi_sector > maxsector - nr_sectors)) {
+		pr_info("%s: attempt to access beyond end of device\n"
+			"%s: rw=%d, sector=%llu, nr_sectors = %u limit=%llu\n",
+			bio->bi_bdev->bd_name, bio->bi_bdev->bd_name,
+			bio->bi_opf, (unsigned long long)bio->bi_iter.bi_sector,
+			nr_sectors, (unsigned long long)maxsector);
+		return -EIO;
+	}
+	return 0;
+}
+
+static blk_status_t blk_validate_atomic_write_op_size(struct request_queue *q,
+						      struct bio *bio)
+{
+	unsigned int max = q->limits.atomic_write_unit_max;
+
+	if (!(q->limits.features & BLK_FEAT_ATOMIC_WRITES) || !max ||
+	    bio->bi_iter.bi_size > max)
+		return BLK_STS_INVAL;
+	if (bio->bi_iter.bi_size % q->limits.logical_block_size)
+		return BLK_STS_INVAL;
+	return BLK_STS_OK;
+}
+
+/**
+ * submit_bio_noacct - re-submit a bio to the block device layer for I/O
+ * @bio:  The bio describing the location in memory and on the device.
+ *
+ * This is a version of submit_bio() that shall only be used for I/O that
+ * is resubmitted to lower level drivers by stacking block drivers.  All
+ * file systems and other upper level users of the block layer should use
+ * submit_bio() instead.
+ */
+void submit_bio_noacct(struct bio *bio)
+{
+	struct block_device *bdev = bio->bi_bdev;
+	struct request_queue *q = bdev_get_queue(bdev);
+	blk_status_t status = BLK_STS_IOERR;
+
+	/* a backend that skipped blk_sim_bdev_init() has no queue state */
+	WARN_ON_ONCE(bdev->bd_sim_magic != BLK_SIM_BDEV_MAGIC);
+
+	/* (re)submission starts a new I/O: it may end once more */
+	bio->bi_sim_state = BIO_SIM_LIVE;
+
+	/*
+	 * For a REQ_NOWAIT based request, return -EOPNOTSUPP
+	 * if queue does not support NOWAIT.
+	 */
+	if ((bio->bi_opf & REQ_NOWAIT) && !bdev_nowait(bdev))
+		goto not_supported;
+
+	bio_check_ro(bio);
+	if (unlikely(bio_check_eod(bio)))
+		goto end_io;
+
+	/*
+	 * Filter flush bio's early so that bio based drivers without flush
+	 * support don't have to worry about them.
+	 */
+	if (op_is_flush(bio->bi_opf)) {
+		if (WARN_ON_ONCE(bio_op(bio) != REQ_OP_WRITE &&
+				 bio_op(bio) != REQ_OP_ZONE_APPEND))
+			goto end_io;
+		if (!bdev_write_cache(bdev)) {
+			bio->bi_opf &= ~(REQ_PREFLUSH | REQ_FUA);
+			if (!bio_sectors(bio)) {
+				bio_endio(bio);
+				return;
+			}
+		}
+	}
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		break;
+	case REQ_OP_WRITE:
+		if (bio->bi_opf & REQ_ATOMIC) {
+			status = blk_validate_atomic_write_op_size(q, bio);
+			if (status != BLK_STS_OK)
+				goto end_io;
+		}
+		break;
+	case REQ_OP_FLUSH:
+		/*
+		 * REQ_OP_FLUSH can't be submitted through bios, it is only
+		 * synthetized in struct request by the flush state machine.
+		 */
+		goto not_supported;
+	case REQ_OP_DRV_IN:
+	case REQ_OP_DRV_OUT:
+		break;
+	default:
+		/* no discard, write-zeroes or zoned limits on sim devices */
+		goto not_supported;
+	}
+
+	submit_bio_noacct_nocheck(bio);
+	return;
+
+not_supported:
+	status = BLK_STS_NOTSUPP;
+end_io:
+	sim_stat_inc(&blk_stat_submit_error);
+	bio->bi_status = status;
+	bio_endio(bio);
+}
+
+/**
+ * submit_bio - submit a bio to the block device layer for I/O
+ * @bio: The &struct bio which describes the I/O
+ *
+ * submit_bio() is used to submit I/O requests to block devices.  It is
+ * passed a fully set up &struct bio that describes the I/O that needs to
+ * be done.  The bio will be sent to the device described by the bi_bdev
+ * field.
+ *
+ * The success/failure status of the request, along with notification of
+ * completion, is delivered asynchronously through the ->bi_end_io()
+ * callback in @bio.  The bio must NOT be touched by the caller until
+ * ->bi_end_io() has been called.
+ */
+void submit_bio(struct bio *bio)
+{
+	submit_bio_noacct(bio);
+}
+
+/* ---- plugging ------------------------------------------------------ */
+
+/**
+ * blk_start_plug_nr_ios - initialize blk_plug and track it inside the
+ *			   task_struct
+ * @plug:	The &struct blk_plug that needs to be initialized
+ * @nr_ios:	Number of IOs that is expected to be submitted
+ *
+ * blk_start_plug() indicates to the block layer an intent by the caller
+ * to submit multiple I/O requests in a batch.  The block layer may use
+ * this hint to defer submitting I/Os from the caller until
+ * blk_finish_plug() is called.
+ */
+void blk_start_plug_nr_ios(struct blk_plug *plug, unsigned short nr_ios)
+{
+	/*
+	 * If this is a nested plug, don't actually assign it.
+	 */
+	if (blk_sim_current_plug())
+		return;
+
+	bio_list_init(&plug->sim_bios);
+	plug->nr_ios = min_t(unsigned short, nr_ios, BLK_MAX_REQUEST_COUNT);
+	plug->rq_count = 0;
+	plug->multiple_queues = false;
+	plug->sim_owner = current;
+	plug->sim_prev = sim_cur_plug;
+
+	/*
+	 * Store ordering should not be needed here, since a potential
+	 * preempt will imply a full memory barrier
+	 */
+	sim_cur_plug = plug;
+	sim_trace("block_plug", "nr_ios=%u", plug->nr_ios);
+}
+
+void blk_start_plug(struct blk_plug *plug)
+{
+	blk_start_plug_nr_ios(plug, 1);
+}
+
+void __blk_flush_plug(struct blk_plug *plug, bool from_schedule)
+{
+	struct bio *bio;
+
+	if (bio_list_empty(&plug->sim_bios))
+		return;
+
+	sim_stat_inc(&blk_stat_unplug);
+	sim_trace("block_unplug", "count=%u%s", plug->rq_count,
+		  from_schedule ? " (from schedule)" : "");
+	plug->rq_count = 0;
+	plug->multiple_queues = false;
+	while ((bio = bio_list_pop(&plug->sim_bios)))
+		blk_sim_issue(bio);
+}
+
+/**
+ * blk_finish_plug - mark the end of a batch of submitted I/O
+ * @plug:	The &struct blk_plug passed to blk_start_plug()
+ *
+ * Indicate that a batch of I/O submissions is complete.  This function
+ * must be paired with an initial call to blk_start_plug().  The intent is
+ * to allow the block layer to optimize I/O submission.
+ */
+void blk_finish_plug(struct blk_plug *plug)
+{
+	if (plug == blk_sim_current_plug()) {
+		__blk_flush_plug(plug, false);
+		sim_cur_plug = plug->sim_prev;
+	}
+}
+
+/* ---- polling ------------------------------------------------------- */
+
+/*
+ * Take the parked bios of hardware queue @cookie off @bdev and end them
+ * here, in the polling task.
+ */
+static int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie)
+{
+	struct bio *bio, **pp, *done = NULL;
+	int found = 0;
+
+	spin_lock(&bdev->bd_sim_poll_lock);
+	pp = &bdev->bd_sim_polled;
+	while ((bio = *pp)) {
+		if (bio->bi_cookie == cookie) {
+			*pp = bio->bi_next;
+			bdev->bd_sim_nr_polled--;
+			bio->bi_next = done;
+			done = bio;
+			found++;
+		} else {
+			pp = &bio->bi_next;
+		}
+	}
+	spin_unlock(&bdev->bd_sim_poll_lock);
+
+	/* oldest first: the list was built newest first, and so was done */
+	while ((bio = done)) {
+		done = bio->bi_next;
+		bio->bi_next = NULL;
+		sim_stat_inc(&blk_stat_complete_polled);
+		bio_endio(bio);
+	}
+	return found;
+}
+
+/**
+ * bio_poll - poll for BIO completions
+ * @bio: bio to poll for
+ * @iob: batches of IO
+ * @flags: BLK_POLL_* flags that control the behavior
+ *
+ * Poll for completions on queue associated with the bio.  Returns number
+ * of completed entries found.
+ *
+ * Note: the caller must either be the context that submitted @bio, or
+ * be in a RCU critical section to prevent freeing of @bio.
+ */
+int bio_poll(struct bio *bio, struct io_comp_batch *iob, unsigned int flags)
+{
+	blk_qc_t cookie = READ_ONCE(bio->bi_cookie);
+	struct block_device *bdev;
+	int ret = 0, spins = 0;
+
+	bdev = READ_ONCE(bio->bi_bdev);
+	if (!bdev)
+		return 0;
+
+	if (cookie == BLK_QC_T_NONE)
+		return 0;
+
+	blk_flush_plug(blk_sim_current_plug(), false);
+
+	if (!(bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL))
+		return 0;
+
+	sim_stat_inc(&blk_stat_poll_calls);
+	/*
+	 * blk_hctx_poll(): look until something completes; with
+	 * BLK_POLL_ONESHOT only once.  Where the kernel spins until it
+	 * should reschedule, the deterministic engine lets pending events
+	 * run (the device's interrupts, other work) and gives up when none
+	 * is left; the threaded engine spins a bounded while.
+	 */
+	for (;;) {
+		if (bdev->bd_ops->poll)
+			bdev->bd_ops->poll(bdev);
+		ret = blk_sim_reap_polled(bdev, cookie);
+		if (ret > 0 || (flags & BLK_POLL_ONESHOT))
+			break;
+		if (sim_engine_kind() == SIM_ENGINE_DET) {
+			if (!sim_engine_step())
+				break;
+		} else {
+			if (++spins > 1000)
+				break;
+			sched_yield();
+		}
+	}
+	if (ret > 0 && iob && iob->complete)
+		iob->complete(iob);
+	return ret;
+}
+
+/*
+ * Helper to implement file_operations.iopoll.  Requires the bio to be
+ * stored in iocb->private, and cleared before freeing the bio.
+ */
+int iocb_bio_iopoll(struct kiocb *kiocb, struct io_comp_batch *iob,
+		    unsigned int flags)
+{
+	struct bio *bio;
+	int ret = 0;
+
+	/*
+	 * The kernel reads kiocb->private under rcu_read_lock() and its bio
+	 * slabs are SLAB_TYPESAFE_BY_RCU, so a stale pointer still points at
+	 * some bio.  Here a bio freed to its slab is really gone: polling a
+	 * stale kiocb->private is a use after free (ASan reports it), unless
+	 * the bio sits in a per-CPU cache, where bi_bdev is NULL and the
+	 * poll finds nothing, as in the kernel.
+	 */
+	bio = READ_ONCE(kiocb->private);
+	if (bio)
+		ret = bio_poll(bio, iob, flags);
+
+	return ret;
+}
+
+/**
+ * blkdev_issue_flush - queue a flush
+ * @bdev:	blockdev to issue flush for
+ *
+ * Issue a flush for the block device in question.
+ */
+int blkdev_issue_flush(struct block_device *bdev)
+{
+	struct bio bio;
+
+	bio_init(&bio, bdev, NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH);
+	return submit_bio_wait(&bio);
+}
+
+/*
+ * sched_submit_work(): a task about to sleep submits what its plug holds,
+ * or a submitter waiting for its own plugged bios would wait for ever.
+ */
+static void blk_sim_sched_submit_work(void)
+{
+	blk_flush_plug(blk_sim_current_plug(), true);
+}
+
+static void __attribute__((constructor)) blk_sim_sched_hook_init(void)
+{
+	sim_sched_submit_work = blk_sim_sched_submit_work;
+}

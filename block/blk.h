@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Interfaces between the files of the block core (block/blk.h): not for
+ * filesystems, backends or tests.
+ */
+#ifndef _BLOCK_BLK_H
+#define _BLOCK_BLK_H
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <sim/stats.h>
+
+/* blk_sim_bdev_init() marks a device it set up with this. */
+#define BLK_SIM_BDEV_MAGIC 0x62646576U /* "bdev" */
+
+/* bio.c */
+void bio_free(struct bio *bio);
+void bvec_free(mempool_t *pool, struct bio_vec *bv, unsigned short nr_vecs);
+struct bio_vec *bvec_alloc(mempool_t *pool, unsigned short *nr_vecs,
+			   gfp_t gfp_mask);
+/* Account a bio handed out by @bs (cache hit or pool). */
+void bio_sim_account_alloc(struct bio *bio, struct bio_set *bs);
+
+extern struct sim_stat bio_stat_live;
+
+/* bio-cache.c: the per-CPU bio alloc cache (B-03, B-04, B-08, B-09) */
+int bio_alloc_cache_init(struct bio_set *bs);
+void bio_alloc_cache_destroy(struct bio_set *bs);
+struct bio *bio_alloc_percpu_cache(struct block_device *bdev,
+				   unsigned short nr_vecs, blk_opf_t opf,
+				   gfp_t gfp, struct bio_set *bs);
+void bio_put_percpu_cache(struct bio *bio);
+
+/* bio-pages.c */
+static inline void bio_release_page(struct bio *bio, struct page *page)
+{
+	if (bio_flagged(bio, BIO_PAGE_PINNED))
+		unpin_user_page(page);
+}
+
+/* blk-core.c */
+void blk_sim_bio_submitted(struct bio *bio);
+
+#endif /* _BLOCK_BLK_H */
