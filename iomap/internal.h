@@ -4,7 +4,16 @@
 #define _IOMAP_INTERNAL_H 1
 
 #include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/fscrypt.h>
 #include <linux/iomap.h>
+#include <linux/sched.h>
+#include <linux/task_io_accounting_ops.h>
+
+#ifndef BIO_MAX_SIZE
+/* include/linux/bio.h: the largest bi_size a bio can carry */
+#define BIO_MAX_SIZE UINT_MAX
+#endif
 
 /*
  * Normally bios can be built as big as the data structure allows.  With

@@ -8,6 +8,12 @@
 #include "trace.h"
 
 /*
+ * The kernel is built without -Wsign-compare, and this file keeps the
+ * kernel's expressions (u64 mapping lengths against loff_t positions).
+ */
+#pragma GCC diagnostic ignored "-Wsign-compare"
+
+/*
  * Release the iter folio batch.  Direct I/O never attaches one (only the
  * buffered write and zeroing paths do), so there is nothing to release in
  * the simulator; the helper stays so the call sites read as in the kernel.

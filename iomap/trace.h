@@ -45,7 +45,11 @@ void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 
 void trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
 		u64 length);
-void trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret);
+/* Fired by iomap_dio_complete() and iomap_dio_simple_complete(). */
+void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
+		const char *func);
+#define trace_iomap_dio_complete(iocb, error, ret) \
+	__trace_iomap_dio_complete(iocb, error, ret, __func__)
 void trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 		u64 length);
 

@@ -65,6 +65,7 @@ void sim_engine_exit(void)
 	sim_workqueues_exit();
 	if (sim_eng.kind == SIM_ENGINE_THREADED)
 		sim_thr_stop();
+	sim_tasks_reap();
 	sim_eng.running = false;
 	sim_eng.kind = SIM_ENGINE_DET;
 }

@@ -30,12 +30,42 @@ static unsigned int next_cpu;
 static pthread_key_t task_key;
 static pthread_once_t task_key_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Task structs outlive their threads, as the kernel's do until an RCU
+ * grace period has passed: a completion may still be inside
+ * wake_up_process() for a task whose thread has just gone.  Dead tasks
+ * wait here until the engine stops (sim_tasks_reap()).
+ */
+static struct task_struct *dead_tasks;
+static pthread_mutex_t dead_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void task_free(void *p)
 {
 	struct task_struct *t = p;
 
-	if (t && !t->sim_engine_owned)
+	if (!t || t->sim_engine_owned)
+		return;
+	pthread_mutex_lock(&dead_lock);
+	t->sim_next_dead = dead_tasks;
+	dead_tasks = t;
+	pthread_mutex_unlock(&dead_lock);
+}
+
+void sim_tasks_reap(void)
+{
+	struct task_struct *t;
+
+	pthread_mutex_lock(&dead_lock);
+	t = dead_tasks;
+	dead_tasks = NULL;
+	pthread_mutex_unlock(&dead_lock);
+	while (t) {
+		struct task_struct *next = t->sim_next_dead;
+
+		sim_waitqueue_destroy(&t->sim_wake);
 		free(t);
+		t = next;
+	}
 }
 
 static void task_key_init(void)

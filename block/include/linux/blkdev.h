@@ -37,6 +37,7 @@
 #include <linux/bio.h>
 #include <linux/blk_types.h>
 #include <linux/kernel.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
@@ -305,5 +306,23 @@ struct io_comp_batch {
 int bio_poll(struct bio *bio, struct io_comp_batch *iob, unsigned int flags);
 int iocb_bio_iopoll(struct kiocb *kiocb, struct io_comp_batch *iob,
 		    unsigned int flags);
+
+/*
+ * A task waiting for its own I/O (the sync DIO waiter): the completion
+ * wakes it, or, if the waiter is polling in its own context, just marks it
+ * runnable.
+ */
+static inline void blk_wake_io_task(struct task_struct *waiter)
+{
+	if (waiter == current)
+		__set_current_state(TASK_RUNNING);
+	else
+		wake_up_process(waiter);
+}
+
+static inline void blk_io_schedule(void)
+{
+	io_schedule();
+}
 
 #endif /* _LINUX_BLKDEV_H */

@@ -86,6 +86,20 @@ bool iomap_dio_simple_enabled(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		size_t done_before);
 
+/*
+ * For entry points that do not offer a request to the simple path for a
+ * reason of their own (iomap_dio_rw_begin() without NO_IOMAP_END): record
+ * @why as the fallback reason.
+ */
+void iomap_dio_simple_skipped(struct kiocb *iocb, struct iov_iter *iter,
+		enum iomap_simple_reason why);
+
+/*
+ * Layout of the simple path's bio wrapper: the front_pad handed to
+ * bioset_init() (offsetof(struct iomap_dio_simple, bio), S-33, S-34).
+ */
+unsigned int iomap_dio_simple_front_pad(void);
+
 /* Where a request's completion work ran (SEMANTICS 4, item 8). */
 enum iomap_dio_comp_ctx {
 	IOMAP_DIO_COMP_NONE = 0,	/* nothing completed */

@@ -22,12 +22,25 @@
 #define barrier() __asm__ __volatile__("" : : : "memory")
 
 /*
- * READ_ONCE/WRITE_ONCE are relaxed atomic accesses here rather than
- * volatile ones: the threaded engine runs kernel code on real threads and
+ * READ_ONCE/WRITE_ONCE are atomic accesses here rather than volatile ones:
+ * the threaded engine runs kernel code on real threads and
  * ThreadSanitizer must see these lockless accesses as intended races.
+ * They are acquire/release rather than relaxed because kernel code leans
+ * on orderings the LKMM gives and C11 does not: e.g. iomap's sync waiter
+ * sees dio->submit.waiter == NULL (READ_ONCE, then a control dependency)
+ * and frees the dio that the completion side read before its
+ * atomic_dec_and_test() and WRITE_ONCE().  On x86 both compile to plain
+ * moves, so nothing is slower.
  */
-#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define WRITE_ONCE(x, val) __atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define WRITE_ONCE(x, val) __atomic_store_n(&(x), (val), __ATOMIC_RELEASE)
+
+/*
+ * A lockless read the author knows may race (the DIO submitter reading
+ * dio->error while completions set it): an atomic load, so ThreadSanitizer
+ * agrees.
+ */
+#define data_race(x) READ_ONCE(x)
 
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)

@@ -119,6 +119,7 @@ struct super_block {
 	unsigned long s_blocksize;
 	unsigned char s_blocksize_bits;
 	unsigned long s_flags;
+	unsigned long s_iflags; /* SB_I_* internal flags */
 	char s_id[32];
 	struct block_device *s_bdev;
 	struct workqueue_struct *s_dio_done_wq;

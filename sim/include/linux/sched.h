@@ -35,6 +35,7 @@ struct task_struct {
 	wait_queue_head_t sim_wake;
 	/* task owned by the engine (worker, irq thread) or adopted thread */
 	bool sim_engine_owned;
+	struct task_struct *sim_next_dead;
 };
 
 struct task_struct *sim_get_current(void);

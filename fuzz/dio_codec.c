@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_dio's input format (see dio_codec.h): decode, encode, and print as
+ * an `iomapsim run` command line.  The three must agree: the replay test
+ * checks decode(encode(r)) for every seed and that the printed command
+ * gives the outcome the decoded request gives.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <linux/fs.h>
+#include <linux/iomap.h>
+#include <linux/kernel.h>
+#include <sim/bdev.h>
+#include "dio_codec.h"
+#include "fuzz_common.h"
+
+#define SMALL_SPAN 17	/* i_size and pos: 0..16 blocks */
+#define SMALL_LEN 5	/* len: 0..4 blocks */
+#define SMALL_GAP 3	/* gap before an extent: 0..2 blocks */
+#define SMALL_EXT 8	/* extent length: 1..8 blocks */
+
+#define RF_WRITE 0x1
+#define RF_ASYNC 0x2
+#define RF_NO_SIMPLE 0x4
+#define RF_DONE_BEFORE 0x8
+
+#define FF_ENCRYPTED 0x1
+#define FF_NO_SIMPLE_MOUNT 0x2
+#define FF_WRITE_CACHE 0x4
+#define FF_FUA 0x8
+
+#define SNAP_POS 0x1
+#define SNAP_LEN 0x2
+#define SNAP_BUF 0x4
+
+enum { K_BIO_ERROR, K_ALLOC_FAIL, K_SHORT_PIN, K_BEGIN_ERROR, NR_KINDS };
+
+static const struct {
+	unsigned int bit;
+	int flag;
+	const char *name;
+} iocb_bits[] = {
+	{ 0x01, IOCB_NOWAIT, "NOWAIT" },
+	{ 0x02, IOCB_HIPRI, "HIPRI" },
+	{ 0x04, IOCB_DSYNC, "DSYNC" },
+	{ 0x08, IOCB_SYNC | IOCB_DSYNC, "SYNC" }, /* as `iomapsim run` */
+	{ 0x10, IOCB_ATOMIC, "ATOMIC" },
+};
+
+static const struct {
+	unsigned int flag;
+	const char *name;
+} dio_bits[] = {
+	{ IOMAP_DIO_FORCE_WAIT, "FORCE_WAIT" },
+	{ IOMAP_DIO_OVERWRITE_ONLY, "OVERWRITE_ONLY" },
+	{ IOMAP_DIO_PARTIAL, "PARTIAL" },
+	{ IOMAP_DIO_FSBLOCK_ALIGNED, "FSBLOCK_ALIGNED" },
+	{ IOMAP_DIO_BOUNCE, "BOUNCE" },
+	{ IOMAP_DIO_NO_IOMAP_END, "NO_IOMAP_END" },
+};
+#define DIO_FLAGS_MASK 0x3fU
+
+static const struct {
+	u16 flag;
+	const char *name;
+} ext_bits[] = {
+	{ IOMAP_F_NEW, "new" },
+	{ IOMAP_F_SHARED, "shared" },
+	{ IOMAP_F_DIRTY, "dirty" },
+	{ IOMAP_F_INTEGRITY, "integrity" },
+	{ IOMAP_F_STALE, "stale" },
+};
+
+static const char *const type_names[] = {
+	[IOMAP_HOLE] = "hole",	       [IOMAP_DELALLOC] = "delalloc",
+	[IOMAP_MAPPED] = "mapped",     [IOMAP_UNWRITTEN] = "unwritten",
+	[IOMAP_INLINE] = "inline",
+};
+static const char *const dops_names[] = { "none", "end_io", "submit_io",
+					  "bio_set" };
+static const char *const mode_names[] = { "ops", "next", "begin" };
+static const char *const iter_names[] = { "ubuf", "iovec", "kvec", "bvec" };
+static const char *const complete_names[] = { "irq", "inline", "deferred",
+					      "random" };
+static const char *const dir_names[] = { "", ":read", ":write" };
+
+static u16 get16(const u8 *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static u32 get32(const u8 *p)
+{
+	return get16(p) | (u32)get16(p + 2) << 16;
+}
+
+static void put16(u8 *p, u16 v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+}
+
+static void put32(u8 *p, u32 v)
+{
+	put16(p, v);
+	put16(p + 2, v >> 16);
+}
+
+static u64 blocks_of(u16 v, unsigned int small, u64 limit)
+{
+	return v < 0x8000 ? v % small : (v & 0x7fff) % (limit + 1);
+}
+
+static u64 tail_of(u16 t, unsigned int fsb)
+{
+	u64 v = t % (2ULL * fsb);
+
+	return v >= fsb ? 0 : v;
+}
+
+/* blocks * fsb + tail, from two u16 fields */
+static u64 span_of(const u8 *p, unsigned int fsb, unsigned int small,
+		   u64 limit)
+{
+	return blocks_of(get16(p), small, limit) * fsb + tail_of(get16(p + 2),
+								   fsb);
+}
+
+static bool span_enc(u8 *p, u64 bytes, unsigned int fsb, unsigned int small,
+		     u64 limit)
+{
+	u64 blocks = bytes / fsb;
+
+	if (blocks > limit || blocks > 0x7fff)
+		return false;
+	put16(p, blocks < small ? blocks : 0x8000 | blocks);
+	put16(p + 2, bytes % fsb);
+	return true;
+}
+
+static void add_spec(struct dio_input *in, unsigned int *n, const char *fmt,
+		     ...) __printf(3, 4);
+static void add_spec(struct dio_input *in, unsigned int *n, const char *fmt,
+		     ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(in->spec[*n], DIO_FAULT_SPEC, fmt, ap);
+	va_end(ap);
+	(*n)++;
+}
+
+static void decode_fault(struct dio_input *in, const u8 *f, unsigned int *n)
+{
+	struct iomapsim_request *r = &in->req;
+	u8 a = f[1];
+	u16 b = get16(f + 2);
+	u32 c = get32(f + 4);
+
+	switch (f[0] % NR_KINDS) {
+	case K_BIO_ERROR: {
+		/* any failing status (1..19); nameless ones become IOERR */
+		const char *st = sim_blk_status_name(1 + b % 19);
+
+		if (!strcmp(st, "?"))
+			st = "IOERR";
+		add_spec(in, n, "bio-error:%u:%s%s", 1 + a % 16, st,
+			 dir_names[c % 3]);
+		r->bio_faults[r->nr_bio_faults++] = in->spec[*n - 1];
+		break;
+	}
+	case K_ALLOC_FAIL:
+		r->alloc_fail_nth = 1 + b % 256;
+		add_spec(in, n, "alloc-fail:%llu",
+			 (unsigned long long)r->alloc_fail_nth);
+		break;
+	case K_SHORT_PIN:
+		r->short_pin_nth = 1 + a % 8;
+		r->short_pin_bytes = c % (DIO_MAX_LEN + 1);
+		add_spec(in, n, "short-pin:%llu:%zu",
+			 (unsigned long long)r->short_pin_nth,
+			 r->short_pin_bytes);
+		break;
+	default:
+		r->begin_error = -(int)(b % 134 ? b % 134 : EIO);
+		r->begin_error_nth = 1 + a % 8;
+		add_spec(in, n, "begin-error:%d:%u", -r->begin_error,
+			 r->begin_error_nth);
+		break;
+	}
+}
+
+void dio_decode(const u8 *data, size_t size, struct dio_input *in)
+{
+	struct iomapsim_request *r = &in->req;
+	u8 h[DIO_HDR_SIZE];
+	struct fuzz_in fin;
+	unsigned int fsb, nr_ext, nr_faults, i, nspec = 0;
+	u64 span_limit, len_limit, cursor = 0;
+
+	memset(in, 0, sizeof(*in));
+	iomapsim_request_init(r);
+	fuzz_in_init(&fin, data, size);
+	fuzz_take_header(&fin, h, sizeof(h));
+
+	fsb = 512U << (h[0] % 8);
+	r->fs_block = fsb;
+	r->lbs = min(512U << (h[1] % 4), fsb);
+	r->encrypted = h[2] & FF_ENCRYPTED;
+	r->no_simple_mount = h[2] & FF_NO_SIMPLE_MOUNT;
+	r->write_cache = h[2] & FF_WRITE_CACHE;
+	r->fua = h[2] & FF_FUA;
+	r->dops = h[3] % 4;
+	r->mode = h[4] % 3;
+	r->write = h[5] & RF_WRITE;
+	r->async = h[5] & RF_ASYNC;
+	r->no_simple = h[5] & RF_NO_SIMPLE;
+	r->iter = h[6] % 4;
+	r->complete = h[7] % 4;
+
+	span_limit = DIO_MAX_SPAN / fsb;
+	len_limit = DIO_MAX_LEN / fsb;
+	r->size = span_of(h + 8, fsb, SMALL_SPAN, span_limit);
+	r->pos = span_of(h + 12, fsb, SMALL_SPAN, span_limit);
+	r->len = span_of(h + 16, fsb, SMALL_LEN, len_limit);
+	r->buf_offset = get16(h + 22);
+	if (h[34] & SNAP_POS)
+		r->pos = ALIGN_DOWN(r->pos, 512);
+	if (h[34] & SNAP_LEN)
+		r->len = ALIGN_DOWN(r->len, 512);
+	if (h[34] & SNAP_BUF)
+		r->buf_offset = ALIGN_DOWN(r->buf_offset, 512);
+	r->iovec_segs = 1 + get16(h + 20) % 1024;
+	if (r->len && r->iovec_segs > r->len)
+		r->iovec_segs = r->len;
+	if (h[5] & RF_DONE_BEFORE)
+		r->done_before = get16(h + 24);
+	for (i = 0; i < ARRAY_SIZE(iocb_bits); i++)
+		if (h[26] & iocb_bits[i].bit)
+			r->ki_flags |= iocb_bits[i].flag;
+	r->dio_flags = h[27] & DIO_FLAGS_MASK;
+	in->seed = get32(h + 28);
+
+	nr_ext = h[32] % (DIO_MAX_EXT + 1);
+	nr_faults = h[33] % (DIO_MAX_FAULTS + 1);
+	for (i = 0; i < nr_ext; i++) {
+		u8 e[DIO_EXT_SIZE];
+		struct testfs_extent *x = &r->map[r->nr_map];
+		u64 gap, len;
+
+		for (unsigned int k = 0; k < sizeof(e); k++)
+			e[k] = fuzz_u8(&fin);
+		gap = blocks_of(get16(e + 2), SMALL_GAP, span_limit) * fsb;
+		len = (1 + blocks_of(get16(e + 4), SMALL_EXT,
+				     span_limit - 1)) * fsb;
+		if (cursor + gap + len > DIO_MAX_SPAN)
+			continue; /* keeps the layout: later ones may fit */
+		x->off = cursor + gap;
+		x->len = len;
+		x->type = e[0] % 5;
+		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++)
+			if (e[1] & 1 << k)
+				x->flags |= ext_bits[k].flag;
+		x->addr = TESTFS_ADDR_AUTO;
+		cursor = x->off + len;
+		r->nr_map++;
+	}
+	for (i = 0; i < nr_faults; i++) {
+		u8 f[DIO_FAULT_SIZE];
+
+		for (unsigned int k = 0; k < sizeof(f); k++)
+			f[k] = fuzz_u8(&fin);
+		decode_fault(in, f, &nspec);
+	}
+}
+
+/* ---- encoding (seed corpus) ------------------------------------------ */
+
+static int refuse(char *why, size_t len, const char *fmt, ...)
+	__printf(3, 4);
+static int refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* "bio-error:N[:STATUS][:read|:write]" into kind/a/b/c */
+static bool enc_bio_fault(const char *spec, u8 *f)
+{
+	char buf[DIO_FAULT_SPEC], *tok, *save = NULL;
+	unsigned long n;
+	int st = BLK_STS_IOERR;
+	unsigned int dir = 0;
+
+	if (strlen(spec) >= sizeof(buf) || strncmp(spec, "bio-error:", 10))
+		return false;
+	strcpy(buf, spec + 10);
+	tok = strtok_r(buf, ":", &save);
+	if (!tok || !(n = strtoul(tok, NULL, 10)) || n > 16)
+		return false;
+	while ((tok = strtok_r(NULL, ":", &save))) {
+		if (!strcasecmp(tok, "read"))
+			dir = 1;
+		else if (!strcasecmp(tok, "write"))
+			dir = 2;
+		else if ((st = sim_blk_status_parse(tok)) < 1 || st >= 20)
+			return false;
+	}
+	f[0] = K_BIO_ERROR;
+	f[1] = n - 1;
+	put16(f + 2, st - 1);
+	put32(f + 4, dir);
+	return true;
+}
+
+int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
+	       size_t *len, char *why, size_t whylen)
+{
+	u8 *h = buf, *p;
+	unsigned int fsb = r->fs_block, i, nf = 0;
+	u64 span_limit, len_limit, cursor = 0;
+	int flags = r->ki_flags;
+
+	memset(buf, 0, DIO_MAX_INPUT);
+	if (!is_power_of_2(fsb) || fsb < 512 || fsb > 65536 ||
+	    !is_power_of_2(r->lbs) || r->lbs < 512 || r->lbs > 4096 ||
+	    r->lbs > fsb)
+		return refuse(why, whylen, "geometry %u/%u", fsb, r->lbs);
+	if (r->nr_pc || r->sync_mount || r->end_error || r->fsync_error)
+		return refuse(why, whylen,
+			      "page cache, sync mount or end/fsync errors");
+	if (r->nr_map > DIO_MAX_EXT)
+		return refuse(why, whylen, "%u extents", r->nr_map);
+	if (r->buf_offset > 0xffff || r->done_before > 0xffff ||
+	    r->iovec_segs < 1 || r->iovec_segs > 1024 || r->iter > 3 ||
+	    (r->len && r->iter == IOMAPSIM_ITER_IOVEC &&
+	     r->iovec_segs > r->len))
+		return refuse(why, whylen, "buffer layout or done_before");
+	if (r->dio_flags & ~DIO_FLAGS_MASK)
+		return refuse(why, whylen, "dio flags %#x", r->dio_flags);
+
+	h[0] = __builtin_ctz(fsb) - 9;
+	h[1] = __builtin_ctz(r->lbs) - 9;
+	h[2] = (r->encrypted ? FF_ENCRYPTED : 0) |
+	       (r->no_simple_mount ? FF_NO_SIMPLE_MOUNT : 0) |
+	       (r->write_cache ? FF_WRITE_CACHE : 0) | (r->fua ? FF_FUA : 0);
+	h[3] = r->dops;
+	h[4] = r->mode;
+	h[5] = (r->write ? RF_WRITE : 0) | (r->async ? RF_ASYNC : 0) |
+	       (r->no_simple ? RF_NO_SIMPLE : 0) |
+	       (r->done_before ? RF_DONE_BEFORE : 0);
+	h[6] = r->iter;
+	h[7] = r->complete;
+	span_limit = DIO_MAX_SPAN / fsb;
+	len_limit = DIO_MAX_LEN / fsb;
+	if (r->size < 0 || r->pos < 0 ||
+	    !span_enc(h + 8, r->size, fsb, SMALL_SPAN, span_limit) ||
+	    !span_enc(h + 12, r->pos, fsb, SMALL_SPAN, span_limit) ||
+	    !span_enc(h + 16, r->len, fsb, SMALL_LEN, len_limit))
+		return refuse(why, whylen, "size %lld pos %lld len %zu too big",
+			      (long long)r->size, (long long)r->pos, r->len);
+	put16(h + 20, r->iter == IOMAPSIM_ITER_IOVEC ? r->iovec_segs - 1 : 0);
+	put16(h + 22, r->buf_offset);
+	put16(h + 24, r->done_before);
+	for (i = ARRAY_SIZE(iocb_bits); i-- > 0;) {
+		if ((flags & iocb_bits[i].flag) == iocb_bits[i].flag) {
+			h[26] |= iocb_bits[i].bit;
+			flags &= ~iocb_bits[i].flag;
+		}
+	}
+	if (flags)
+		return refuse(why, whylen, "ki_flags %#x", flags);
+	h[27] = r->dio_flags;
+	if (seed > U32_MAX)
+		return refuse(why, whylen, "seed");
+	put32(h + 28, seed);
+	h[32] = r->nr_map;
+
+	p = buf + DIO_HDR_SIZE;
+	for (i = 0; i < r->nr_map; i++, p += DIO_EXT_SIZE) {
+		const struct testfs_extent *x = &r->map[i];
+		u64 gap, blocks;
+
+		if (x->addr != TESTFS_ADDR_AUTO || x->off < (loff_t)cursor ||
+		    x->off % fsb || !x->len || x->len % fsb ||
+		    x->off + x->len > DIO_MAX_SPAN || x->type > IOMAP_INLINE)
+			return refuse(why, whylen, "extent %u", i);
+		gap = (x->off - cursor) / fsb;
+		blocks = x->len / fsb - 1;
+		p[0] = x->type;
+		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++)
+			if (x->flags & ext_bits[k].flag)
+				p[1] |= 1 << k;
+		put16(p + 2, gap < SMALL_GAP ? gap : 0x8000 | gap);
+		put16(p + 4, blocks < SMALL_EXT ? blocks : 0x8000 | blocks);
+		cursor = x->off + x->len;
+	}
+
+	for (i = 0; i < r->nr_bio_faults; i++, p += DIO_FAULT_SIZE, nf++)
+		if (!enc_bio_fault(r->bio_faults[i], p))
+			return refuse(why, whylen, "fault %s",
+				      r->bio_faults[i]);
+	if (r->alloc_fail_nth) {
+		if (r->alloc_fail_nth > 256)
+			return refuse(why, whylen, "alloc-fail");
+		p[0] = K_ALLOC_FAIL;
+		put16(p + 2, r->alloc_fail_nth - 1);
+		p += DIO_FAULT_SIZE;
+		nf++;
+	}
+	if (r->short_pin_nth) {
+		if (r->short_pin_nth > 8 || r->short_pin_bytes > DIO_MAX_LEN)
+			return refuse(why, whylen, "short-pin");
+		p[0] = K_SHORT_PIN;
+		p[1] = r->short_pin_nth - 1;
+		put32(p + 4, r->short_pin_bytes);
+		p += DIO_FAULT_SIZE;
+		nf++;
+	}
+	if (r->begin_error) {
+		if (r->begin_error >= 0 || -r->begin_error >= 134 ||
+		    r->begin_error_nth > 8)
+			return refuse(why, whylen, "begin-error");
+		p[0] = K_BEGIN_ERROR;
+		p[1] = (r->begin_error_nth ? r->begin_error_nth : 1) - 1;
+		put16(p + 2, -r->begin_error);
+		p += DIO_FAULT_SIZE;
+		nf++;
+	}
+	if (nf > DIO_MAX_FAULTS)
+		return refuse(why, whylen, "%u faults", nf);
+	h[33] = nf;
+	/* the extents and faults sit right after the header, in order */
+	*len = p - buf;
+	return 0;
+}
+
+/* ---- the command line ------------------------------------------------- */
+
+void dio_print_cmdline(const struct dio_input *in, FILE *out)
+{
+	const struct iomapsim_request *r = &in->req;
+	unsigned int i;
+	const char *sep;
+
+	fprintf(out, "iomapsim run --fs-block %u --lbs %u --size %lld",
+		r->fs_block, r->lbs, (long long)r->size);
+	for (i = 0; i < r->nr_map; i++) {
+		const struct testfs_extent *x = &r->map[i];
+
+		fprintf(out, " --map %s:%lld:%llu", type_names[x->type],
+			(long long)x->off, (unsigned long long)x->len);
+		sep = ":";
+		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++) {
+			if (x->flags & ext_bits[k].flag) {
+				fprintf(out, "%s%s", sep, ext_bits[k].name);
+				sep = "+";
+			}
+		}
+	}
+	if (r->encrypted)
+		fputs(" --encrypted", out);
+	if (r->no_simple_mount)
+		fputs(" --no-simple-mount", out);
+	if (r->write_cache)
+		fputs(" --write-cache", out);
+	if (r->fua)
+		fputs(" --fua", out);
+	if (r->dops)
+		fprintf(out, " --dops %s", dops_names[r->dops]);
+	if (r->mode)
+		fprintf(out, " --iomap %s", mode_names[r->mode]);
+	fprintf(out, " --op %s --pos %lld --len %zu", r->write ? "write" : "read",
+		(long long)r->pos, r->len);
+	if (r->iter == IOMAPSIM_ITER_IOVEC)
+		fprintf(out, " --iter iovec:%u", r->iovec_segs);
+	else
+		fprintf(out, " --iter %s", iter_names[r->iter]);
+	if (r->buf_offset)
+		fprintf(out, " --buf-offset %zu", r->buf_offset);
+	sep = " --iocb ";
+	for (i = 0; i < ARRAY_SIZE(iocb_bits); i++) {
+		int f = iocb_bits[i].flag;
+
+		/* DSYNC is implied by SYNC: name it only when alone */
+		if (f == IOCB_DSYNC && (r->ki_flags & IOCB_SYNC))
+			continue;
+		if ((r->ki_flags & f) == f) {
+			fprintf(out, "%s%s", sep, iocb_bits[i].name);
+			sep = ",";
+		}
+	}
+	if (r->async)
+		fputs(" --async", out);
+	sep = " --dio-flags ";
+	for (i = 0; i < ARRAY_SIZE(dio_bits); i++) {
+		if (r->dio_flags & dio_bits[i].flag) {
+			fprintf(out, "%s%s", sep, dio_bits[i].name);
+			sep = ",";
+		}
+	}
+	if (r->done_before)
+		fprintf(out, " --done-before %zu", r->done_before);
+	if (r->no_simple)
+		fputs(" --no-simple", out);
+	for (i = 0; i < IOMAPSIM_MAX_FAULTS && in->spec[i][0]; i++)
+		fprintf(out, " --fault %s", in->spec[i]);
+	fprintf(out, " --complete %s --seed %llu", complete_names[r->complete],
+		(unsigned long long)in->seed);
+}

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_dio: one direct I/O request per input, through the request runner
+ * the unit tests and `iomapsim run` use (sim/testfs/request.c), checked by
+ * oracles that catch the bugs that matter here - a wrong return value,
+ * stale data, a leaked bio, a completion called twice, a sleep in
+ * interrupt context - not only crashes.
+ *
+ * The input (dio_codec.h) chooses the file system geometry, i_size, the
+ * extent map with its flags, encryption, dio ops, the iomap entry point,
+ * op, position, length, iterator type and layout, buffer offset, IOCB_*
+ * and IOMAP_DIO_* flags, done_before, sync or async, the simple path
+ * switch, a fault plan (bio errors, allocation failures, short pins,
+ * ->iomap_begin errors), the completion policy and the engine's seed.
+ *
+ * Oracles, each a fuzz_fail() that prints the `iomapsim run` line:
+ *  1. no crash, no sanitizer report (the ASan+UBSan build);
+ *  2. accounting back to zero: live bios, pinned pages, i_dio_count,
+ *     queued work, allocations (every gauge, and the runner's leak count);
+ *  3. no context violation, no deadlock, and no WARN_ON unless the map
+ *     carries IOMAP_F_STALE (a file system bug the kernel warns about);
+ *  4. data: what a read returns is exactly the reference model of the
+ *     file (the pattern where data is mapped, zeroes in holes and
+ *     unwritten extents) and any other byte the read touched in the buffer
+ *     is file data too, never stale device contents; a write never
+ *     changes its source buffer, and the runner finds the written blocks
+ *     on the device as its model says;
+ *  5. ki_complete exactly once for a queued request and never otherwise,
+ *     in the context the rules give (an error completion is punted to the
+ *     workqueue, G-51/S-28; a successful read completes in bio completion
+ *     context); the return value agrees with ki_pos and the iterator
+ *     (G-55..G-60, S-29..S-31), never returns bytes past EOF for a read;
+ *     the simple path only takes eligible requests (S-01..S-07) and is
+ *     all-or-nothing;
+ *  6. differential: an eligible request run again with the simple path off
+ *     gives the same return value, data, ki_pos and iterator state;
+ *  7. determinism: the same input run twice gives the same outcome, the
+ *     same data and the same trace (hash and length).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <linux/fs.h>
+#include <linux/iomap.h>
+#include <linux/kernel.h>
+#include <sim/engine.h>
+#include <sim/report.h>
+#include <sim/trace.h>
+
+#include "dio_codec.h"
+#include "fuzz_common.h"
+
+struct run {
+	int rc;
+	char err[256];
+	struct iomapsim_outcome out;
+	u64 trace_hash, trace_count;
+	u8 *buf;	/* the caller's buffer afterwards (len bytes) */
+};
+
+static struct dio_input cur;
+static struct run runs[3];
+static u8 bufs[3][DIO_MAX_BUF];
+
+static bool have_outcome;
+
+/* The command line, and what the first run gave when there is one. */
+static void describe(FILE *out, void *arg)
+{
+	dio_print_cmdline(arg, out);
+	if (have_outcome) {
+		fputs("\nfirst run: ", out);
+		iomapsim_outcome_print_json(&runs[0].out, out);
+	}
+}
+
+/* Run @in once on a freshly seeded engine, as `iomapsim run` does. */
+static void run_once(const struct dio_input *in, bool no_simple,
+		     struct run *r, u8 *buf)
+{
+	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET,
+				      .seed = in->seed };
+	struct iomapsim_request req = in->req;
+
+	req.no_simple |= no_simple;
+	req.data_out = buf;
+	r->buf = buf;
+	memset(buf, 0x5a, req.len);
+	r->err[0] = '\0';
+	FUZZ_CHECK(!sim_engine_init(&eo), "engine did not start");
+	sim_task_set_cpu(0);
+	sim_trace_reset();
+	r->rc = iomapsim_run(&req, &r->out, r->err, sizeof(r->err));
+	r->trace_hash = sim_trace_hash();
+	r->trace_count = sim_trace_count();
+}
+
+/* ---- the reference model of the file ---------------------------------- */
+
+static bool has_flag(const struct iomapsim_request *r, u16 flag)
+{
+	for (unsigned int i = 0; i < r->nr_map; i++)
+		if (r->map[i].flags & flag)
+			return true;
+	return false;
+}
+
+/*
+ * The oracles' own byte loops are not the code under test: keep coverage
+ * instrumentation (and its comparison hooks) out of them.
+ */
+#ifdef __clang__
+#define NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define NO_COVERAGE
+#endif
+
+static u8 expect[DIO_MAX_BUF];
+
+/*
+ * What reads of file range [pos, pos + len) must return, into expect[]:
+ * the pattern where data lives (mapped, delalloc and inline extents, or
+ * every block up to i_size with the default map), zeroes elsewhere.
+ */
+static NO_COVERAGE void file_model(const struct iomapsim_request *r)
+{
+	loff_t pos = r->pos, end = r->pos + (loff_t)r->len;
+
+	memset(expect, 0, r->len);
+	if (!r->nr_map) {
+		loff_t data_end = ALIGN((u64)r->size, (u64)r->fs_block);
+
+		if (pos < data_end)
+			testfs_pattern_fill(expect, pos,
+					    min(end, data_end) - pos);
+		return;
+	}
+	for (unsigned int i = 0; i < r->nr_map; i++) {
+		const struct testfs_extent *e = &r->map[i];
+		loff_t s = max(pos, e->off);
+		loff_t t = min(end, e->off + (loff_t)e->len);
+
+		if (s >= t || (e->type != IOMAP_MAPPED &&
+			       e->type != IOMAP_DELALLOC &&
+			       e->type != IOMAP_INLINE))
+			continue;
+		testfs_pattern_fill(expect + (s - pos), s, t - s);
+	}
+}
+
+/* First byte of buf[from..to) that is neither untouched nor file data. */
+static NO_COVERAGE size_t stray_byte(const u8 *buf, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (buf[i] != 0xee && buf[i] != expect[i])
+			return i;
+	return to;
+}
+
+/* First byte of a write's source buffer that is not what was written. */
+static NO_COVERAGE size_t changed_source(const struct iomapsim_request *r,
+					 const u8 *buf)
+{
+	for (size_t i = 0; i < r->len; i++)
+		if (buf[i] != iomapsim_write_pattern(r->pos + i))
+			return i;
+	return r->len;
+}
+
+static size_t first_diff(const u8 *a, const u8 *b, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* S-01..S-07 (and the sim switches): may the simple path take it? */
+static bool simple_eligible(const struct iomapsim_request *r)
+{
+	if (r->dops || r->done_before || r->write || !r->len)
+		return false;
+	if (r->len > r->fs_block)	/* s_blocksize */
+		return false;
+	if (r->dio_flags & (IOMAP_DIO_FORCE_WAIT | IOMAP_DIO_PARTIAL |
+			    IOMAP_DIO_BOUNCE))
+		return false;
+	if (r->pos + (loff_t)r->len > r->size || r->encrypted)
+		return false;
+	if (r->no_simple || r->no_simple_mount)
+		return false;
+	/* N-13: iomap_dio_rw_begin() offers only NO_IOMAP_END requests */
+	if (r->mode == TESTFS_MODE_BEGIN &&
+	    !(r->dio_flags & IOMAP_DIO_NO_IOMAP_END))
+		return false;
+	return true;
+}
+
+/*
+ * Fault plans count events (the Nth allocation, pin, ->iomap_begin call),
+ * and the two paths make different numbers of them, so such a plan means
+ * different things to each: those inputs are not compared.  A bio error
+ * is fine (one bio either way), and so is an ->iomap_begin error on the
+ * first call unless it asks for a fallback itself (-ENOTBLK, S-12).
+ */
+static bool differential_fair(const struct iomapsim_request *r)
+{
+	if (r->alloc_fail_nth || r->short_pin_nth)
+		return false;
+	if (r->begin_error &&
+	    (r->begin_error_nth > 1 || r->begin_error == -ENOTBLK))
+		return false;
+	return true;
+}
+
+/*
+ * Known issues: inputs that hit a reported problem outside the code under
+ * test are skipped (counted, see the README), so that the campaign finds
+ * new bugs instead of the same one.  Each names its reproducer; delete the
+ * entry once it is fixed and the reproducer is under regressions/.
+ *
+ * K2: an async HIPRI request that must wait in the submitter (FORCE_WAIT,
+ * G-44/G-43 forcing the wait) polls its first bio (G-37) and then sleeps;
+ * in the kernel another context (io_uring's poller) reaps polled bios,
+ * while the runner's single issuer is the sleeper itself, so the
+ * deterministic engine reports a deadlock.  Reported: either the engine
+ * reaps polled bios when only a waiter is left, or iomap stops polling a
+ * waited-for dio.  Reproducer: fuzz/known/dio/k2-hipri-force-wait.
+ */
+/*
+ * K4: IOMAP_DIO_BOUNCE with a sub-block write: the zeroing bio (G-30,
+ * G-38, backed by the shared zero page) ends in the generic end_io, which
+ * unbounces every bio of a BOUNCE dio and so frees the zero page as if it
+ * were a bounce buffer: kernel BUG "kfree(): free of memory not from the
+ * allocator" in bio_iov_iter_unbounce().  Upstream's end_io has the same
+ * shape, so this may be a real iomap bug.  Reproducer: fuzz/known/dio/
+ * k4-bounce-zeroing-bio; minimal: iomapsim run --size 4096 --map
+ * mapped:0:4096 --op write --pos 4096 --len 512 --dio-flags BOUNCE
+ */
+static const char *known_issue(const struct iomapsim_request *r)
+{
+	loff_t fsb = r->fs_block;
+
+	if (r->write && (r->dio_flags & IOMAP_DIO_BOUNCE) &&
+	    (r->pos % fsb || (r->pos + (loff_t)r->len) % fsb))
+		return "K4 bounced dio with a zeroing bio";
+	if (r->async && (r->ki_flags & IOCB_HIPRI) &&
+	    ((r->dio_flags & (IOMAP_DIO_FORCE_WAIT | IOMAP_DIO_PARTIAL)) ||
+	     r->begin_error == -ENOTBLK))
+		return "K2 polled bio with a sleeping submitter";
+	return NULL;
+}
+
+static unsigned long nr_known;
+
+/* A deadlock aborts the process: say what the input was first. */
+static void deadlock_hook(void)
+{
+	fuzz_fail(__FILE__, __LINE__, "deadlock: %s", sim_report_last());
+}
+
+/* ---- the oracles ------------------------------------------------------- */
+
+/*
+ * A bounced read into user pages releases them in bio completion context,
+ * which may sleep: the kernel leaves it to the file system to complete
+ * such requests in process context (tests/iomap_generic.c,
+ * test_bounce_read_user_needs_offload).  testfs does not, so for exactly
+ * these inputs the kernel would hit the sleeping-lock report too.
+ */
+static bool violation_expected(const struct iomapsim_request *r)
+{
+	return !r->write && (r->dio_flags & IOMAP_DIO_BOUNCE) &&
+	       (r->iter == IOMAPSIM_ITER_UBUF ||
+		r->iter == IOMAPSIM_ITER_IOVEC);
+}
+
+/*
+ * Known gaps in the runner's write check (sim/testfs), reported: the
+ * device legitimately differs from testfs's model, so its "mismatch" is
+ * not a finding for these writes (every other oracle still applies).
+ *
+ * K1: a write that extends i_size and ends inside a block gets the rest
+ *     of that block zeroed on the device (G-38), past the new EOF, where
+ *     the model still has the old contents; the runner compares whole
+ *     blocks.  Reproducer: fuzz/known/dio/k1-runner-eof-tail-write.
+ * K3: a sub-block write into a mapped extent the map flags "new" gets the
+ *     rest of the block zeroed (G-25, G-30, G-38: new blocks must not
+ *     show old contents), while testfs's model keeps the pattern it put
+ *     in every mapped extent.  Reproducer: fuzz/known/dio/k3-runner-new-
+ *     block-zeroing.
+ */
+static const char *runner_model_gap(const struct iomapsim_request *r,
+				    const struct iomapsim_outcome *o)
+{
+	loff_t done = o->ret > 0 ? o->ret - (long)r->done_before : 0;
+	loff_t end = r->pos + done, fsb = r->fs_block;
+
+	if (!r->write)
+		return NULL;
+	if (end > r->size && end % fsb)
+		return "K1";
+	for (unsigned int i = 0; i < r->nr_map; i++) {
+		const struct testfs_extent *e = &r->map[i];
+
+		if (e->type == IOMAP_MAPPED && (e->flags & IOMAP_F_NEW) &&
+		    e->off < ALIGN(r->pos + (loff_t)r->len, fsb) &&
+		    e->off + (loff_t)e->len > ALIGN_DOWN(r->pos, fsb) &&
+		    (r->pos % fsb || (r->pos + (loff_t)r->len) % fsb))
+			return "K3";
+	}
+	return NULL;
+}
+
+static void check_outcome(const struct dio_input *in, const struct run *run)
+{
+	const struct iomapsim_request *r = &in->req;
+	const struct iomapsim_outcome *o = &run->out;
+	long ret = o->ret, db = r->done_before;
+	size_t consumed = r->len - min(o->iter_count, r->len);
+	long moved = ret > 0 ? ret - db : 0; /* bytes this call did */
+
+	/* 2, 3: accounting, contexts, warnings */
+	FUZZ_CHECK(o->leaks == 0, "%ld object(s)/pin(s)/bio(s) leaked",
+		   o->leaks);
+	FUZZ_CHECK(o->i_dio_count == 0, "i_dio_count %d after the request",
+		   o->i_dio_count);
+	FUZZ_CHECK(o->context_violations == 0 || violation_expected(r),
+		   "context violation: %s", sim_report_last());
+	FUZZ_CHECK(o->deadlocks == 0, "deadlock: %s", sim_report_last());
+	FUZZ_CHECK(o->warnings == 0 || has_flag(r, IOMAP_F_STALE),
+		   "%ld WARN_ON(s) the kernel would not hit: %s", o->warnings,
+		   sim_report_last());
+	FUZZ_CHECK(o->iter_count <= r->len, "iterator grew to %zu",
+		   o->iter_count);
+
+	/* 5: ki_complete, completion context */
+	FUZZ_CHECK(!o->queued || r->async, "-EIOCBQUEUED for a sync kiocb");
+	FUZZ_CHECK(o->ki_complete_calls == (o->queued ? 1 : 0),
+		   "ki_complete called %d time(s), request %s",
+		   o->ki_complete_calls, o->queued ? "queued" : "not queued");
+	FUZZ_CHECK(o->completions <= 1, "completion ran %d times",
+		   o->completions);
+	if (o->queued) {
+		FUZZ_CHECK(o->ki_pos_at_complete == o->ki_pos,
+			   "ki_pos moved after ki_complete: %lld -> %lld",
+			   (long long)o->ki_pos_at_complete,
+			   (long long)o->ki_pos);
+		FUZZ_CHECK(ret >= 0 || o->completion == IOMAP_DIO_COMP_WORKQUEUE,
+			   "error completion (%ld) ran in %s, not the "
+			   "workqueue (G-51, S-28)", ret,
+			   iomap_dio_comp_ctx_name(o->completion) ?: "none");
+		FUZZ_CHECK(ret < 0 || r->write ||
+				   o->completion == IOMAP_DIO_COMP_END_IO,
+			   "read completion ran in %s, not bio completion "
+			   "context (G-51, S-27)",
+			   iomap_dio_comp_ctx_name(o->completion) ?: "none");
+		FUZZ_CHECK(!r->write || r->pos + (loff_t)r->len <= r->size ||
+				   o->completion == IOMAP_DIO_COMP_WORKQUEUE,
+			   "size-extending write completed in %s (G-14)",
+			   iomap_dio_comp_ctx_name(o->completion) ?: "none");
+	}
+
+	/* 5: return value, ki_pos, iterator */
+	FUZZ_CHECK(ret != -EIOCBQUEUED && ret >= -4095,
+		   "final result %ld", ret);
+	FUZZ_CHECK(ret <= (long)(r->len + db), "returned %ld for %zu bytes",
+		   ret, r->len);
+	FUZZ_CHECK(ret <= 0 || ret > db,
+		   "done_before %ld added to a non-positive result (G-57)",
+		   db);
+	FUZZ_CHECK(o->ki_pos == r->pos + moved,
+		   "ki_pos %lld, expected %lld for result %ld (G-55, G-56)",
+		   (long long)o->ki_pos, (long long)(r->pos + moved), ret);
+	FUZZ_CHECK(ret < 0 || consumed == (size_t)moved,
+		   "iterator consumed %zu bytes for result %ld", consumed,
+		   ret);
+	if (!r->len)
+		FUZZ_CHECK(ret == 0, "empty request returned %ld (G-02)", ret);
+	if (!r->write) {
+		/* only the dio allocation (G-03) comes before G-07 */
+		FUZZ_CHECK(r->pos < r->size || ret == 0 ||
+				   (ret == -ENOMEM && r->alloc_fail_nth),
+			   "read at or past EOF returned %ld (G-07)", ret);
+		FUZZ_CHECK(r->pos + moved <= max(r->size, r->pos),
+			   "read returned %ld bytes past EOF %lld (G-55)",
+			   moved, (long long)r->size);
+	}
+	if (o->simple) {
+		FUZZ_CHECK(simple_eligible(r),
+			   "simple path took an ineligible request "
+			   "(S-01..S-07)");
+		FUZZ_CHECK(ret < 0 || ret == (long)r->len,
+			   "simple path returned %ld of %zu (S-31)", ret,
+			   r->len);
+	}
+
+	/* 4: data */
+	FUZZ_CHECK(o->data != IOMAPSIM_DATA_MISMATCH ||
+			   runner_model_gap(r, o),
+		   "the runner's data check failed (%s)",
+		   r->write ? "device contents" : "read data");
+	if (r->write) {
+		size_t i = changed_source(r, run->buf);
+
+		FUZZ_CHECK(i == r->len,
+			   "write changed its source buffer at byte %zu", i);
+		return;
+	}
+	file_model(r);
+	if (memcmp(run->buf, expect, moved)) {
+		size_t i = first_diff(run->buf, expect, moved);
+
+		fuzz_fail(__FILE__, __LINE__,
+			  "read byte %zu (file offset %lld) is %#x, the file "
+			  "holds %#x", i, (long long)(r->pos + i), run->buf[i],
+			  expect[i]);
+	}
+	{
+		size_t i = stray_byte(run->buf, moved, r->len);
+
+		FUZZ_CHECK(i == r->len,
+			   "read wrote %#x at buffer byte %zu past its result "
+			   "%ld: neither untouched nor file data (%#x)",
+			   i < r->len ? run->buf[i] : 0, i, ret,
+			   i < r->len ? expect[i] : 0);
+	}
+}
+
+/* The parts of two outcomes that must be identical for the same input. */
+static void check_same(const struct run *a, const struct run *b,
+		       const struct iomapsim_request *r, bool full,
+		       const char *what)
+{
+	const struct iomapsim_outcome *x = &a->out, *y = &b->out;
+
+	FUZZ_CHECK(a->rc == b->rc, "%s: setup %d vs %d", what, a->rc, b->rc);
+	FUZZ_CHECK(x->ret == y->ret, "%s: result %ld vs %ld", what, x->ret,
+		   y->ret);
+	FUZZ_CHECK(x->ki_pos == y->ki_pos, "%s: ki_pos %lld vs %lld", what,
+		   (long long)x->ki_pos, (long long)y->ki_pos);
+	FUZZ_CHECK(x->iter_count == y->iter_count,
+		   "%s: iterator count %zu vs %zu", what, x->iter_count,
+		   y->iter_count);
+	FUZZ_CHECK(!memcmp(a->buf, b->buf, r->len), "%s: buffers differ",
+		   what);
+	if (!full)
+		return;
+	FUZZ_CHECK(x->queued == y->queued && x->simple == y->simple &&
+			   x->fallback == y->fallback && x->bios == y->bios &&
+			   x->cache_hits == y->cache_hits &&
+			   x->punted == y->punted &&
+			   x->ki_complete_calls == y->ki_complete_calls &&
+			   x->completion == y->completion &&
+			   x->data == y->data && x->warnings == y->warnings &&
+			   x->begin_calls == y->begin_calls &&
+			   x->end_calls == y->end_calls &&
+			   x->i_size == y->i_size &&
+			   x->ki_flags_after == y->ki_flags_after,
+		   "%s: outcomes differ", what);
+	FUZZ_CHECK(a->trace_count == b->trace_count &&
+			   a->trace_hash == b->trace_hash,
+		   "%s: traces differ (%llu records %#llx vs %llu %#llx)",
+		   what, (unsigned long long)a->trace_count,
+		   (unsigned long long)a->trace_hash,
+		   (unsigned long long)b->trace_count,
+		   (unsigned long long)b->trace_hash);
+}
+
+/*
+ * The codec must round-trip whatever it decoded, or the seed corpus
+ * (built by encoding the unit tests' requests) would not mean what the
+ * tests meant.
+ */
+static void check_codec(const struct dio_input *in)
+{
+	static u8 enc[DIO_MAX_INPUT];
+	static struct dio_input back;
+	const struct iomapsim_request *a = &in->req, *b = &back.req;
+	char why[128];
+	size_t n;
+
+	FUZZ_CHECK(!dio_encode(a, in->seed, enc, &n, why, sizeof(why)),
+		   "codec: a decoded request does not encode: %s", why);
+	dio_decode(enc, n, &back);
+	FUZZ_CHECK(a->fs_block == b->fs_block && a->lbs == b->lbs &&
+			   a->size == b->size && a->pos == b->pos &&
+			   a->len == b->len && a->iter == b->iter &&
+			   (a->iter != IOMAPSIM_ITER_IOVEC ||
+			    a->iovec_segs == b->iovec_segs) &&
+			   a->buf_offset == b->buf_offset &&
+			   a->ki_flags == b->ki_flags &&
+			   a->dio_flags == b->dio_flags &&
+			   a->done_before == b->done_before &&
+			   a->write == b->write && a->async == b->async &&
+			   a->no_simple == b->no_simple &&
+			   a->no_simple_mount == b->no_simple_mount &&
+			   a->encrypted == b->encrypted &&
+			   a->write_cache == b->write_cache &&
+			   a->fua == b->fua && a->dops == b->dops &&
+			   a->mode == b->mode && a->complete == b->complete &&
+			   in->seed == back.seed && a->nr_map == b->nr_map &&
+			   !memcmp(a->map, b->map,
+				   a->nr_map * sizeof(a->map[0])) &&
+			   a->nr_bio_faults == b->nr_bio_faults &&
+			   a->alloc_fail_nth == b->alloc_fail_nth &&
+			   a->short_pin_nth == b->short_pin_nth &&
+			   a->short_pin_bytes == b->short_pin_bytes &&
+			   a->begin_error == b->begin_error &&
+			   (!a->begin_error ||
+			    a->begin_error_nth == b->begin_error_nth),
+		   "codec: decode(encode(request)) differs");
+	for (unsigned int i = 0; i < a->nr_bio_faults; i++)
+		FUZZ_CHECK(!strcmp(a->bio_faults[i], b->bio_faults[i]),
+			   "codec: fault %s became %s", a->bio_faults[i],
+			   b->bio_faults[i]);
+}
+
+static void report_known(void)
+{
+	if (nr_known)
+		fprintf(stderr, "fuzz_dio: %lu input(s) skipped as known "
+			"issues (see known_issue())\n", nr_known);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	atexit(report_known);
+	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET, .seed = 1 };
+
+	/* counted, not printed: an oracle failure prints what matters */
+	sim_report_quiet(true);
+	sim_engine_init(&eo);
+	sim_engine_set_deadlock_hook(deadlock_hook);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct dio_input *in = &cur;
+	long warnings;
+
+	have_outcome = false;
+	dio_decode(data, size, in);
+	fuzz_set_describer(describe, in);
+	check_codec(in);
+	if (known_issue(&in->req)) {
+		nr_known++;
+		fuzz_set_describer(NULL, NULL);
+		return 0;
+	}
+	fuzz_accounting_begin();
+
+	run_once(in, false, &runs[0], bufs[0]);
+	if (!runs[0].rc) {
+		have_outcome = true;
+		check_outcome(in, &runs[0]);
+
+		/* 7: determinism */
+		run_once(in, false, &runs[1], bufs[1]);
+		check_same(&runs[0], &runs[1], &in->req, true,
+			   "same input twice");
+
+		/* 6: differential */
+		if (simple_eligible(&in->req) &&
+		    differential_fair(&in->req)) {
+			run_once(in, true, &runs[2], bufs[2]);
+			FUZZ_CHECK(!runs[2].rc, "generic rerun refused: %s",
+				   runs[2].err);
+			check_outcome(in, &runs[2]);
+			check_same(&runs[0], &runs[2], &in->req, false,
+				   "simple path vs generic path");
+		}
+	}
+	warnings = has_flag(&in->req, IOMAP_F_STALE) ? sim_warnings() : 0;
+	fuzz_accounting_check(warnings,
+			      violation_expected(&in->req) ? -1 : 0, NULL);
+	fuzz_set_describer(NULL, NULL);
+	return 0;
+}
+
+/* For the replay driver: the command line, and the outcome as JSON. */
+void fuzz_describe_input(const u8 *data, size_t size, FILE *out)
+{
+	static struct dio_input in;
+
+	dio_decode(data, size, &in);
+	dio_print_cmdline(&in, out);
+}
+
+void fuzz_json_input(const u8 *data, size_t size, FILE *out)
+{
+	static struct dio_input in;
+
+	dio_decode(data, size, &in);
+	run_once(&in, false, &runs[0], bufs[0]);
+	if (runs[0].rc)
+		fprintf(out, "refused: %s\n", runs[0].err);
+	else
+		iomapsim_outcome_print_json(&runs[0].out, out);
+}

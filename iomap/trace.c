@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The iomap tracepoints (trace.h) and what they feed: the trace ring, the
+ * iomap counters and the per-request observer (<sim/iomap.h>).
+ *
+ * Submission-side facts (was the simple path tried, why did it give up)
+ * are kept per task, since iomap_dio_rw() and everything it calls before
+ * returning run in the calling task; completion-side facts go to the
+ * installed observer from whatever context completes the request.
+ */
+#include <string.h>
+#include <linux/bio.h>
+#include <linux/fs.h>
+#include <linux/iomap.h>
+#include <linux/sched.h>
+#include <sim/iomap.h>
+#include <sim/stats.h>
+#include <sim/trace.h>
+#include "trace.h"
+
+DEFINE_SIM_STAT(stat_simple_hits, "iomap_simple_hits");
+DEFINE_SIM_STAT(stat_generic, "iomap_dio_generic");
+DEFINE_SIM_STAT(stat_queued, "iomap_dio_queued");
+DEFINE_SIM_STAT(stat_punted, "iomap_dio_punted");
+DEFINE_SIM_STAT(stat_inline_comp, "iomap_dio_inline_comp");
+DEFINE_SIM_STAT(stat_submitter_comp, "iomap_dio_submitter_comp");
+DEFINE_SIM_STAT(stat_fb_disabled, "iomap_simple_fallback_disabled");
+DEFINE_SIM_STAT(stat_fb_dops, "iomap_simple_fallback_dops");
+DEFINE_SIM_STAT(stat_fb_done_before, "iomap_simple_fallback_done_before");
+DEFINE_SIM_STAT(stat_fb_write, "iomap_simple_fallback_write");
+DEFINE_SIM_STAT(stat_fb_empty, "iomap_simple_fallback_empty");
+DEFINE_SIM_STAT(stat_fb_too_large, "iomap_simple_fallback_too_large");
+DEFINE_SIM_STAT(stat_fb_dio_flags, "iomap_simple_fallback_dio_flags");
+DEFINE_SIM_STAT(stat_fb_beyond_eof, "iomap_simple_fallback_beyond_eof");
+DEFINE_SIM_STAT(stat_fb_encrypted, "iomap_simple_fallback_encrypted");
+DEFINE_SIM_STAT(stat_fb_not_mapped, "iomap_simple_fallback_not_mapped");
+DEFINE_SIM_STAT(stat_fb_extent_short, "iomap_simple_fallback_extent_short");
+DEFINE_SIM_STAT(stat_fb_integrity, "iomap_simple_fallback_integrity");
+DEFINE_SIM_STAT(stat_fb_short_pin, "iomap_simple_fallback_short_pin");
+
+static struct sim_stat *const fallback_stat[IOMAP_SIMPLE_NR_REASONS] = {
+	[IOMAP_SIMPLE_DISABLED] = &stat_fb_disabled,
+	[IOMAP_SIMPLE_DOPS] = &stat_fb_dops,
+	[IOMAP_SIMPLE_DONE_BEFORE] = &stat_fb_done_before,
+	[IOMAP_SIMPLE_WRITE] = &stat_fb_write,
+	[IOMAP_SIMPLE_EMPTY] = &stat_fb_empty,
+	[IOMAP_SIMPLE_TOO_LARGE] = &stat_fb_too_large,
+	[IOMAP_SIMPLE_DIO_FLAGS] = &stat_fb_dio_flags,
+	[IOMAP_SIMPLE_BEYOND_EOF] = &stat_fb_beyond_eof,
+	[IOMAP_SIMPLE_ENCRYPTED] = &stat_fb_encrypted,
+	[IOMAP_SIMPLE_NOT_MAPPED] = &stat_fb_not_mapped,
+	[IOMAP_SIMPLE_EXTENT_SHORT] = &stat_fb_extent_short,
+	[IOMAP_SIMPLE_INTEGRITY] = &stat_fb_integrity,
+	[IOMAP_SIMPLE_SHORT_PIN] = &stat_fb_short_pin,
+};
+
+static const char *const reason_names[IOMAP_SIMPLE_NR_REASONS] = {
+	[IOMAP_SIMPLE_OK] = NULL,
+	[IOMAP_SIMPLE_DISABLED] = "disabled",
+	[IOMAP_SIMPLE_DOPS] = "dops",
+	[IOMAP_SIMPLE_DONE_BEFORE] = "done_before",
+	[IOMAP_SIMPLE_WRITE] = "write",
+	[IOMAP_SIMPLE_EMPTY] = "empty",
+	[IOMAP_SIMPLE_TOO_LARGE] = "too_large",
+	[IOMAP_SIMPLE_DIO_FLAGS] = "dio_flags",
+	[IOMAP_SIMPLE_BEYOND_EOF] = "beyond_eof",
+	[IOMAP_SIMPLE_ENCRYPTED] = "encrypted",
+	[IOMAP_SIMPLE_NOT_MAPPED] = "not_mapped",
+	[IOMAP_SIMPLE_EXTENT_SHORT] = "extent_short",
+	[IOMAP_SIMPLE_INTEGRITY] = "integrity",
+	[IOMAP_SIMPLE_SHORT_PIN] = "short_pin",
+};
+
+const char *iomap_simple_reason_name(enum iomap_simple_reason r)
+{
+	if ((unsigned int)r >= IOMAP_SIMPLE_NR_REASONS)
+		return "?";
+	return reason_names[r];
+}
+
+const char *iomap_dio_comp_ctx_name(enum iomap_dio_comp_ctx c)
+{
+	switch (c) {
+	case IOMAP_DIO_COMP_SUBMITTER:
+		return "submitter";
+	case IOMAP_DIO_COMP_END_IO:
+		return "end_io";
+	case IOMAP_DIO_COMP_WORKQUEUE:
+		return "workqueue";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * The simple path's pool is set up on first use; when the test harness is
+ * linked in, every test's teardown takes it down again so that it does
+ * not count as that test's leak (the block layer does the same for its
+ * per-CPU caches).
+ */
+extern void sim_test_add_teardown_check(void (*fn)(void))
+	__attribute__((weak));
+
+static void __attribute__((constructor)) iomap_sim_register(void)
+{
+	if (sim_test_add_teardown_check)
+		sim_test_add_teardown_check(iomap_dio_exit);
+}
+
+/* ---- the observer ------------------------------------------------------ */
+
+static struct iomap_dio_obs *obs_cur;
+
+static struct iomap_dio_obs *obs_get(void)
+{
+	return __atomic_load_n(&obs_cur, __ATOMIC_ACQUIRE);
+}
+
+void iomap_dio_obs_start(struct iomap_dio_obs *obs)
+{
+	memset(obs, 0, sizeof(*obs));
+	__atomic_store_n(&obs_cur, obs, __ATOMIC_RELEASE);
+}
+
+void iomap_dio_obs_stop(void)
+{
+	__atomic_store_n(&obs_cur, NULL, __ATOMIC_RELEASE);
+}
+
+void iomap_dio_obs_polling(bool on)
+{
+	struct iomap_dio_obs *obs = obs_get();
+
+	if (obs)
+		WRITE_ONCE(obs->polling, on);
+}
+
+/* ---- why the simple path was not taken --------------------------------- */
+
+/*
+ * What the current task's last iomap_dio_rw() learnt about the simple
+ * path, matched to the request by kiocb, position and count so that a
+ * file system calling __iomap_dio_rw() directly is not mistaken for a
+ * fallback.
+ */
+struct simple_attempt {
+	struct kiocb *iocb;
+	loff_t pos;
+	size_t count;
+	bool valid;
+	bool tried;
+	enum iomap_simple_reason reason;
+};
+
+static __thread struct simple_attempt attempt;
+
+static bool simple_disabled(struct inode *inode, unsigned int dio_flags)
+{
+	return (inode->i_sb->s_iflags & SB_I_SIM_NO_SIMPLE_DIO) ||
+	       (dio_flags & IOMAP_DIO_SIM_NO_SIMPLE);
+}
+
+/*
+ * Mirrors iomap_dio_simple_supported() condition by condition, in its
+ * order, splitting its combined tests so that each gets a name.
+ */
+enum iomap_simple_reason iomap_dio_simple_why(struct kiocb *iocb,
+		struct iov_iter *iter, const struct iomap_dio_ops *dops,
+		unsigned int dio_flags, size_t done_before)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	size_t count = iov_iter_count(iter);
+
+	if (simple_disabled(inode, dio_flags))
+		return IOMAP_SIMPLE_DISABLED;
+	if (dops)
+		return IOMAP_SIMPLE_DOPS;
+	if (done_before)
+		return IOMAP_SIMPLE_DONE_BEFORE;
+	if (iov_iter_rw(iter) != READ)
+		return IOMAP_SIMPLE_WRITE;
+	if (!count)
+		return IOMAP_SIMPLE_EMPTY;
+	if (count > inode->i_sb->s_blocksize)
+		return IOMAP_SIMPLE_TOO_LARGE;
+	if (dio_flags & (IOMAP_DIO_FORCE_WAIT | IOMAP_DIO_PARTIAL |
+			 IOMAP_DIO_BOUNCE))
+		return IOMAP_SIMPLE_DIO_FLAGS;
+	/* unsigned, as the kernel's expression is (loff_t + size_t) */
+	if ((u64)(iocb->ki_pos + count) > (u64)i_size_read(inode))
+		return IOMAP_SIMPLE_BEYOND_EOF;
+	if (IS_ENCRYPTED(inode))
+		return IOMAP_SIMPLE_ENCRYPTED;
+	return IOMAP_SIMPLE_OK;
+}
+
+enum iomap_simple_reason iomap_dio_simple_gate_why(const struct iomap *iomap,
+		loff_t pos, size_t count)
+{
+	if (iomap->type != IOMAP_MAPPED)
+		return IOMAP_SIMPLE_NOT_MAPPED;
+	if (iomap->offset + iomap->length < (u64)(pos + count))
+		return IOMAP_SIMPLE_EXTENT_SHORT;
+	if (iomap->flags & IOMAP_F_INTEGRITY)
+		return IOMAP_SIMPLE_INTEGRITY;
+	return IOMAP_SIMPLE_SHORT_PIN;
+}
+
+static void attempt_note(struct kiocb *iocb, struct iov_iter *iter,
+		enum iomap_simple_reason why)
+{
+	struct iomap_dio_obs *obs = obs_get();
+
+	attempt = (struct simple_attempt){
+		.iocb = iocb,
+		.pos = iocb->ki_pos,
+		.count = iov_iter_count(iter),
+		.valid = true,
+		.tried = why == IOMAP_SIMPLE_OK,
+		.reason = why,
+	};
+	if (obs && why == IOMAP_SIMPLE_OK)
+		obs->simple_tried = true;
+}
+
+bool iomap_dio_simple_enabled(struct kiocb *iocb, struct iov_iter *iter,
+		const struct iomap_dio_ops *dops, unsigned int dio_flags,
+		size_t done_before)
+{
+	enum iomap_simple_reason why;
+
+	why = iomap_dio_simple_why(iocb, iter, dops, dio_flags, done_before);
+	/* the kernel's initcall; if the pool cannot be had, no simple path */
+	if (why == IOMAP_SIMPLE_OK && iomap_dio_init())
+		why = IOMAP_SIMPLE_DISABLED;
+	attempt_note(iocb, iter, why);
+	return why != IOMAP_SIMPLE_DISABLED;
+}
+
+void iomap_dio_simple_skipped(struct kiocb *iocb, struct iov_iter *iter,
+		enum iomap_simple_reason why)
+{
+	attempt_note(iocb, iter, why);
+}
+
+void trace_iomap_dio_simple_fallback(const struct iomap_iter *iomi,
+		size_t count)
+{
+	enum iomap_simple_reason why;
+
+	why = iomap_dio_simple_gate_why(&iomi->iomap, iomi->pos, count);
+	if (attempt.valid && attempt.pos == iomi->pos)
+		attempt.reason = why;
+	sim_trace("iomap_dio_simple_fallback", "ino 0x%lx pos 0x%llx count 0x%zx reason %s",
+		  iomi->inode->i_ino, (unsigned long long)iomi->pos, count,
+		  iomap_simple_reason_name(why));
+}
+
+/* ---- the kernel's tracepoints ------------------------------------------ */
+
+void __trace_iomap_map(const char *event, struct inode *inode,
+		const struct iomap *iomap)
+{
+	sim_trace(event, "ino 0x%lx offset 0x%llx length 0x%llx type %u flags 0x%x addr 0x%llx",
+		  inode->i_ino, (unsigned long long)iomap->offset,
+		  (unsigned long long)iomap->length, iomap->type, iomap->flags,
+		  (unsigned long long)iomap->addr);
+}
+
+void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
+		unsigned int dio_flags, size_t done_before, const char *func)
+{
+	struct iomap_dio_obs *obs = obs_get();
+	bool generic = !strcmp(func, "__iomap_dio_rw");
+
+	sim_trace("iomap_dio_rw_begin", "ino 0x%lx size 0x%llx offset 0x%llx length 0x%zx ki_flags 0x%x dio_flags 0x%x done_before 0x%zx path %s",
+		  file_inode(iocb->ki_filp)->i_ino,
+		  (unsigned long long)i_size_read(file_inode(iocb->ki_filp)),
+		  (unsigned long long)iocb->ki_pos, iov_iter_count(iter),
+		  iocb->ki_flags, dio_flags, done_before,
+		  generic ? "generic" : "simple");
+
+	if (!generic) {
+		if (obs)
+			obs->simple_submitting = true;
+		return;
+	}
+
+	sim_stat_inc(&stat_generic);
+	if (attempt.valid && attempt.iocb == iocb &&
+	    attempt.pos == iocb->ki_pos &&
+	    attempt.count == iov_iter_count(iter)) {
+		enum iomap_simple_reason why = attempt.reason;
+
+		/*
+		 * Tried and still here: the mapping gate or the page pinning
+		 * said why, or else ->iomap_begin itself answered -ENOTBLK,
+		 * i.e. refused to map the range for this path.
+		 */
+		if (attempt.tried && why == IOMAP_SIMPLE_OK)
+			why = IOMAP_SIMPLE_NOT_MAPPED;
+		sim_stat_inc(fallback_stat[why]);
+		if (obs)
+			obs->fallback = why;
+	}
+	attempt.valid = false;
+	if (obs)
+		obs->generic = true;
+}
+
+void trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
+		u64 length)
+{
+	struct iomap_dio_obs *obs = obs_get();
+
+	sim_trace("iomap_dio_rw_queued", "ino 0x%lx offset 0x%llx length 0x%llx",
+		  inode->i_ino, (unsigned long long)offset,
+		  (unsigned long long)length);
+	sim_stat_inc(&stat_queued);
+	if (obs)
+		obs->queued = true;
+}
+
+static enum iomap_dio_comp_ctx comp_ctx(const struct iomap_dio_obs *obs)
+{
+	if (in_interrupt() || (obs && READ_ONCE(obs->polling)))
+		return IOMAP_DIO_COMP_END_IO;
+	if (current->flags & PF_WQ_WORKER)
+		return IOMAP_DIO_COMP_WORKQUEUE;
+	return IOMAP_DIO_COMP_SUBMITTER;
+}
+
+void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
+		const char *func)
+{
+	struct iomap_dio_obs *obs = obs_get();
+	enum iomap_dio_comp_ctx ctx = comp_ctx(obs);
+
+	sim_trace("iomap_dio_complete", "ino 0x%lx offset 0x%llx ki_flags 0x%x error %d ret %zd",
+		  file_inode(iocb->ki_filp)->i_ino,
+		  (unsigned long long)iocb->ki_pos, iocb->ki_flags, error, ret);
+
+	if (!strcmp(func, "iomap_dio_simple_complete") && ret >= 0)
+		sim_stat_inc(&stat_simple_hits);
+	switch (ctx) {
+	case IOMAP_DIO_COMP_END_IO:
+		sim_stat_inc(&stat_inline_comp);
+		break;
+	case IOMAP_DIO_COMP_WORKQUEUE:
+		sim_stat_inc(&stat_punted);
+		break;
+	default:
+		sim_stat_inc(&stat_submitter_comp);
+		break;
+	}
+	if (obs) {
+		obs->completion = ctx;
+		obs->completions++;
+		if (ctx == IOMAP_DIO_COMP_WORKQUEUE)
+			obs->punted++;
+		obs->complete_ret = ret;
+		obs->complete_error = error;
+	}
+}
+
+void trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
+		u64 length)
+{
+	sim_trace("iomap_dio_invalidate_fail", "ino 0x%lx offset 0x%llx length 0x%llx",
+		  inode->i_ino, (unsigned long long)offset,
+		  (unsigned long long)length);
+}

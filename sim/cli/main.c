@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The iomapsim command: a dispatcher over subcommands, each in its own
+ * file (run.c, ...).  Errors are one line on stderr; bad usage exits 2.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "cmd-simfs.h"
+
+static const struct iomapsim_cmd cmds[] = {
+	{ "run", "run one direct I/O request, print its outcome as JSON",
+	  cmd_run },
+	{ "mkfs", "make a simfs on an image file or block device", cmd_mkfs },
+	{ "fsck", "check a simfs image", cmd_fsck },
+	{ "mount", "mount a simfs through FUSE", cmd_mount },
+	{ "stats", "print the counters of a live mount", cmd_stats },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: iomapsim COMMAND [OPTIONS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'iomapsim COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fprintf(stderr, "iomapsim: missing command (try 'iomapsim --help')\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "iomapsim: unknown command '%s' (try 'iomapsim --help')\n",
+		argv[1]);
+	return 2;
+}

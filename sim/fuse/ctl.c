@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The control directory /.iomapsim/ of a mount, in the spirit of sysfs
+ * and debugfs: one small text file per knob.
+ *
+ *   stats   counters of this mount (the daemon serves one mount):
+ *           simple-path hits, fallbacks by reason, bios, per-CPU bio
+ *           cache hits, workqueue punts, simfs and device counters.
+ *           Write "reset" (or 0) to zero the counters.
+ *   trace   the most recent trace-ring events.  Write 0/1 to stop/start
+ *           recording, "clear" to empty it.
+ *   simple  1 if direct I/O may take iomap's simple path; write 0 or 1.
+ *   fault   the device's active fault rules ("ID SPEC hits=H"); write a
+ *           spec to add one, "-ID" to remove one, "clear" for all.
+ *
+ * A file's text is made when it is opened (like seq_file's), so a reader
+ * sees one consistent snapshot.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sim/bdev.h>
+#include <sim/stats.h>
+#include <sim/trace.h>
+#include "iomapsim-mount.h"
+#include "sfs-internal.h"
+
+#define TRACE_LINES 2000
+
+static const struct {
+	const char *name;
+	u32 mode;
+} ctl_files[SFS_CTL_NR] = {
+	[SFS_CTL_STATS] = { "stats", S_IFREG | 0644 },
+	[SFS_CTL_TRACE] = { "trace", S_IFREG | 0644 },
+	[SFS_CTL_SIMPLE] = { "simple", S_IFREG | 0644 },
+	[SFS_CTL_FAULT] = { "fault", S_IFREG | 0644 },
+};
+
+void sfs_ctl_attr(uint64_t ino, struct sfs_attr *a)
+{
+	int k = (int)(ino - SFS_CTL_DIR_INO);
+
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->blksize = 4096;
+	if (k == 0) {
+		a->mode = S_IFDIR | 0755;
+		a->nlink = 2;
+	} else {
+		a->mode = ctl_files[k].mode;
+		a->nlink = 1;
+	}
+}
+
+int sfs_ctl_lookup(const char *name, struct sfs_attr *out)
+{
+	for (int k = 1; k < SFS_CTL_NR; k++) {
+		if (!strcmp(name, ctl_files[k].name)) {
+			sfs_ctl_attr(SFS_CTL_DIR_INO + k, out);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int sfs_ctl_readdir(uint64_t off,
+		    int (*fill)(void *arg, const char *name, uint64_t ino,
+				uint32_t mode, uint64_t next_off),
+		    void *arg)
+{
+	if (off < 1 && fill(arg, ".", SFS_CTL_DIR_INO, S_IFDIR, 1))
+		return 0;
+	if (off < 2 && fill(arg, "..", SIMFS_ROOT_INO, S_IFDIR, 2))
+		return 0;
+	for (uint64_t k = 1; k < SFS_CTL_NR; k++)
+		if (off < k + 2 && fill(arg, ctl_files[k].name,
+					SFS_CTL_DIR_INO + k, S_IFREG, k + 2))
+			return 0;
+	return 0;
+}
+
+static void stats_text(struct sfs_mount *m, FILE *f)
+{
+	struct sim_bdev_counters c;
+	struct sim_file_info fi;
+	struct simfs_statfs st;
+
+	simfs_statfs(m->sb, &st);
+	fprintf(f, "# iomapsim mount of %s: generation %llu, block size %u, "
+		"%llu of %llu blocks free\n", m->target,
+		(unsigned long long)m->sbi->generation, st.block_size,
+		(unsigned long long)st.bfree, (unsigned long long)st.blocks);
+	if (sim_bdev_file_info(sim_bdev_fault_lower(m->bdev), &fi))
+		fprintf(f, "# device: %s, O_DIRECT alignment %u/%u bytes, "
+			"queue depth %u\n", fi.is_blockdev ? "block device" :
+			"file", fi.dio_mem_align, fi.dio_offset_align,
+			fi.queue_depth);
+	fprintf(f, "# simple path: %s; parallel direct writes: %s\n",
+		simfs_get_simple(m->sb) ? "on" : "off",
+		READ_ONCE(m->sbi->parallel_dio_write) ? "on" : "off");
+	if (sim_bdev_get_counters(m->bdev, &c))
+		fprintf(f, "device_read_bios %llu\ndevice_write_bios %llu\n"
+			"device_flush_calls %llu\ndevice_fua_bios %llu\n"
+			"device_error_bios %llu\ndevice_max_inflight %llu\n",
+			(unsigned long long)c.read_bios,
+			(unsigned long long)c.write_bios,
+			(unsigned long long)c.flush_calls,
+			(unsigned long long)c.fua_bios,
+			(unsigned long long)c.error_bios,
+			(unsigned long long)c.max_inflight);
+	sim_stats_print(f, false);
+}
+
+int sfs_ctl_open(struct sfs_mount *m, uint64_t ino, struct sfs_fh *h)
+{
+	int k = (int)(ino - SFS_CTL_DIR_INO);
+	FILE *f;
+
+	if (k <= 0 || k >= SFS_CTL_NR)
+		return -EISDIR;
+	h->kind = SFS_FH_CTL;
+	h->ctl = k;
+	f = open_memstream(&h->text, &h->len);
+	if (!f)
+		return -ENOMEM;
+	switch (k) {
+	case SFS_CTL_STATS:
+		stats_text(m, f);
+		break;
+	case SFS_CTL_TRACE:
+		sim_trace_dump(f, TRACE_LINES);
+		break;
+	case SFS_CTL_SIMPLE:
+		fprintf(f, "%d\n", simfs_get_simple(m->sb));
+		break;
+	case SFS_CTL_FAULT: {
+		size_t need = sim_bdev_fault_list(m->bdev, NULL, 0);
+		char *buf = malloc(need + 1);
+
+		if (buf) {
+			sim_bdev_fault_list(m->bdev, buf, need + 1);
+			fputs(buf, f);
+			free(buf);
+		}
+		break;
+	}
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	return 0;
+}
+
+void sfs_ctl_release(struct sfs_fh *h)
+{
+	free(h->text);
+}
+
+/* One command per line; @data is not NUL-terminated. */
+long sfs_ctl_write(struct sfs_mount *m, struct sfs_fh *h, const char *data,
+		   size_t size)
+{
+	char *cmd, *line, *save = NULL;
+	char err[256];
+	long ret = size;
+
+	cmd = malloc(size + 1);
+	if (!cmd)
+		return -ENOMEM;
+	memcpy(cmd, data, size);
+	cmd[size] = 0;
+	for (line = strtok_r(cmd, "\n", &save); line && ret >= 0;
+	     line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line)
+			continue;
+		switch (h->ctl) {
+		case SFS_CTL_STATS:
+			if (!strcmp(line, "reset") || !strcmp(line, "0"))
+				sim_stats_reset();
+			else
+				ret = -EINVAL;
+			break;
+		case SFS_CTL_TRACE:
+			if (!strcmp(line, "0") || !strcmp(line, "1"))
+				sim_trace_enable(line[0] == '1');
+			else if (!strcmp(line, "clear"))
+				sim_trace_reset();
+			else
+				ret = -EINVAL;
+			break;
+		case SFS_CTL_SIMPLE:
+			if (!strcmp(line, "0") || !strcmp(line, "1"))
+				simfs_set_simple(m->sb, line[0] == '1');
+			else
+				ret = -EINVAL;
+			break;
+		case SFS_CTL_FAULT:
+			if (sim_bdev_fault_command(m->bdev, line, err,
+						   sizeof(err)) < 0) {
+				fprintf(stderr, "iomapsim: fault: %s\n", err);
+				ret = -EINVAL;
+			}
+			break;
+		default:
+			ret = -EPERM;
+		}
+	}
+	free(cmd);
+	return ret;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The boundary between the FUSE glue (host side: libfuse, system
+ * headers) and the simulated kernel (sim/fuse/vfs.c: simfs, iomap, the
+ * block layer).  Plain C types only, so both sides can include it: this
+ * is the VFS of the simulator, seen from a FUSE request.
+ *
+ * Every function may be called from any FUSE worker thread; the kernel
+ * side gives each thread a simulated task on first use.  Errors are
+ * negative errnos.
+ */
+#ifndef _SFS_H
+#define _SFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct iomapsim_mount_opts;
+struct sfs_mount;
+
+struct sfs_attr {
+	uint64_t ino;
+	uint32_t mode, nlink, uid, gid;
+	uint64_t size;
+	uint64_t blocks;		/* 512-byte units */
+	uint32_t blksize;
+	int64_t atime_ns, mtime_ns, ctime_ns;
+};
+
+struct sfs_statfs {
+	uint32_t bsize;
+	uint64_t blocks, bfree, bavail, files, ffree;
+	uint32_t namemax;
+};
+
+/* open results */
+#define SFS_FOPEN_DIRECT_IO		(1U << 0)
+#define SFS_FOPEN_PARALLEL_WRITES	(1U << 1)
+
+/* sfs_setattr() valid bits */
+#define SFS_SET_MODE	(1U << 0)
+#define SFS_SET_UID	(1U << 1)
+#define SFS_SET_GID	(1U << 2)
+#define SFS_SET_SIZE	(1U << 3)
+#define SFS_SET_ATIME	(1U << 4)
+#define SFS_SET_MTIME	(1U << 5)
+
+#define SFS_RENAME_NOREPLACE	(1U << 0)
+#define SFS_RENAME_EXCHANGE	(1U << 1)
+
+int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
+		   char *err, size_t errlen);
+/* Wait for I/O in flight, unmount (a clean commit), tear everything down. */
+int sfs_mount_close(struct sfs_mount *m);
+/* Commit if anything changed (the periodic commit). */
+int sfs_sync(struct sfs_mount *m);
+/* Validate a fault spec without a device. */
+int sfs_fault_check(const char *spec, char *err, size_t errlen);
+/* Requests whose completion has not run yet. */
+long sfs_inflight(struct sfs_mount *m);
+/* Tell the kernel side a FUSE reply could not be sent. */
+void sfs_note_reply_error(struct sfs_mount *m);
+
+int sfs_lookup(struct sfs_mount *m, uint64_t parent, const char *name,
+	       struct sfs_attr *out);
+void sfs_forget(struct sfs_mount *m, uint64_t ino, uint64_t nlookup);
+int sfs_getattr(struct sfs_mount *m, uint64_t ino, struct sfs_attr *out);
+int sfs_setattr(struct sfs_mount *m, uint64_t ino, unsigned int valid,
+		const struct sfs_attr *in, struct sfs_attr *out);
+/* Regular files and directories; takes a lookup reference on success. */
+int sfs_mknod(struct sfs_mount *m, uint64_t parent, const char *name,
+	      uint32_t mode, uint32_t uid, uint32_t gid, struct sfs_attr *out);
+int sfs_unlink(struct sfs_mount *m, uint64_t parent, const char *name);
+int sfs_rmdir(struct sfs_mount *m, uint64_t parent, const char *name);
+int sfs_rename(struct sfs_mount *m, uint64_t parent, const char *name,
+	       uint64_t newparent, const char *newname, unsigned int flags);
+
+int sfs_open(struct sfs_mount *m, uint64_t ino, int flags, uint64_t *fh,
+	     unsigned int *fopen_flags);
+int sfs_release(struct sfs_mount *m, uint64_t fh);
+
+/*
+ * Reads and writes end with exactly one call of @done, possibly before
+ * sfs_read()/sfs_write() return, possibly later from a completion
+ * thread.  @res is bytes or a negative errno; for reads @buf holds the
+ * data and is freed when @done returns.
+ */
+typedef void (*sfs_io_done_t)(void *arg, long res, const void *buf);
+void sfs_read(struct sfs_mount *m, uint64_t fh, size_t size, uint64_t off,
+	      sfs_io_done_t done, void *arg);
+void sfs_write(struct sfs_mount *m, uint64_t fh, const void *data,
+	       size_t size, uint64_t off, sfs_io_done_t done, void *arg);
+int sfs_fsync(struct sfs_mount *m, uint64_t fh, int datasync);
+int sfs_fallocate(struct sfs_mount *m, uint64_t fh, int mode, int64_t off,
+		  int64_t len);
+
+/*
+ * Entries of directory @ino after offset @off ("." is offset 1, ".." 2,
+ * then the entries' cookies); @fill returns non-zero when it is full.
+ */
+int sfs_readdir(struct sfs_mount *m, uint64_t ino, uint64_t off,
+		int (*fill)(void *arg, const char *name, uint64_t ino,
+			    uint32_t mode, uint64_t next_off),
+		void *arg);
+int sfs_statfs(struct sfs_mount *m, struct sfs_statfs *st);
+
+int sfs_setxattr(struct sfs_mount *m, uint64_t ino, const char *name,
+		 const void *value, size_t size, int flags);
+long sfs_getxattr(struct sfs_mount *m, uint64_t ino, const char *name,
+		  void *buf, size_t size);
+long sfs_listxattr(struct sfs_mount *m, uint64_t ino, char *buf, size_t size);
+int sfs_removexattr(struct sfs_mount *m, uint64_t ino, const char *name);
+
+#endif /* _SFS_H */

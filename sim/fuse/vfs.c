@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The simulated kernel's side of the FUSE mount: what the VFS would do
+ * between a system call and simfs.  A FUSE read or write of an O_DIRECT
+ * file becomes an asynchronous kiocb (IOCB_DIRECT, ki_pos = the client's
+ * offset) and a user-backed iov_iter over an aligned buffer, handed to
+ * simfs's read_iter/write_iter; when iomap_dio_rw() queues it, the reply
+ * is sent from ->ki_complete, in whatever context the completion runs
+ * (the device's completion thread, or a dio workqueue worker).
+ *
+ * FUSE delivers write payloads right behind its request headers, so they
+ * are never page aligned; the payload is copied once into an aligned
+ * buffer, which the O_DIRECT backend can use as it is.  The client's
+ * offset and length reach iomap's alignment checks unchanged.
+ *
+ * The buffers and per-request state are the "user's" (malloc), not
+ * kernel objects: they stay out of the simulated allocator's accounting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bio.h>
+#include <linux/sched.h>
+#include <linux/uio.h>
+#include <linux/wait.h>
+#include <sim/bdev.h>
+#include <sim/engine.h>
+#include <sim/stats.h>
+#include <sim/trace.h>
+#include "iomapsim-mount.h"
+#include "sfs-internal.h"
+
+DEFINE_SIM_STAT(stat_fuse_read, "fuse_read");
+DEFINE_SIM_STAT(stat_fuse_write, "fuse_write");
+DEFINE_SIM_STAT(stat_fuse_queued, "fuse_io_queued");
+DEFINE_SIM_STAT(stat_fuse_async_reply, "fuse_reply_from_completion");
+DEFINE_SIM_STAT(stat_fuse_bounce, "fuse_write_bounce_copy");
+DEFINE_SIM_STAT(stat_fuse_reply_error, "fuse_reply_failed");
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+static __thread bool sfs_attached;
+
+void sfs_thread_enter(void)
+{
+	if (likely(sfs_attached))
+		return;
+	sim_task_attach("fuse", -1);
+	sfs_attached = true;
+}
+
+/* ---- aligned buffers --------------------------------------------------------- */
+
+#define BUF_POOL_SIZE	(128U << 10)
+#define BUF_POOL_MAX	512
+
+static pthread_mutex_t buf_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *buf_pool[BUF_POOL_MAX];
+static unsigned int buf_pool_nr;
+
+static void *buf_get(size_t size)
+{
+	void *p = NULL;
+
+	if (size <= BUF_POOL_SIZE) {
+		pthread_mutex_lock(&buf_lock);
+		if (buf_pool_nr)
+			p = buf_pool[--buf_pool_nr];
+		pthread_mutex_unlock(&buf_lock);
+		if (p)
+			return p;
+		size = BUF_POOL_SIZE;
+	}
+	if (posix_memalign(&p, 4096, size ? size : 1))
+		return NULL;
+	return p;
+}
+
+static void buf_put(void *p, size_t size)
+{
+	if (size <= BUF_POOL_SIZE) {
+		pthread_mutex_lock(&buf_lock);
+		if (buf_pool_nr < BUF_POOL_MAX) {
+			buf_pool[buf_pool_nr++] = p;
+			p = NULL;
+		}
+		pthread_mutex_unlock(&buf_lock);
+	}
+	free(p);
+}
+
+/* ---- mount ------------------------------------------------------------------ */
+
+int sfs_fault_check(const char *spec, char *err, size_t errlen)
+{
+	return sim_bdev_fault_check(spec, err, errlen);
+}
+
+int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
+		   char *err, size_t errlen)
+{
+	struct sim_engine_opts eo = {
+		.kind = SIM_ENGINE_THREADED,
+		.nr_cpus = o->cpus ? o->cpus : 4,
+	};
+	struct sim_file_opts fo = {
+		.read_only = o->read_only,
+		.queue_depth = o->queue_depth,
+	};
+	struct simfs_mount_opts mo = {
+		.read_only = o->read_only,
+		.no_simple = !o->simple,
+		.no_parallel_dio_write = !o->parallel_write,
+	};
+	struct sfs_mount *m;
+	struct super_block *sb;
+	int ret;
+
+	mo.default_dops = simfs_dops_parse(o->dops ? o->dops : "none",
+					   strlen(o->dops ? o->dops : "none"));
+	if (mo.default_dops < 0) {
+		snprintf(err, errlen, "dops=%s: expected none, end_io, "
+			 "submit_io or bio_set", o->dops);
+		return -EINVAL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	snprintf(m->target, sizeof(m->target), "%s", o->target);
+	ret = sim_engine_init(&eo);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the threaded engine: %s",
+			 strerror(-ret));
+		goto fail;
+	}
+	m->engine_started = true;
+	sfs_thread_enter();
+	sim_trace_enable(true);
+
+	m->lower = sim_bdev_file_open(o->target, &fo, err, errlen);
+	if (IS_ERR(m->lower)) {
+		ret = PTR_ERR(m->lower);
+		m->lower = NULL;
+		goto fail;
+	}
+	/* completions run bio_endio on the device's completion thread */
+	blk_sim_set_completion(m->lower, BLK_SIM_COMPLETE_INLINE);
+	m->bdev = sim_bdev_fault_wrap(m->lower, err, errlen);
+	if (IS_ERR(m->bdev)) {
+		ret = PTR_ERR(m->bdev);
+		m->bdev = NULL;
+		goto fail;
+	}
+	m->lower = NULL;	/* the wrapper owns it now */
+	blk_sim_set_completion(m->bdev, BLK_SIM_COMPLETE_INLINE);
+	for (unsigned int i = 0; i < o->nr_faults; i++) {
+		ret = sim_bdev_fault_add(m->bdev, o->faults[i], err, errlen);
+		if (ret < 0)
+			goto fail;
+	}
+	sb = simfs_mount(m->bdev, &mo, err, errlen);
+	if (IS_ERR(sb)) {
+		ret = PTR_ERR(sb);
+		goto fail;
+	}
+	m->sb = sb;
+	m->sbi = SIMFS_SB(sb);
+	*out = m;
+	return 0;
+fail:
+	if (m->bdev)
+		sim_bdev_destroy(m->bdev);
+	if (m->lower)
+		sim_bdev_destroy(m->lower);
+	if (m->engine_started)
+		sim_engine_exit();
+	free(m);
+	return ret < 0 ? ret : -EINVAL;
+}
+
+long sfs_inflight(struct sfs_mount *m)
+{
+	return atomic_long_read(&m->inflight);
+}
+
+int sfs_mount_close(struct sfs_mount *m)
+{
+	int ret;
+
+	sfs_thread_enter();
+	/* replies still owed must go out before the session dies */
+	wait_var_event(&m->inflight, atomic_long_read(&m->inflight) == 0);
+	ret = simfs_unmount(m->sb);
+	iomap_dio_exit();
+	sim_bdev_destroy(m->bdev);
+	sim_engine_exit();
+	free(m);
+	return ret;
+}
+
+int sfs_sync(struct sfs_mount *m)
+{
+	sfs_thread_enter();
+	return simfs_sync_fs(m->sb, 1);
+}
+
+void sfs_note_reply_error(struct sfs_mount *m)
+{
+	atomic_long_inc(&m->reply_errors);
+	sim_stat_inc(&stat_fuse_reply_error);
+}
+
+/* ---- inodes ---------------------------------------------------------------- */
+
+static void to_attr(struct simfs_inode_info *ei, struct sfs_attr *a)
+{
+	struct simfs_attr sa;
+
+	simfs_getattr(ei, &sa);
+	*a = (struct sfs_attr){
+		.ino = sa.ino, .mode = sa.mode, .nlink = sa.nlink,
+		.uid = sa.uid, .gid = sa.gid, .size = sa.size,
+		.blocks = sa.blocks, .blksize = sa.blksize,
+		.atime_ns = sa.atime, .mtime_ns = sa.mtime,
+		.ctime_ns = sa.ctime,
+	};
+}
+
+/* The inode @ino, if it exists (no reference: simfs never frees an
+ * inode the front end still holds a lookup count on). */
+static struct simfs_inode_info *iget(struct sfs_mount *m, uint64_t ino)
+{
+	struct simfs_inode_info *ei;
+
+	mutex_lock(&m->sbi->ns_lock);
+	ei = simfs_iget(m->sbi, ino);
+	mutex_unlock(&m->sbi->ns_lock);
+	return ei;
+}
+
+int sfs_lookup(struct sfs_mount *m, uint64_t parent, const char *name,
+	       struct sfs_attr *out)
+{
+	struct simfs_inode_info *dir, *ei;
+
+	sfs_thread_enter();
+	if (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR)) {
+		sfs_ctl_attr(SFS_CTL_DIR_INO, out);
+		return 0;
+	}
+	if (parent == SFS_CTL_DIR_INO)
+		return sfs_ctl_lookup(name, out);
+	if (sfs_is_ctl(parent))
+		return -ENOTDIR;
+	dir = iget(m, parent);
+	if (!dir)
+		return -ENOENT;
+	ei = simfs_lookup(dir, name, true);
+	if (IS_ERR(ei))
+		return PTR_ERR(ei);
+	to_attr(ei, out);
+	return 0;
+}
+
+void sfs_forget(struct sfs_mount *m, uint64_t ino, uint64_t nlookup)
+{
+	struct simfs_inode_info *ei;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(ino))
+		return;
+	mutex_lock(&m->sbi->ns_lock);
+	ei = simfs_iget(m->sbi, ino);
+	if (ei) {
+		ei->nlookup -= min_t(long, nlookup, ei->nlookup);
+		simfs_inode_maybe_evict(ei);
+	}
+	mutex_unlock(&m->sbi->ns_lock);
+}
+
+int sfs_getattr(struct sfs_mount *m, uint64_t ino, struct sfs_attr *out)
+{
+	struct simfs_inode_info *ei;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(ino)) {
+		sfs_ctl_attr(ino, out);
+		return 0;
+	}
+	ei = iget(m, ino);
+	if (!ei)
+		return -ENOENT;
+	to_attr(ei, out);
+	return 0;
+}
+
+int sfs_setattr(struct sfs_mount *m, uint64_t ino, unsigned int valid,
+		const struct sfs_attr *in, struct sfs_attr *out)
+{
+	struct simfs_attr sa = {
+		.mode = in->mode, .uid = in->uid, .gid = in->gid,
+		.size = in->size, .atime = in->atime_ns, .mtime = in->mtime_ns,
+	};
+	struct simfs_inode_info *ei;
+	unsigned int v = 0;
+	int ret;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(ino)) {
+		/* "echo 1 > simple" truncates first: nothing to do */
+		sfs_ctl_attr(ino, out);
+		return 0;
+	}
+	ei = iget(m, ino);
+	if (!ei)
+		return -ENOENT;
+	if (valid & SFS_SET_MODE)
+		v |= SIMFS_SETATTR_MODE;
+	if (valid & SFS_SET_UID)
+		v |= SIMFS_SETATTR_UID;
+	if (valid & SFS_SET_GID)
+		v |= SIMFS_SETATTR_GID;
+	if (valid & SFS_SET_SIZE)
+		v |= SIMFS_SETATTR_SIZE;
+	if (valid & SFS_SET_ATIME)
+		v |= SIMFS_SETATTR_ATIME;
+	if (valid & SFS_SET_MTIME)
+		v |= SIMFS_SETATTR_MTIME;
+	ret = simfs_setattr(ei, v, &sa);
+	if (ret)
+		return ret;
+	to_attr(ei, out);
+	return 0;
+}
+
+int sfs_mknod(struct sfs_mount *m, uint64_t parent, const char *name,
+	      uint32_t mode, uint32_t uid, uint32_t gid, struct sfs_attr *out)
+{
+	struct simfs_inode_info *dir, *ei;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(parent))
+		return -EPERM;
+	if (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR))
+		return -EEXIST;
+	dir = iget(m, parent);
+	if (!dir)
+		return -ENOENT;
+	ei = simfs_create(dir, name, mode, uid, gid, true);
+	if (IS_ERR(ei))
+		return PTR_ERR(ei);
+	to_attr(ei, out);
+	return 0;
+}
+
+static int remove_name(struct sfs_mount *m, uint64_t parent, const char *name,
+		       bool dir_wanted)
+{
+	struct simfs_inode_info *dir;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(parent) ||
+	    (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR)))
+		return -EPERM;
+	dir = iget(m, parent);
+	if (!dir)
+		return -ENOENT;
+	return dir_wanted ? simfs_rmdir(dir, name) : simfs_unlink(dir, name);
+}
+
+int sfs_unlink(struct sfs_mount *m, uint64_t parent, const char *name)
+{
+	return remove_name(m, parent, name, false);
+}
+
+int sfs_rmdir(struct sfs_mount *m, uint64_t parent, const char *name)
+{
+	return remove_name(m, parent, name, true);
+}
+
+int sfs_rename(struct sfs_mount *m, uint64_t parent, const char *name,
+	       uint64_t newparent, const char *newname, unsigned int flags)
+{
+	struct simfs_inode_info *od, *nd;
+	unsigned int f = 0;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(parent) || sfs_is_ctl(newparent) ||
+	    (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR)) ||
+	    (newparent == SIMFS_ROOT_INO &&
+	     !strcmp(newname, IOMAPSIM_CTL_DIR)))
+		return -EPERM;
+	od = iget(m, parent);
+	nd = iget(m, newparent);
+	if (!od || !nd)
+		return -ENOENT;
+	if (flags & SFS_RENAME_NOREPLACE)
+		f |= SIMFS_RENAME_NOREPLACE;
+	if (flags & SFS_RENAME_EXCHANGE)
+		f |= SIMFS_RENAME_EXCHANGE;
+	return simfs_rename(od, name, nd, newname, f);
+}
+
+/* ---- open files ------------------------------------------------------------- */
+
+int sfs_open(struct sfs_mount *m, uint64_t ino, int flags, uint64_t *fh,
+	     unsigned int *fopen_flags)
+{
+	struct simfs_inode_info *ei;
+	struct sfs_fh *h;
+	struct file *f;
+	int ret;
+
+	sfs_thread_enter();
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	*fopen_flags = 0;
+	if (sfs_is_ctl(ino)) {
+		ret = sfs_ctl_open(m, ino, h);
+		if (ret) {
+			free(h);
+			return ret;
+		}
+		/* generated contents: no page cache, no size */
+		*fopen_flags = SFS_FOPEN_DIRECT_IO;
+		*fh = (uintptr_t)h;
+		return 0;
+	}
+	ei = iget(m, ino);
+	if (!ei) {
+		free(h);
+		return -ENOENT;
+	}
+	f = simfs_file_open(ei, flags);
+	if (IS_ERR(f)) {
+		free(h);
+		return PTR_ERR(f);
+	}
+	h->kind = SFS_FH_FILE;
+	h->file = f;
+	if (flags & O_DIRECT) {
+		*fopen_flags |= SFS_FOPEN_DIRECT_IO;
+		if (f->f_mode & FMODE_DIO_PARALLEL_WRITE)
+			*fopen_flags |= SFS_FOPEN_PARALLEL_WRITES;
+	}
+	*fh = (uintptr_t)h;
+	return 0;
+}
+
+int sfs_release(struct sfs_mount *m, uint64_t fh)
+{
+	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
+
+	sfs_thread_enter();
+	if (h->kind == SFS_FH_CTL)
+		sfs_ctl_release(h);
+	else
+		simfs_file_release(h->file);
+	free(h);
+	return 0;
+}
+
+/* One read or write in flight. */
+struct sfs_io {
+	struct kiocb iocb;
+	struct iov_iter iter;
+	struct sfs_mount *m;
+	void *buf;
+	size_t size;
+	sfs_io_done_t done;
+	void *arg;
+};
+
+static void sfs_io_finish(struct sfs_io *io, long res)
+{
+	struct sfs_mount *m = io->m;
+
+	io->done(io->arg, res, io->buf);
+	buf_put(io->buf, io->size);
+	free(io);
+	if (atomic_long_dec_and_test(&m->inflight))
+		wake_up_var(&m->inflight);
+}
+
+/* ->ki_complete: the reply goes out from the completion's context. */
+static void sfs_ki_complete(struct kiocb *iocb, long res)
+{
+	struct sfs_io *io = container_of(iocb, struct sfs_io, iocb);
+
+	sim_stat_inc(&stat_fuse_async_reply);
+	sfs_io_finish(io, res);
+}
+
+static struct sfs_io *io_alloc(struct sfs_mount *m, struct file *file,
+			       size_t size, uint64_t off, sfs_io_done_t done,
+			       void *arg)
+{
+	struct sfs_io *io = malloc(sizeof(*io));
+
+	if (!io)
+		return NULL;
+	io->buf = buf_get(size);
+	if (!io->buf) {
+		free(io);
+		return NULL;
+	}
+	io->m = m;
+	io->size = size;
+	io->done = done;
+	io->arg = arg;
+	init_sync_kiocb(&io->iocb, file);
+	io->iocb.ki_pos = off;
+	/*
+	 * Direct I/O is asynchronous, as io_uring or AIO submit it: the
+	 * worker thread goes back for the next request, and the reply is
+	 * sent on completion.  Buffered I/O is synchronous.
+	 */
+	if (io->iocb.ki_flags & IOCB_DIRECT)
+		io->iocb.ki_complete = sfs_ki_complete;
+	atomic_long_inc(&m->inflight);
+	return io;
+}
+
+static void io_submitted(struct sfs_io *io, ssize_t ret)
+{
+	if (ret == -EIOCBQUEUED) {
+		sim_stat_inc(&stat_fuse_queued);
+		return;
+	}
+	sfs_io_finish(io, ret);
+}
+
+void sfs_read(struct sfs_mount *m, uint64_t fh, size_t size, uint64_t off,
+	      sfs_io_done_t done, void *arg)
+{
+	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
+	struct sfs_io *io;
+
+	sfs_thread_enter();
+	if (h->kind == SFS_FH_CTL) {
+		if (off >= h->len)
+			done(arg, 0, NULL);
+		else
+			done(arg, min_t(u64, size, h->len - off),
+			     h->text + off);
+		return;
+	}
+	if (off > (uint64_t)LLONG_MAX) {
+		done(arg, -EINVAL, NULL);
+		return;
+	}
+	io = io_alloc(m, h->file, size, off, done, arg);
+	if (!io) {
+		done(arg, -ENOMEM, NULL);
+		return;
+	}
+	sim_stat_inc(&stat_fuse_read);
+	iov_iter_ubuf(&io->iter, ITER_DEST, io->buf, size);
+	io_submitted(io, h->file->f_op->read_iter(&io->iocb, &io->iter));
+}
+
+void sfs_write(struct sfs_mount *m, uint64_t fh, const void *data,
+	       size_t size, uint64_t off, sfs_io_done_t done, void *arg)
+{
+	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
+	struct sfs_io *io;
+
+	sfs_thread_enter();
+	if (h->kind == SFS_FH_CTL) {
+		done(arg, sfs_ctl_write(m, h, data, size), NULL);
+		return;
+	}
+	if (off > (uint64_t)LLONG_MAX) {
+		done(arg, -EINVAL, NULL);
+		return;
+	}
+	io = io_alloc(m, h->file, size, off, done, arg);
+	if (!io) {
+		done(arg, -ENOMEM, NULL);
+		return;
+	}
+	sim_stat_inc(&stat_fuse_write);
+	/* the one copy: FUSE's payload is not aligned, this buffer is */
+	memcpy(io->buf, data, size);
+	sim_stat_inc(&stat_fuse_bounce);
+	iov_iter_ubuf(&io->iter, ITER_SOURCE, io->buf, size);
+	io_submitted(io, h->file->f_op->write_iter(&io->iocb, &io->iter));
+}
+
+int sfs_fsync(struct sfs_mount *m, uint64_t fh, int datasync)
+{
+	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
+
+	sfs_thread_enter();
+	if (h->kind == SFS_FH_CTL)
+		return 0;
+	return h->file->f_op->fsync(h->file, 0, LLONG_MAX, datasync);
+}
+
+int sfs_fallocate(struct sfs_mount *m, uint64_t fh, int mode, int64_t off,
+		  int64_t len)
+{
+	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
+
+	sfs_thread_enter();
+	if (h->kind == SFS_FH_CTL)
+		return -EOPNOTSUPP;
+	return simfs_fallocate(h->file, mode, off, len);
+}
+
+/* ---- directories and the rest --------------------------------------------------- */
+
+struct readdir_ctx {
+	int (*fill)(void *arg, const char *name, uint64_t ino, uint32_t mode,
+		    uint64_t next_off);
+	void *arg;
+	int full;
+};
+
+static int readdir_one(void *arg, const char *name, u16 len, u64 ino,
+		       u32 mode, u64 cookie)
+{
+	struct readdir_ctx *c = arg;
+	char nm[SIMFS_NAME_MAX + 1];
+
+	memcpy(nm, name, len);
+	nm[len] = 0;
+	c->full = c->fill(c->arg, nm, ino, mode, cookie);
+	return c->full;
+}
+
+int sfs_readdir(struct sfs_mount *m, uint64_t ino, uint64_t off,
+		int (*fill)(void *arg, const char *name, uint64_t ino,
+			    uint32_t mode, uint64_t next_off),
+		void *arg)
+{
+	struct readdir_ctx c = { .fill = fill, .arg = arg };
+	struct simfs_inode_info *dir;
+
+	sfs_thread_enter();
+	if (ino == SFS_CTL_DIR_INO)
+		return sfs_ctl_readdir(off, fill, arg);
+	if (sfs_is_ctl(ino))
+		return -ENOTDIR;
+	dir = iget(m, ino);
+	if (!dir)
+		return -ENOENT;
+	if (!S_ISDIR(dir->vfs_inode.i_mode))
+		return -ENOTDIR;
+	if (off < 1 && fill(arg, ".", ino, S_IFDIR, 1))
+		return 0;
+	if (off < 2 && fill(arg, "..", ino == SIMFS_ROOT_INO ? ino :
+			    dir->parent, S_IFDIR, 2))
+		return 0;
+	if (off < 3 && ino == SIMFS_ROOT_INO &&
+	    fill(arg, IOMAPSIM_CTL_DIR, SFS_CTL_DIR_INO, S_IFDIR, 3))
+		return 0;
+	return simfs_readdir(dir, off, readdir_one, &c);
+}
+
+int sfs_statfs(struct sfs_mount *m, struct sfs_statfs *st)
+{
+	struct simfs_statfs s;
+
+	sfs_thread_enter();
+	simfs_statfs(m->sb, &s);
+	*st = (struct sfs_statfs){
+		.bsize = s.block_size, .blocks = s.blocks, .bfree = s.bfree,
+		.bavail = s.bavail, .files = s.files, .ffree = s.ffree,
+		.namemax = s.name_max,
+	};
+	return 0;
+}
+
+int sfs_setxattr(struct sfs_mount *m, uint64_t ino, const char *name,
+		 const void *value, size_t size, int flags)
+{
+	struct simfs_inode_info *ei;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(ino))
+		return -EOPNOTSUPP;
+	ei = iget(m, ino);
+	if (!ei)
+		return -ENOENT;
+	return simfs_setxattr(ei, name, value, size, flags);
+}
+
+long sfs_getxattr(struct sfs_mount *m, uint64_t ino, const char *name,
+		  void *buf, size_t size)
+{
+	struct simfs_inode_info *ei;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(ino))
+		return -ENODATA;
+	ei = iget(m, ino);
+	if (!ei)
+		return -ENOENT;
+	return simfs_getxattr(ei, name, buf, size);
+}
+
+long sfs_listxattr(struct sfs_mount *m, uint64_t ino, char *buf, size_t size)
+{
+	struct simfs_inode_info *ei;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(ino))
+		return 0;
+	ei = iget(m, ino);
+	if (!ei)
+		return -ENOENT;
+	return simfs_listxattr(ei, buf, size);
+}
+
+int sfs_removexattr(struct sfs_mount *m, uint64_t ino, const char *name)
+{
+	struct simfs_inode_info *ei;
+
+	sfs_thread_enter();
+	if (sfs_is_ctl(ino))
+		return -EOPNOTSUPP;
+	ei = iget(m, ino);
+	if (!ei)
+		return -ENOENT;
+	return simfs_removexattr(ei, name);
+}

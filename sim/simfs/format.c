@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * simfs on-disk format: geometry, superblock sealing and checking, the
+ * crc32c both use, and the parser of the metadata copy that mount and fsck
+ * share (see format.h for the layout).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include "format.h"
+
+/* ---- crc32c (Castagnoli, reflected, as the kernel's crc32c()) -------- */
+
+static u32 crc32c_table[256];
+
+static void __attribute__((constructor)) crc32c_init(void)
+{
+	for (u32 i = 0; i < 256; i++) {
+		u32 c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ ((c & 1) ? 0x82f63b78U : 0);
+		crc32c_table[i] = c;
+	}
+}
+
+u32 simfs_crc32c(u32 crc, const void *data, size_t len)
+{
+	const u8 *p = data;
+
+	crc = ~crc;
+	while (len--)
+		crc = crc32c_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+/* ---- geometry --------------------------------------------------------- */
+
+int simfs_geometry(u64 dev_bytes, u32 block_size, struct simfs_geometry *g)
+{
+	u64 meta_bytes;
+
+	memset(g, 0, sizeof(*g));
+	if (!block_size || !is_power_of_2(block_size))
+		return -EINVAL;
+	g->block_size = block_size;
+	g->nr_blocks = dev_bytes / block_size;
+
+	/*
+	 * Each metadata area is a 64th of the device, 64 KiB to 64 MiB: at
+	 * 24 bytes an extent and 88 an inode that is room for thousands of
+	 * files on the smallest image and millions of extents on a big one.
+	 */
+	meta_bytes = clamp(dev_bytes / 64, (u64)64 << 10, (u64)64 << 20);
+	g->meta_blocks = DIV_ROUND_UP(meta_bytes, block_size);
+	g->meta_start = 2;
+	g->data_start = g->meta_start + 2 * g->meta_blocks;
+	if (g->nr_blocks < g->data_start + 16)
+		return -ENOSPC;
+	return 0;
+}
+
+/* ---- superblock ------------------------------------------------------- */
+
+bool simfs_dsb_has_magic(const void *buf)
+{
+	return !memcmp(buf, SIMFS_MAGIC, 8);
+}
+
+void simfs_dsb_seal(struct simfs_dsb *dsb)
+{
+	dsb->s_crc = simfs_cpu_to_le32(simfs_crc32c(0, dsb,
+				offsetof(struct simfs_dsb, s_crc)));
+}
+
+int simfs_dsb_check(const struct simfs_dsb *dsb, char *err, size_t errlen)
+{
+	u32 crc = simfs_crc32c(0, dsb, offsetof(struct simfs_dsb, s_crc));
+	u32 bs = simfs_le32_to_cpu(dsb->s_block_size);
+
+	if (!simfs_dsb_has_magic(dsb)) {
+		snprintf(err, errlen, "no simfs magic");
+		return -EUCLEAN;
+	}
+	if (crc != simfs_le32_to_cpu(dsb->s_crc)) {
+		snprintf(err, errlen, "superblock checksum mismatch "
+			 "(stored %08x, computed %08x)",
+			 simfs_le32_to_cpu(dsb->s_crc), crc);
+		return -EUCLEAN;
+	}
+	if (simfs_le32_to_cpu(dsb->s_version) != SIMFS_VERSION) {
+		snprintf(err, errlen, "unsupported simfs version %u",
+			 simfs_le32_to_cpu(dsb->s_version));
+		return -EUCLEAN;
+	}
+	if (bs < SIMFS_MIN_BLOCK_SIZE || bs > SIMFS_MAX_BLOCK_SIZE ||
+	    !is_power_of_2(bs)) {
+		snprintf(err, errlen, "bad block size %u", bs);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/* ---- metadata copy parser --------------------------------------------- */
+
+struct cursor {
+	const u8 *p;
+	size_t off, len;
+};
+
+static const void *take(struct cursor *c, size_t n)
+{
+	const void *r;
+
+	if (n > c->len - c->off)
+		return NULL;
+	r = c->p + c->off;
+	c->off += n;
+	return r;
+}
+
+static const void *take_padded(struct cursor *c, size_t n)
+{
+	const void *r = take(c, n);
+
+	if (r && take(c, ALIGN(n, 8) - n) == NULL)
+		return NULL;
+	return r;
+}
+
+void simfs_meta_free(struct simfs_meta *m)
+{
+	if (m->recs) {
+		for (u64 i = 0; i < m->nr_inodes; i++) {
+			kfree(m->recs[i].dirents);
+			kfree(m->recs[i].xattrs);
+		}
+		kfree(m->recs);
+	}
+	kfree(m->buf);
+	memset(m, 0, sizeof(*m));
+}
+
+static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
+		     size_t errlen)
+{
+	const struct simfs_dinode *di = take(c, sizeof(*di));
+	size_t at = c->off;
+
+	if (!di)
+		goto trunc;
+	r->ino = simfs_le64_to_cpu(di->i_ino);
+	r->mode = simfs_le32_to_cpu(di->i_mode);
+	r->nlink = simfs_le32_to_cpu(di->i_nlink);
+	r->uid = simfs_le32_to_cpu(di->i_uid);
+	r->gid = simfs_le32_to_cpu(di->i_gid);
+	r->size = simfs_le64_to_cpu(di->i_size);
+	r->atime = (s64)simfs_le64_to_cpu(di->i_atime);
+	r->mtime = (s64)simfs_le64_to_cpu(di->i_mtime);
+	r->ctime = (s64)simfs_le64_to_cpu(di->i_ctime);
+	r->parent = simfs_le64_to_cpu(di->i_parent);
+	r->flags = simfs_le32_to_cpu(di->i_flags);
+	r->nr_extents = simfs_le32_to_cpu(di->i_nr_extents);
+	r->inline_len = simfs_le32_to_cpu(di->i_inline_len);
+	r->nr_dirents = simfs_le32_to_cpu(di->i_nr_dirents);
+	r->nr_xattrs = simfs_le32_to_cpu(di->i_nr_xattrs);
+
+	if (r->nr_extents > (c->len - c->off) / sizeof(struct simfs_dextent))
+		goto trunc;
+	r->extents = take(c, (size_t)r->nr_extents *
+			  sizeof(struct simfs_dextent));
+	if (r->inline_len > SIMFS_INLINE_MAX) {
+		snprintf(err, errlen, "inode %llu: inline length %u > %u",
+			 (unsigned long long)r->ino, r->inline_len,
+			 SIMFS_INLINE_MAX);
+		return -EUCLEAN;
+	}
+	r->inline_data = take_padded(c, r->inline_len);
+	if (!r->inline_data)
+		goto trunc;
+
+	if (r->nr_dirents > (c->len - c->off) / sizeof(struct simfs_ddirent))
+		goto trunc;
+	if (r->nr_dirents) {
+		r->dirents = kcalloc(r->nr_dirents, sizeof(*r->dirents),
+				     GFP_KERNEL);
+		if (!r->dirents)
+			return -ENOMEM;
+	}
+	for (u32 i = 0; i < r->nr_dirents; i++) {
+		const struct simfs_ddirent *dd = take(c, sizeof(*dd));
+		struct simfs_rec_dirent *d = &r->dirents[i];
+
+		if (!dd)
+			goto trunc;
+		d->ino = simfs_le64_to_cpu(dd->d_ino);
+		d->name_len = simfs_le16_to_cpu(dd->d_name_len);
+		if (!d->name_len || d->name_len > SIMFS_NAME_MAX) {
+			snprintf(err, errlen, "inode %llu: entry %u has name "
+				 "length %u", (unsigned long long)r->ino, i,
+				 d->name_len);
+			return -EUCLEAN;
+		}
+		d->name = take_padded(c, d->name_len);
+		if (!d->name)
+			goto trunc;
+	}
+
+	if (r->nr_xattrs > SIMFS_XATTR_PER_INODE) {
+		snprintf(err, errlen, "inode %llu: %u xattrs",
+			 (unsigned long long)r->ino, r->nr_xattrs);
+		return -EUCLEAN;
+	}
+	if (r->nr_xattrs) {
+		r->xattrs = kcalloc(r->nr_xattrs, sizeof(*r->xattrs),
+				    GFP_KERNEL);
+		if (!r->xattrs)
+			return -ENOMEM;
+	}
+	for (u32 i = 0; i < r->nr_xattrs; i++) {
+		const struct simfs_dxattr *dx = take(c, sizeof(*dx));
+		struct simfs_rec_xattr *x = &r->xattrs[i];
+		const char *p;
+
+		if (!dx)
+			goto trunc;
+		x->name_len = simfs_le16_to_cpu(dx->x_name_len);
+		x->value_len = simfs_le32_to_cpu(dx->x_value_len);
+		if (!x->name_len || x->name_len > SIMFS_XATTR_NAME_MAX ||
+		    x->value_len > SIMFS_XATTR_VALUE_MAX) {
+			snprintf(err, errlen, "inode %llu: xattr %u sizes "
+				 "%u/%u", (unsigned long long)r->ino, i,
+				 x->name_len, x->value_len);
+			return -EUCLEAN;
+		}
+		p = take_padded(c, (size_t)x->name_len + x->value_len);
+		if (!p)
+			goto trunc;
+		x->name = p;
+		x->value = p + x->name_len;
+	}
+	return 0;
+
+trunc:
+	snprintf(err, errlen, "inode record at byte %zu runs past the end of "
+		 "the metadata copy", at);
+	return -EUCLEAN;
+}
+
+int simfs_meta_parse(void *buf, size_t len, struct simfs_meta *m,
+		     char *err, size_t errlen)
+{
+	struct cursor c = { .p = buf, .len = len };
+	const struct simfs_dmeta *h;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	m->buf = buf;
+	m->len = len;
+	h = take(&c, sizeof(*h));
+	if (!h || memcmp(h->m_magic, SIMFS_META_MAGIC, 8)) {
+		snprintf(err, errlen, "metadata copy has no header magic");
+		return -EUCLEAN;
+	}
+	if (simfs_le64_to_cpu(h->m_len) != len) {
+		snprintf(err, errlen, "metadata copy length %llu, superblock "
+			 "says %zu",
+			 (unsigned long long)simfs_le64_to_cpu(h->m_len), len);
+		return -EUCLEAN;
+	}
+	m->generation = simfs_le64_to_cpu(h->m_generation);
+	m->next_ino = simfs_le64_to_cpu(h->m_next_ino);
+	m->nr_inodes = simfs_le64_to_cpu(h->m_nr_inodes);
+	if (m->nr_inodes > len / sizeof(struct simfs_dinode)) {
+		snprintf(err, errlen, "metadata copy claims %llu inodes",
+			 (unsigned long long)m->nr_inodes);
+		m->nr_inodes = 0;
+		return -EUCLEAN;
+	}
+	m->recs = kcalloc(m->nr_inodes ? m->nr_inodes : 1, sizeof(*m->recs),
+			  GFP_KERNEL);
+	if (!m->recs)
+		return -ENOMEM;
+	for (u64 i = 0; i < m->nr_inodes; i++) {
+		ret = parse_rec(&c, &m->recs[i], err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (c.off != len) {
+		snprintf(err, errlen, "%zu stray bytes after the last inode",
+			 len - c.off);
+		return -EUCLEAN;
+	}
+	return 0;
+}

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Directories: lookup, create (files and directories), unlink, rmdir,
+ * rename (with RENAME_NOREPLACE and RENAME_EXCHANGE), readdir.  All under
+ * sbi->ns_lock, which also guards link counts and the inode table.
+ *
+ * A directory is a list of entries in insertion order, each with a
+ * cookie that readdir uses as its offset: cookies only grow, so an
+ * `rm -rf` that deletes while it reads neither skips nor repeats entries.
+ */
+#include <errno.h>
+#include <string.h>
+#include <linux/slab.h>
+#include "simfs.h"
+
+static int name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len)
+		return -ENOENT;
+	if (len > SIMFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	return 0;
+}
+
+static struct simfs_dirent *dent_find(struct simfs_inode_info *dir,
+				      const char *name, u32 *idx)
+{
+	size_t len = strlen(name);
+
+	for (u32 i = 0; i < dir->nr_dents; i++) {
+		struct simfs_dirent *d = &dir->dents[i];
+
+		if (d->name_len == len && !memcmp(d->name, name, len)) {
+			if (idx)
+				*idx = i;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+static int dent_add(struct simfs_inode_info *dir, const char *name, u64 ino)
+{
+	size_t len = strlen(name);
+	struct simfs_dirent *d;
+	char *nm;
+
+	if (dir->nr_dents == dir->cap_dents) {
+		u32 cap = dir->cap_dents ? 2 * dir->cap_dents : 8;
+		struct simfs_dirent *n = kmalloc_array(cap, sizeof(*n),
+						       GFP_NOFS);
+
+		if (!n)
+			return -ENOMEM;
+		if (dir->nr_dents)
+			memcpy(n, dir->dents, dir->nr_dents * sizeof(*n));
+		kfree(dir->dents);
+		dir->dents = n;
+		dir->cap_dents = cap;
+	}
+	nm = kmalloc(len, GFP_NOFS);
+	if (!nm)
+		return -ENOMEM;
+	memcpy(nm, name, len);
+	d = &dir->dents[dir->nr_dents++];
+	*d = (struct simfs_dirent){ .ino = ino, .cookie = dir->next_cookie++,
+				    .name_len = len, .name = nm };
+	atomic_long_add(simfs_dirent_bytes(len), &dir->sbi->meta_bytes);
+	return 0;
+}
+
+static void dent_del(struct simfs_inode_info *dir, u32 idx)
+{
+	struct simfs_dirent *d = &dir->dents[idx];
+
+	atomic_long_sub(simfs_dirent_bytes(d->name_len), &dir->sbi->meta_bytes);
+	kfree(d->name);
+	memmove(d, d + 1, (dir->nr_dents - idx - 1) * sizeof(*d));
+	dir->nr_dents--;
+}
+
+static void touch(struct simfs_inode_info *ei, s64 now)
+{
+	mutex_lock(&ei->map_lock);
+	ei->mtime = ei->ctime = now;
+	mutex_unlock(&ei->map_lock);
+}
+
+struct simfs_inode_info *simfs_lookup(struct simfs_inode_info *dir,
+				      const char *name, bool ref)
+{
+	struct simfs_sb_info *sbi = dir->sbi;
+	struct simfs_inode_info *ei = NULL;
+	struct simfs_dirent *d;
+	int ret = name_ok(name);
+
+	if (ret == -EINVAL)
+		ret = -ENOENT;
+	if (ret)
+		return ERR_PTR(ret);
+	if (!S_ISDIR(dir->vfs_inode.i_mode))
+		return ERR_PTR(-ENOTDIR);
+	mutex_lock(&sbi->ns_lock);
+	d = dent_find(dir, name, NULL);
+	if (d)
+		ei = simfs_iget(sbi, d->ino);
+	if (ei && ref)
+		ei->nlookup++;
+	mutex_unlock(&sbi->ns_lock);
+	if (!ei)
+		return ERR_PTR(-ENOENT);
+	return ei;
+}
+
+struct simfs_inode_info *simfs_create(struct simfs_inode_info *dir,
+				      const char *name, umode_t mode,
+				      u32 uid, u32 gid, bool ref)
+{
+	struct simfs_sb_info *sbi = dir->sbi;
+	struct simfs_inode_info *ei;
+	bool inline_ok = simfs_le32_to_cpu(sbi->dsb.s_features) &
+			 SIMFS_FEAT_INLINE_DATA;
+	s64 now = simfs_now();
+	int ret;
+
+	if (sbi->opts.read_only)
+		return ERR_PTR(-EROFS);
+	ret = name_ok(name);
+	if (ret)
+		return ERR_PTR(ret == -ENOENT ? -EINVAL : ret);
+	if (!S_ISREG(mode) && !S_ISDIR(mode))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!S_ISDIR(dir->vfs_inode.i_mode))
+		return ERR_PTR(-ENOTDIR);
+
+	mutex_lock(&sbi->ns_lock);
+	if (dir->unlinked) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (dent_find(dir, name, NULL)) {
+		ret = -EEXIST;
+		goto out;
+	}
+	ret = simfs_meta_room(sbi, sizeof(struct simfs_dinode) +
+			      SIMFS_INLINE_MAX +
+			      simfs_dirent_bytes(strlen(name)));
+	if (ret)
+		goto out;
+	ei = simfs_inode_alloc(sbi, sbi->next_ino, mode);
+	if (!ei) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (S_ISREG(mode) && inline_ok) {
+		ret = simfs_inline_alloc(ei);
+		if (ret) {
+			simfs_inode_free(ei);
+			goto out;
+		}
+		ei->flags |= SIMFS_IFL_INLINE;
+	}
+	ret = dent_add(dir, name, ei->vfs_inode.i_ino);
+	if (ret) {
+		simfs_inode_free(ei);
+		goto out;
+	}
+	sbi->next_ino++;
+	ei->uid = uid;
+	ei->gid = gid;
+	ei->atime = ei->mtime = ei->ctime = now;
+	if (S_ISDIR(mode)) {
+		ei->nlink = 2;
+		ei->parent = dir->vfs_inode.i_ino;
+		dir->nlink++;
+	} else {
+		ei->nlink = 1;
+	}
+	if (ref)
+		ei->nlookup++;
+	simfs_inode_hash(sbi, ei);
+	touch(dir, now);
+	simfs_mark_data_dirty(sbi);
+	mutex_unlock(&sbi->ns_lock);
+	return ei;
+out:
+	mutex_unlock(&sbi->ns_lock);
+	return ERR_PTR(ret);
+}
+
+/* Drop one name of @victim (ns_lock held). */
+static void drop_link(struct simfs_inode_info *victim, s64 now)
+{
+	if (S_ISDIR(victim->vfs_inode.i_mode))
+		victim->nlink = 0;
+	else if (victim->nlink)
+		victim->nlink--;
+	mutex_lock(&victim->map_lock);
+	victim->ctime = now;
+	mutex_unlock(&victim->map_lock);
+	if (!victim->nlink) {
+		victim->unlinked = true;
+		simfs_inode_maybe_evict(victim);
+	}
+}
+
+static int remove_entry(struct simfs_inode_info *dir, const char *name,
+			bool want_dir)
+{
+	struct simfs_sb_info *sbi = dir->sbi;
+	struct simfs_inode_info *victim;
+	struct simfs_dirent *d;
+	s64 now = simfs_now();
+	u32 idx;
+	int ret = 0;
+
+	if (sbi->opts.read_only)
+		return -EROFS;
+	if (!S_ISDIR(dir->vfs_inode.i_mode))
+		return -ENOTDIR;
+	mutex_lock(&sbi->ns_lock);
+	d = dent_find(dir, name, &idx);
+	victim = d ? simfs_iget(sbi, d->ino) : NULL;
+	if (!victim) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (want_dir) {
+		if (!S_ISDIR(victim->vfs_inode.i_mode)) {
+			ret = -ENOTDIR;
+			goto out;
+		}
+		if (victim->nr_dents) {
+			ret = -ENOTEMPTY;
+			goto out;
+		}
+		dir->nlink--;
+	} else if (S_ISDIR(victim->vfs_inode.i_mode)) {
+		ret = -EISDIR;
+		goto out;
+	}
+	dent_del(dir, idx);
+	touch(dir, now);
+	drop_link(victim, now);
+	simfs_mark_data_dirty(sbi);
+out:
+	mutex_unlock(&sbi->ns_lock);
+	return ret;
+}
+
+int simfs_unlink(struct simfs_inode_info *dir, const char *name)
+{
+	return remove_entry(dir, name, false);
+}
+
+int simfs_rmdir(struct simfs_inode_info *dir, const char *name)
+{
+	return remove_entry(dir, name, true);
+}
+
+/* Is @dir @anc or below it?  (ns_lock held) */
+static bool is_below(struct simfs_sb_info *sbi, struct simfs_inode_info *dir,
+		     struct simfs_inode_info *anc)
+{
+	for (int depth = 0; dir && depth < 4096; depth++) {
+		if (dir == anc)
+			return true;
+		if (dir->vfs_inode.i_ino == SIMFS_ROOT_INO)
+			return false;
+		dir = simfs_iget(sbi, dir->parent);
+	}
+	return false;
+}
+
+int simfs_rename(struct simfs_inode_info *odir, const char *oname,
+		 struct simfs_inode_info *ndir, const char *nname,
+		 unsigned int flags)
+{
+	struct simfs_sb_info *sbi = odir->sbi;
+	struct simfs_inode_info *src, *dst = NULL;
+	struct simfs_dirent *od, *nd;
+	bool src_dir, dst_dir = false;
+	s64 now = simfs_now();
+	u32 oidx, nidx;
+	int ret;
+
+	if (sbi->opts.read_only)
+		return -EROFS;
+	if ((flags & SIMFS_RENAME_NOREPLACE) && (flags & SIMFS_RENAME_EXCHANGE))
+		return -EINVAL;
+	if (flags & ~(SIMFS_RENAME_NOREPLACE | SIMFS_RENAME_EXCHANGE))
+		return -EINVAL;
+	ret = name_ok(nname);
+	if (ret)
+		return ret == -ENOENT ? -EINVAL : ret;
+	if (!S_ISDIR(odir->vfs_inode.i_mode) || !S_ISDIR(ndir->vfs_inode.i_mode))
+		return -ENOTDIR;
+
+	mutex_lock(&sbi->ns_lock);
+	od = dent_find(odir, oname, &oidx);
+	src = od ? simfs_iget(sbi, od->ino) : NULL;
+	if (!src) {
+		ret = -ENOENT;
+		goto out;
+	}
+	src_dir = S_ISDIR(src->vfs_inode.i_mode);
+	nd = dent_find(ndir, nname, &nidx);
+	if (nd) {
+		dst = simfs_iget(sbi, nd->ino);
+		dst_dir = dst && S_ISDIR(dst->vfs_inode.i_mode);
+	}
+	if (dst == src) {
+		ret = 0;	/* same inode: nothing to do, as POSIX says */
+		goto out;
+	}
+	if (ndir->unlinked) {
+		ret = -ENOENT;
+		goto out;
+	}
+	/* a directory must not move below itself */
+	if (src_dir && is_below(sbi, ndir, src)) {
+		ret = -EINVAL;
+		goto out;
+	}
+
+	if (flags & SIMFS_RENAME_EXCHANGE) {
+		if (!dst) {
+			ret = -ENOENT;
+			goto out;
+		}
+		if (dst_dir && is_below(sbi, odir, dst)) {
+			ret = -EINVAL;
+			goto out;
+		}
+		od->ino = dst->vfs_inode.i_ino;
+		nd->ino = src->vfs_inode.i_ino;
+		if (src_dir) {
+			src->parent = ndir->vfs_inode.i_ino;
+			odir->nlink--;
+			ndir->nlink++;
+		}
+		if (dst_dir) {
+			dst->parent = odir->vfs_inode.i_ino;
+			ndir->nlink--;
+			odir->nlink++;
+		}
+		goto done;
+	}
+
+	if (dst) {
+		if (flags & SIMFS_RENAME_NOREPLACE) {
+			ret = -EEXIST;
+			goto out;
+		}
+		if (src_dir && !dst_dir) {
+			ret = -ENOTDIR;
+			goto out;
+		}
+		if (!src_dir && dst_dir) {
+			ret = -EISDIR;
+			goto out;
+		}
+		if (dst_dir && dst->nr_dents) {
+			ret = -ENOTEMPTY;
+			goto out;
+		}
+	} else {
+		ret = simfs_meta_room(sbi, simfs_dirent_bytes(strlen(nname)));
+		if (ret)
+			goto out;
+	}
+
+	if (dst) {
+		/* the new name takes over the entry of the one it replaces */
+		nd->ino = src->vfs_inode.i_ino;
+		if (dst_dir)
+			ndir->nlink--;
+		drop_link(dst, now);
+	} else {
+		ret = dent_add(ndir, nname, src->vfs_inode.i_ino);
+		if (ret)
+			goto out;
+		/* dent_add may have moved odir's array if odir == ndir */
+		od = dent_find(odir, oname, &oidx);
+	}
+	dent_del(odir, oidx);
+	if (src_dir) {
+		src->parent = ndir->vfs_inode.i_ino;
+		odir->nlink--;
+		ndir->nlink++;
+	}
+done:
+	touch(odir, now);
+	if (ndir != odir)
+		touch(ndir, now);
+	mutex_lock(&src->map_lock);
+	src->ctime = now;
+	mutex_unlock(&src->map_lock);
+	simfs_mark_data_dirty(sbi);
+	ret = 0;
+out:
+	mutex_unlock(&sbi->ns_lock);
+	return ret;
+}
+
+int simfs_readdir(struct simfs_inode_info *dir, u64 pos,
+		  int (*fn)(void *arg, const char *name, u16 len, u64 ino,
+			    u32 mode, u64 cookie),
+		  void *arg)
+{
+	struct simfs_sb_info *sbi = dir->sbi;
+	u32 lo = 0, hi;
+
+	if (!S_ISDIR(dir->vfs_inode.i_mode))
+		return -ENOTDIR;
+	mutex_lock(&sbi->ns_lock);
+	/* entries are in cookie order: binary search the first after pos */
+	hi = dir->nr_dents;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (dir->dents[mid].cookie <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (u32 i = lo; i < dir->nr_dents; i++) {
+		struct simfs_dirent *d = &dir->dents[i];
+		struct simfs_inode_info *ei = simfs_iget(sbi, d->ino);
+
+		if (!ei)
+			continue;
+		if (fn(arg, d->name, d->name_len, d->ino,
+		       ei->vfs_inode.i_mode, d->cookie))
+			break;
+	}
+	mutex_unlock(&sbi->ns_lock);
+	return 0;
+}

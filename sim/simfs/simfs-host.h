@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What mkfs and mount ask of the host before a target is touched: what
+ * is on it (libblkid signatures), its topology (libblkid for block
+ * devices, statx STATX_DIOALIGN for files), wiping old signatures, and
+ * sparse image files.  Implemented in sim/simfs/host/ without the
+ * kernel-shaped headers; plain C types only.
+ */
+#ifndef _SIMFS_HOST_H
+#define _SIMFS_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct simfs_host_probe {
+	bool is_blockdev;
+	bool is_regular;
+	uint64_t size;			/* bytes */
+	/* a signature libblkid recognised: "ext4", "xfs", "gpt", ... */
+	char found[64];
+	char found_usage[32];		/* "filesystem", "partition table" */
+	char found_label[64];
+	bool ambivalent;		/* several signatures */
+	bool simfs;			/* our own superblock magic */
+	/* topology (0: unknown) */
+	unsigned int logical_sector_size;
+	unsigned int physical_sector_size;
+	unsigned int minimum_io_size;
+	unsigned int optimal_io_size;
+	unsigned int dio_mem_align;	/* statx, regular files */
+	unsigned int dio_offset_align;
+	bool topology_from_blkid;
+	bool dioalign_from_statx;
+};
+
+/*
+ * Probe @path (read-only; a block device is opened O_EXCL so a mounted
+ * one is refused with -EBUSY).  Returns 0 or a negative errno with a
+ * reason in @err.
+ */
+int simfs_host_probe(const char *path, struct simfs_host_probe *p,
+		     char *err, size_t errlen);
+/* Erase every signature libblkid finds on @path (as wipefs -a). */
+int simfs_host_wipe(const char *path, char *err, size_t errlen);
+/*
+ * Create @path as a sparse file of @size bytes; -EEXIST if it exists.
+ * simfs_host_resize() sets an existing file's size.
+ */
+int simfs_host_create_image(const char *path, uint64_t size, char *err,
+			    size_t errlen);
+int simfs_host_resize(const char *path, uint64_t size, char *err,
+		      size_t errlen);
+
+#endif /* _SIMFS_HOST_H */

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The request runner: see request.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/fserror.h>
+#include <linux/iomap.h>
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+#include <linux/uio.h>
+#include <sim/alloc.h>
+#include <sim/bdev.h>
+#include <sim/engine.h>
+#include <sim/fault.h>
+#include <sim/iomap.h>
+#include <sim/report.h>
+#include <sim/stats.h>
+#include "request.h"
+
+void iomapsim_request_init(struct iomapsim_request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->fs_block = 4096;
+	req->lbs = 512;
+	req->size = 1 << 20;
+	req->len = 4096;
+	req->iovec_segs = 1;
+}
+
+const char *iomapsim_data_name(enum iomapsim_data d)
+{
+	switch (d) {
+	case IOMAPSIM_DATA_OK:
+		return "ok";
+	case IOMAPSIM_DATA_ZERO:
+		return "zero";
+	case IOMAPSIM_DATA_MISMATCH:
+		return "mismatch";
+	default:
+		return "n/a";
+	}
+}
+
+/*
+ * The issuer's side of one async request.  One request runs at a time,
+ * and ki_complete may run in any context, so it only records.
+ */
+static struct {
+	struct kiocb *iocb;
+	int calls;
+	long ret;
+	enum iomap_dio_comp_ctx ctx;
+	loff_t ki_pos;
+	bool private_set;
+	/* ki_complete ran while iomap_dio_rw() had not returned yet */
+	bool in_submit;
+	bool poisoned;
+	struct kiocb saved;
+} issuer;
+
+/* What a freed kiocb reads as (the kernel's slab poison byte). */
+#define KIOCB_POISON 0x6b
+
+static void runner_ki_complete(struct kiocb *iocb, long ret)
+{
+	if (iocb != issuer.iocb)
+		return;
+	issuer.calls++;
+	issuer.ret = ret;
+	issuer.ki_pos = iocb->ki_pos;
+	issuer.private_set = READ_ONCE(iocb->private) != NULL;
+	if (in_interrupt())
+		issuer.ctx = IOMAP_DIO_COMP_END_IO;
+	else if (current->flags & PF_WQ_WORKER)
+		issuer.ctx = IOMAP_DIO_COMP_WORKQUEUE;
+	else
+		issuer.ctx = IOMAP_DIO_COMP_SUBMITTER;
+
+	/*
+	 * Once ki_complete has run the issuer owns the kiocb again and may
+	 * free it (io_uring recycles it at once).  If that happens before
+	 * iomap_dio_rw() returned, poison it as a freed object would be, so
+	 * that code still reading it shows up (its traces print the poison,
+	 * and writes are caught when the copy is put back).
+	 */
+	if (issuer.in_submit) {
+		issuer.saved = *iocb;
+		memset(iocb, KIOCB_POISON, sizeof(*iocb));
+		issuer.poisoned = true;
+	}
+}
+
+static bool all_poison(const void *p, size_t n)
+{
+	const u8 *b = p;
+
+	while (n--)
+		if (*b++ != KIOCB_POISON)
+			return false;
+	return true;
+}
+
+static long stat_of(const char *name)
+{
+	long v = sim_stat_get(name);
+
+	return v < 0 ? 0 : v;
+}
+
+/* Where the caller's buffer and the iterator over it live. */
+struct req_buf {
+	u8 *mem;		/* page aligned allocation */
+	size_t memsize;
+	u8 *data;		/* mem + buf_offset */
+	struct iovec *iov;
+	struct kvec kv;
+	struct bio_vec *bv;
+};
+
+static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
+		      struct iov_iter *iter, char *err, size_t errlen)
+{
+	unsigned int dir = req->write ? ITER_SOURCE : ITER_DEST;
+	size_t i;
+
+	b->memsize = ALIGN(req->buf_offset + req->len, PAGE_SIZE) + PAGE_SIZE;
+	b->mem = aligned_alloc(PAGE_SIZE, b->memsize);
+	if (!b->mem)
+		return -ENOMEM;
+	b->data = b->mem + req->buf_offset;
+	if (req->write) {
+		for (i = 0; i < req->len; i++)
+			b->data[i] = iomapsim_write_pattern(req->pos + i);
+	} else {
+		/* not zero, so that zero-filled holes show */
+		memset(b->mem, 0xee, b->memsize);
+	}
+
+	switch (req->iter) {
+	case IOMAPSIM_ITER_IOVEC: {
+		unsigned int k = req->iovec_segs ? req->iovec_segs : 1;
+		size_t base, off = 0;
+
+		if (k > 1024 || (req->len && k > req->len)) {
+			snprintf(err, errlen, "iovec:%u: 1..1024 segments, no more than --len bytes",
+				 k);
+			return -EINVAL;
+		}
+		b->iov = calloc(k, sizeof(*b->iov));
+		if (!b->iov)
+			return -ENOMEM;
+		/*
+		 * Equal pieces of one contiguous buffer (the last takes the
+		 * remainder): the layout stays the one --buf-offset chose.
+		 */
+		base = req->len / k;
+		for (i = 0; i < k; i++) {
+			size_t n = i + 1 < k ? base : req->len - off;
+
+			b->iov[i].iov_base = b->data + off;
+			b->iov[i].iov_len = n;
+			off += n;
+		}
+		iov_iter_init(iter, dir, b->iov, k, req->len);
+		break;
+	}
+	case IOMAPSIM_ITER_KVEC:
+		b->kv.iov_base = b->data;
+		b->kv.iov_len = req->len;
+		iov_iter_kvec(iter, dir, &b->kv, 1, req->len);
+		break;
+	case IOMAPSIM_ITER_BVEC: {
+		size_t n = 0, off = 0, left = req->len;
+
+		b->bv = calloc(b->memsize / PAGE_SIZE + 1, sizeof(*b->bv));
+		if (!b->bv)
+			return -ENOMEM;
+		/* one vector per page piece, as a pinned user buffer gives */
+		while (left) {
+			u8 *p = b->data + off;
+			size_t chunk = min_t(size_t, left,
+					     PAGE_SIZE - offset_in_page(p));
+
+			bvec_set_virt(&b->bv[n++], p, chunk);
+			off += chunk;
+			left -= chunk;
+		}
+		iov_iter_bvec(iter, dir, b->bv, n, req->len);
+		break;
+	}
+	default:
+		iov_iter_ubuf(iter, dir, b->data, req->len);
+		break;
+	}
+	return 0;
+}
+
+static void free_buf(struct req_buf *b)
+{
+	free(b->mem);
+	free(b->iov);
+	free(b->bv);
+}
+
+static int validate(const struct iomapsim_request *req, char *err,
+		    size_t errlen)
+{
+	if (req->pos < 0 || req->pos > IOMAPSIM_MAX_OFFSET) {
+		snprintf(err, errlen, "pos %lld: must be 0..%lld",
+			 (long long)req->pos, (long long)IOMAPSIM_MAX_OFFSET);
+		return -EINVAL;
+	}
+	if (req->len > IOMAPSIM_MAX_LEN) {
+		snprintf(err, errlen, "len %zu: at most %lu", req->len,
+			 IOMAPSIM_MAX_LEN);
+		return -EINVAL;
+	}
+	if (req->size < 0 || req->size > IOMAPSIM_MAX_OFFSET) {
+		snprintf(err, errlen, "size %lld: must be 0..%lld",
+			 (long long)req->size, (long long)IOMAPSIM_MAX_OFFSET);
+		return -EINVAL;
+	}
+	if (req->buf_offset >= (1 << 20)) {
+		snprintf(err, errlen, "buf-offset %zu: below 1 MiB please",
+			 req->buf_offset);
+		return -EINVAL;
+	}
+	if (req->nr_map > IOMAPSIM_MAX_MAP ||
+	    req->nr_bio_faults > IOMAPSIM_MAX_FAULTS ||
+	    req->nr_pc > IOMAPSIM_MAX_PC) {
+		snprintf(err, errlen, "too many map entries, faults or pages");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void set_completion(struct testfs *tf, enum iomapsim_complete c)
+{
+	enum blk_sim_completion how = c == IOMAPSIM_COMPLETE_INLINE ?
+					      BLK_SIM_COMPLETE_INLINE :
+					      BLK_SIM_COMPLETE_IRQ;
+
+	blk_sim_set_completion(tf->bdev, how);
+	blk_sim_set_completion(tf->ram, how);
+	switch (c) {
+	case IOMAPSIM_COMPLETE_DEFERRED:
+		sim_engine_set_policy(SIM_SCHED_DEFERRED);
+		break;
+	case IOMAPSIM_COMPLETE_RANDOM:
+		sim_engine_set_policy(SIM_SCHED_RANDOM);
+		break;
+	default:
+		sim_engine_set_policy(SIM_SCHED_IRQ);
+		break;
+	}
+}
+
+static unsigned int polled_pending(struct testfs *tf)
+{
+	return blk_sim_polled_pending(tf->bdev) +
+	       blk_sim_polled_pending(tf->ram);
+}
+
+/*
+ * The issuer waits for an async request: it runs interrupts and workers,
+ * and for a polled request reaps the polled bio itself (io_uring's iopoll
+ * loop).  It polls only while an ended polled bio is waiting, so it never
+ * dereferences a bio that completed some other way.
+ */
+static void wait_async(struct testfs *tf, struct kiocb *iocb)
+{
+	while (!issuer.calls) {
+		if (READ_ONCE(iocb->private) && polled_pending(tf)) {
+			iomap_dio_obs_polling(true);
+			iocb_bio_iopoll(iocb, NULL, 0);
+			iomap_dio_obs_polling(false);
+			continue;
+		}
+		if (!sim_engine_step())
+			break;
+	}
+}
+
+static bool all_zero(const u8 *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static enum iomapsim_data check_data(struct testfs *tf,
+				     const struct iomapsim_request *req,
+				     const u8 *data, long done)
+{
+	loff_t start, end;
+
+	if (done <= 0)
+		return IOMAPSIM_DATA_NA;
+	if ((size_t)(req->pos + done) > tf->model_size)
+		return IOMAPSIM_DATA_MISMATCH;
+
+	if (!req->write) {
+		if (memcmp(data, tf->model + req->pos, done))
+			return IOMAPSIM_DATA_MISMATCH;
+		return all_zero(data, done) ? IOMAPSIM_DATA_ZERO :
+					      IOMAPSIM_DATA_OK;
+	}
+
+	/*
+	 * A write: what reads would now return must be the data written,
+	 * and the rest of each touched block must be what it was (or zero
+	 * for new blocks): compare the device under the written blocks.
+	 */
+	testfs_model_write(tf, req->pos, data, done);
+	start = ALIGN_DOWN(req->pos, (loff_t)tf->fs_block);
+	end = ALIGN(req->pos + done, (loff_t)tf->fs_block);
+	return testfs_device_matches(tf, start, end) ? IOMAPSIM_DATA_OK :
+						      IOMAPSIM_DATA_MISMATCH;
+}
+
+int iomapsim_run(const struct iomapsim_request *req,
+		 struct iomapsim_outcome *out, char *err, size_t errlen)
+{
+	struct testfs_opts o = { 0 };
+	struct req_buf b = { 0 };
+	struct iomap_dio_obs obs;
+	struct iov_iter iter;
+	struct kiocb iocb;
+	struct testfs *tf;
+	long warn0, viol0, dead0, fse0, hits0, live0, pins0, bios0;
+	unsigned int i;
+	bool armed = false;
+	ssize_t ret;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = validate(req, err, errlen);
+	if (rc)
+		return rc;
+
+	warn0 = sim_warnings();
+	viol0 = sim_context_violations();
+	dead0 = sim_deadlocks();
+	fse0 = sim_fserror_count();
+	hits0 = stat_of("bio_cache_hit");
+	bio_sim_drain_caches();
+	live0 = sim_alloc_live();
+	pins0 = stat_of("pages_pinned");
+	bios0 = stat_of("bio_live");
+
+	o.fs_block = req->fs_block;
+	o.lbs = req->lbs;
+	o.size = req->size;
+	if (req->nr_map) {
+		o.map = req->map;
+		o.nr_map = req->nr_map;
+	}
+	o.encrypted = req->encrypted;
+	o.dops = req->dops;
+	o.no_simple = req->no_simple_mount;
+	o.sync_mount = req->sync_mount;
+	o.write_cache = req->write_cache;
+	o.fua = req->fua;
+	o.atomic_max = req->atomic_max;
+	o.max_offset = req->pos + req->len;
+	tf = testfs_create(&o, err, errlen);
+	if (IS_ERR(tf))
+		return PTR_ERR(tf);
+	tf->mode = req->mode;
+	tf->begin_error = req->begin_error;
+	tf->begin_error_nth = req->begin_error_nth;
+	tf->end_error = req->end_error;
+	tf->fsync_error = req->fsync_error;
+	tf->pc_on_begin = req->pc_on_begin;
+	tf->pc_on_begin_index = req->pc_begin.index;
+	tf->pc_on_begin_flags = req->pc_begin.flags;
+
+	for (i = 0; i < req->nr_pc; i++) {
+		rc = sim_pc_add(tf->inode.i_mapping, req->pc[i].index,
+				req->pc[i].flags);
+		if (rc)
+			goto out_fs;
+	}
+	for (i = 0; i < req->nr_bio_faults; i++) {
+		rc = sim_bdev_fault_add(tf->bdev, req->bio_faults[i], err,
+					errlen);
+		if (rc < 0)
+			goto out_fs;
+	}
+	rc = build_iter(req, &b, &iter, err, errlen);
+	if (rc)
+		goto out_buf;
+	set_completion(tf, req->complete);
+
+	memset(&iocb, 0, sizeof(iocb));
+	iocb.ki_filp = &tf->file;
+	iocb.ki_pos = req->pos;
+	iocb.ki_flags = IOCB_DIRECT | req->ki_flags |
+			(req->write ? IOCB_WRITE : 0);
+	if (req->async)
+		iocb.ki_complete = runner_ki_complete;
+	memset(&issuer, 0, sizeof(issuer));
+	issuer.iocb = &iocb;
+
+	/* the kernel sets the simple path's pool up at boot (fs_initcall) */
+	rc = iomap_dio_init();
+	if (rc) {
+		snprintf(err, errlen, "iomap_dio_init: %d", rc);
+		goto out_buf;
+	}
+	if (req->short_pin_nth)
+		sim_fault_short_pin_set(req->short_pin_nth,
+					req->short_pin_bytes);
+	if (req->alloc_fail_nth) {
+		sim_fault_alloc_set(&(struct sim_fault_alloc){
+			.nth = req->alloc_fail_nth });
+		sim_fault_arm(true);
+		armed = true;
+	}
+
+	iomap_dio_obs_start(&obs);
+	issuer.in_submit = true;
+	ret = testfs_dio_rw(tf, &iocb, &iter,
+			    req->dio_flags |
+				    (req->no_simple ? IOMAP_DIO_SIM_NO_SIMPLE : 0),
+			    req->done_before);
+	issuer.in_submit = false;
+	if (issuer.poisoned) {
+		out->kiocb_written_after_complete =
+			!all_poison(&iocb, sizeof(iocb));
+		iocb = issuer.saved;
+	}
+	if (armed) {
+		sim_fault_arm(false);
+		out->alloc_injected = sim_fault_alloc_injected();
+		out->alloc_seen = sim_fault_alloc_seen();
+		sim_fault_alloc_set(&(struct sim_fault_alloc){ 0 });
+	}
+	out->direct_ret = ret;
+	out->ki_flags_after = iocb.ki_flags;
+
+	if (ret == -EIOCBQUEUED)
+		wait_async(tf, &iocb);
+	sim_engine_drain();
+	iomap_dio_obs_stop();
+	if (req->short_pin_nth)
+		sim_fault_short_pin_set(0, 0);
+
+	out->queued = ret == -EIOCBQUEUED;
+	out->ret = out->queued ? (issuer.calls ? issuer.ret : ret) : ret;
+	out->simple = obs.simple_tried && !obs.generic;
+	out->fallback = obs.generic ? obs.fallback : IOMAP_SIMPLE_OK;
+	out->punted = obs.punted;
+	out->completions = obs.completions;
+	out->completion = obs.completions ? obs.completion :
+					    IOMAP_DIO_COMP_NONE;
+	out->simple_submitted = obs.simple_submitting;
+	out->ki_complete_calls = issuer.calls;
+	out->ki_complete_ret = issuer.ret;
+	out->ki_complete_ctx = issuer.ctx;
+	out->ki_pos_at_complete = issuer.ki_pos;
+	out->private_at_complete = issuer.private_set;
+	out->ki_pos = iocb.ki_pos;
+	out->iter_count = iov_iter_count(&iter);
+
+	sim_bdev_get_counters(tf->bdev, &out->dev);
+	out->bios = out->dev.read_bios + out->dev.write_bios;
+	out->cache_hits = stat_of("bio_cache_hit") - hits0;
+	out->begin_calls = tf->begin_calls;
+	out->end_calls = tf->end_calls;
+	out->next_calls = tf->next_calls;
+	out->end_io_calls = tf->end_io_calls;
+	out->submit_io_calls = tf->submit_io_calls;
+	out->fsync_calls = tf->fsync_calls;
+	out->allocations = tf->allocations;
+	out->conversions = tf->conversions;
+	out->end_io_flags = tf->end_io_flags;
+	out->fsync_datasync = tf->fsync_datasync;
+	out->nr_cbs = tf->nr_cbs;
+	memcpy(out->cbs, tf->cbs, sizeof(out->cbs));
+	out->i_size = i_size_read(&tf->inode);
+	out->i_dio_count = atomic_read(&tf->inode.i_dio_count);
+	out->wq_created = tf->sb.s_dio_done_wq != NULL;
+	sim_pc_get_stats(tf->inode.i_mapping, &out->pc);
+	out->fserror_reports = sim_fserror_count() - fse0;
+	if (out->fserror_reports)
+		sim_fserror_last(&out->fserror_last);
+
+	/* only what this call transferred (done_before was done earlier) */
+	out->data = check_data(tf, req, b.data,
+			       out->ret > 0 ? out->ret - (long)req->done_before :
+					      0);
+	if (req->data_out)
+		memcpy(req->data_out, b.data, req->len);
+	rc = 0;
+out_buf:
+	sim_engine_set_policy(SIM_SCHED_IRQ);
+	free_buf(&b);
+out_fs:
+	testfs_destroy(tf);
+	sim_engine_drain();
+	/*
+	 * Cached bios and the simple path's pool are not leaks: give them
+	 * back before counting what this request left behind.
+	 */
+	iomap_dio_exit();
+	bio_sim_drain_caches();
+	out->leaks = (sim_alloc_live() - live0) +
+		     (stat_of("pages_pinned") - pins0) +
+		     (stat_of("bio_live") - bios0);
+	out->warnings = sim_warnings() - warn0;
+	out->context_violations = sim_context_violations() - viol0;
+	out->deadlocks = sim_deadlocks() - dead0;
+	return rc;
+}
+
+static void json_str_or_null(FILE *f, const char *key, const char *val,
+			     bool last)
+{
+	if (val)
+		fprintf(f, "\"%s\":\"%s\"%s", key, val, last ? "" : ",");
+	else
+		fprintf(f, "\"%s\":null%s", key, last ? "" : ",");
+}
+
+void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
+{
+	fprintf(f, "{\"ret\":%ld,", out->ret);
+	fprintf(f, "\"queued\":%s,", out->queued ? "true" : "false");
+	fprintf(f, "\"path\":\"%s\",", out->simple ? "simple" : "generic");
+	json_str_or_null(f, "fallback",
+			 iomap_simple_reason_name(out->fallback), false);
+	fprintf(f, "\"bios\":%llu,", (unsigned long long)out->bios);
+	fprintf(f, "\"cache_hits\":%llu,", (unsigned long long)out->cache_hits);
+	fprintf(f, "\"punted\":%d,", out->punted);
+	fprintf(f, "\"ki_complete_calls\":%d,", out->ki_complete_calls);
+	json_str_or_null(f, "completion",
+			 iomap_dio_comp_ctx_name(out->completion), false);
+	fprintf(f, "\"ki_pos\":%lld,", (long long)out->ki_pos);
+	fprintf(f, "\"iter_count\":%zu,", out->iter_count);
+	fprintf(f, "\"data\":\"%s\",", iomapsim_data_name(out->data));
+	fprintf(f, "\"leaks\":%ld,", out->leaks);
+	fprintf(f, "\"warnings\":%ld,", out->warnings);
+	fprintf(f, "\"context_violations\":%ld}\n", out->context_violations);
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One direct I/O request against testfs, described completely by a
+ * struct iomapsim_request, run on the deterministic engine, and reported
+ * as a struct iomapsim_outcome (DESIGN.md principle 6, SEMANTICS section
+ * 4).  The Check suites, `iomapsim run` and the fuzzer share this runner;
+ * the command line only parses options into a request and prints the
+ * outcome as JSON (iomapsim_outcome_print_json(), the `iomapsim run`
+ * contract).
+ *
+ * The runner plays every part around iomap_dio_rw(): it builds the file
+ * system and its device, the caller's buffer and iterator, and the kiocb;
+ * it is the issuer for async requests (its ki_complete records the
+ * completion; for a polled request it polls, as io_uring would); and it
+ * checks the data against testfs's model afterwards.  The engine must be
+ * running (the test harness or the command starts it).
+ */
+#ifndef _IOMAPSIM_REQUEST_H
+#define _IOMAPSIM_REQUEST_H
+
+#include <stdio.h>
+#include <linux/fserror.h>
+#include <linux/pagemap.h>
+#include <linux/types.h>
+#include <sim/bdev.h>
+#include <sim/iomap.h>
+#include "testfs.h"
+
+#define IOMAPSIM_MAX_MAP	64
+#define IOMAPSIM_MAX_FAULTS	8
+#define IOMAPSIM_MAX_PC		16
+#define IOMAPSIM_MAX_LEN	(64UL << 20)
+#define IOMAPSIM_MAX_OFFSET	(1LL << 30)
+
+enum iomapsim_iter {
+	IOMAPSIM_ITER_UBUF = 0,
+	IOMAPSIM_ITER_IOVEC,
+	IOMAPSIM_ITER_KVEC,
+	IOMAPSIM_ITER_BVEC,
+};
+
+/* Where bio completions run (--complete). */
+enum iomapsim_complete {
+	IOMAPSIM_COMPLETE_IRQ = 0,	/* hard-IRQ event, first in first out */
+	IOMAPSIM_COMPLETE_INLINE,	/* inside submit_bio() */
+	IOMAPSIM_COMPLETE_DEFERRED,	/* as late as possible, newest first */
+	IOMAPSIM_COMPLETE_RANDOM,	/* any order, any CPU, by the seed */
+};
+
+enum iomapsim_data {
+	IOMAPSIM_DATA_NA = 0,	/* nothing transferred to check */
+	IOMAPSIM_DATA_OK,	/* matches the model */
+	IOMAPSIM_DATA_ZERO,	/* matches, and all of it is zeroes */
+	IOMAPSIM_DATA_MISMATCH,
+};
+
+struct iomapsim_pc_page {
+	pgoff_t index;
+	unsigned int flags;	/* SIM_PC_* */
+};
+
+struct iomapsim_request {
+	/* the file system */
+	unsigned int fs_block;		/* 4096 */
+	unsigned int lbs;		/* 512 */
+	loff_t size;			/* 1 MiB */
+	struct testfs_extent map[IOMAPSIM_MAX_MAP];
+	unsigned int nr_map;		/* 0: whole file mapped */
+	bool encrypted;
+	enum testfs_dops dops;
+	enum testfs_iomap_mode mode;
+	bool no_simple_mount;		/* SB_I_SIM_NO_SIMPLE_DIO */
+	bool sync_mount;
+	bool write_cache, fua;
+	unsigned int atomic_max;	/* device atomic write unit max */
+	struct iomapsim_pc_page pc[IOMAPSIM_MAX_PC];
+	unsigned int nr_pc;
+	/* a page appearing in the cache during the I/O (testfs.h) */
+	bool pc_on_begin;
+	struct iomapsim_pc_page pc_begin;
+
+	/* the request */
+	bool write;
+	loff_t pos;
+	size_t len;
+	enum iomapsim_iter iter;
+	unsigned int iovec_segs;	/* IOVEC: number of segments */
+	size_t buf_offset;		/* buffer start past a page boundary */
+	int ki_flags;			/* IOCB_NOWAIT, IOCB_HIPRI, ... */
+	bool async;			/* kiocb with ki_complete */
+	unsigned int dio_flags;		/* IOMAP_DIO_* */
+	size_t done_before;
+	bool no_simple;			/* IOMAP_DIO_SIM_NO_SIMPLE */
+
+	/* faults */
+	const char *bio_faults[IOMAPSIM_MAX_FAULTS]; /* fault backend specs */
+	unsigned int nr_bio_faults;
+	u64 alloc_fail_nth;		/* Nth failable allocation in the call */
+	u64 short_pin_nth;		/* Nth extraction pins only ... */
+	size_t short_pin_bytes;		/* ... this many bytes (0: -EFAULT) */
+	int begin_error;		/* -errno from ->iomap_begin ... */
+	unsigned int begin_error_nth;	/* ... on this call (1-based) */
+	int end_error;
+	int fsync_error;
+
+	enum iomapsim_complete complete;
+	/* copy the caller's buffer here afterwards (len bytes), if set */
+	void *data_out;
+};
+
+struct iomapsim_outcome {
+	/* the `iomapsim run` JSON keys */
+	long ret;
+	bool queued;
+	bool simple;			/* path "simple", else "generic" */
+	enum iomap_simple_reason fallback; /* OK means null */
+	u64 bios;
+	u64 cache_hits;
+	int punted;
+	int ki_complete_calls;
+	enum iomap_dio_comp_ctx completion; /* NONE means null */
+	loff_t ki_pos;
+	size_t iter_count;
+	enum iomapsim_data data;
+	long leaks;
+	long warnings;
+	long context_violations;
+
+	/* more for tests */
+	long direct_ret;		/* what iomap_dio_rw() returned */
+	long ki_complete_ret;
+	enum iomap_dio_comp_ctx ki_complete_ctx;
+	loff_t ki_pos_at_complete;
+	bool private_at_complete;	/* kiocb->private non-NULL then */
+	/*
+	 * ki_complete ran before iomap_dio_rw() returned and the kiocb was
+	 * then written to (it is poisoned meanwhile, as freed memory).
+	 */
+	bool kiocb_written_after_complete;
+	int completions;		/* completion helper runs */
+	bool simple_submitted;
+	struct sim_bdev_counters dev;
+	unsigned int begin_calls, end_calls, next_calls;
+	unsigned int end_io_calls, submit_io_calls, fsync_calls;
+	unsigned int allocations, conversions;
+	unsigned int end_io_flags;
+	int fsync_datasync;
+	unsigned int nr_cbs;
+	struct testfs_cb cbs[TESTFS_MAX_CBS];
+	loff_t i_size;
+	int i_dio_count;
+	bool wq_created;
+	int ki_flags_after;
+	long fserror_reports;
+	struct sim_fserror_record fserror_last;
+	struct sim_pc_stats pc;
+	long alloc_injected;
+	long alloc_seen;		/* failable allocations while armed */
+	long deadlocks;
+};
+
+void iomapsim_request_init(struct iomapsim_request *req);
+
+/*
+ * Run @req.  Returns 0 with @out filled (whatever the request's own
+ * result), or a negative errno with a one-line reason in @err when the
+ * request cannot be set up (bad geometry, bad fault spec, ...).
+ */
+int iomapsim_run(const struct iomapsim_request *req,
+		 struct iomapsim_outcome *out, char *err, size_t errlen);
+
+const char *iomapsim_data_name(enum iomapsim_data d);
+/* One JSON object with exactly the contract's keys, and a newline. */
+void iomapsim_outcome_print_json(const struct iomapsim_outcome *out,
+				 FILE *f);
+
+/* The byte a write request puts at file offset @off. */
+static inline u8 iomapsim_write_pattern(loff_t off)
+{
+	u64 x = (u64)off;
+
+	return (u8)((x * 11) ^ (x >> 8) ^ 0xc3) & 0xfe;
+}
+
+#endif /* _IOMAPSIM_REQUEST_H */

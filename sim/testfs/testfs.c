@@ -1,0 +1,911 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * testfs: see testfs.h.  The file system part (extent map, ->iomap_begin,
+ * ->iomap_end, ->iomap_next, the dio ops, ->fsync) is written the way a
+ * kernel file system writes it; its bookkeeping (extent table, model,
+ * callback log) is test fixture and uses libc memory, so allocation fault
+ * injection aims only at the kernel code under test.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/iomap.h>
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+#include <sim/bdev.h>
+#include <sim/trace.h>
+#include "testfs.h"
+
+#define TESTFS_INO 12
+
+/* Odd bytes never zero, varied enough that any misplaced block shows. */
+static u8 pattern_byte(unsigned int i)
+{
+	return (u8)((i * 7) ^ (i >> 9) ^ 0x5a) | 1;
+}
+
+u8 testfs_pattern_table[4096];
+
+static void __attribute__((constructor)) testfs_pattern_init(void)
+{
+	u8 *t = testfs_pattern_table;
+	unsigned int i;
+
+	for (i = 0; i < 4096; i++)
+		t[i] = pattern_byte(i);
+}
+
+void testfs_pattern_fill(u8 *dst, loff_t off, size_t len)
+{
+	while (len) {
+		size_t in = off & 4095;
+		size_t n = min_t(size_t, len, 4096 - in);
+		u8 key = testfs_block_key(off);
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			dst[k] = testfs_pattern_table[in + k] ^ key;
+		dst += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/* A file system's own wrapper around its bios (TESTFS_DOPS_BIO_SET). */
+struct testfs_bio {
+	u64 magic;
+	struct bio bio;
+};
+
+static u64 round_up_u64(u64 x, u64 a)
+{
+	return (x + a - 1) / a * a;
+}
+
+static u64 round_down_u64(u64 x, u64 a)
+{
+	return x / a * a;
+}
+
+/* ---- extent table (lock held) ------------------------------------------ */
+
+static int ext_reserve(struct testfs *tf, unsigned int more)
+{
+	struct testfs_extent *n;
+	unsigned int cap;
+
+	if (tf->nr_ext + more <= tf->cap_ext)
+		return 0;
+	cap = max(tf->cap_ext * 2, tf->nr_ext + more + 8);
+	n = realloc(tf->ext, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	tf->ext = n;
+	tf->cap_ext = cap;
+	return 0;
+}
+
+static void ext_insert(struct testfs *tf, unsigned int at,
+		       const struct testfs_extent *e)
+{
+	memmove(&tf->ext[at + 1], &tf->ext[at],
+		(tf->nr_ext - at) * sizeof(tf->ext[0]));
+	tf->ext[at] = *e;
+	tf->nr_ext++;
+}
+
+/* Index of the first extent ending after @pos (may not contain it). */
+static unsigned int ext_find(struct testfs *tf, loff_t pos)
+{
+	unsigned int lo = 0, hi = tf->nr_ext;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+		const struct testfs_extent *e = &tf->ext[mid];
+
+		if (e->off + (loff_t)e->len <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool ext_contains(const struct testfs_extent *e, loff_t pos)
+{
+	return e->off <= pos && pos < e->off + (loff_t)e->len;
+}
+
+/*
+ * Device space for @len bytes, never adjacent to the previous extent.
+ * Freshly allocated blocks hold stale data (a recognisable pattern), which
+ * is what sub-block zeroing exists to hide.
+ */
+static u64 alloc_addr(struct testfs *tf, u64 len)
+{
+	u8 *dev = tf->ram ? sim_bdev_ram_data(tf->ram) : NULL;
+	u64 addr = tf->next_addr;
+	u64 k;
+
+	tf->next_addr += len + tf->fs_block;
+	for (k = 0; dev && k < len; k++)
+		dev[addr + k] = testfs_stale(addr + k);
+	return addr;
+}
+
+/*
+ * Split @idx so that [start, end) becomes its own extent (start and end
+ * inside it, block aligned); returns the index of the middle piece.
+ */
+static int ext_isolate(struct testfs *tf, unsigned int idx, loff_t start,
+		       loff_t end)
+{
+	struct testfs_extent e = tf->ext[idx], piece;
+	int ret = ext_reserve(tf, 2);
+
+	if (ret)
+		return ret;
+	if (start > e.off) {
+		piece = e;
+		piece.len = start - e.off;
+		tf->ext[idx].off = start;
+		tf->ext[idx].len -= piece.len;
+		if (e.addr != IOMAP_NULL_ADDR)
+			tf->ext[idx].addr += piece.len;
+		ext_insert(tf, idx, &piece);
+		idx++;
+	}
+	e = tf->ext[idx];
+	if (end < e.off + (loff_t)e.len) {
+		piece = e;
+		piece.off = end;
+		piece.len = e.off + e.len - end;
+		if (e.addr != IOMAP_NULL_ADDR)
+			piece.addr = e.addr + (end - e.off);
+		tf->ext[idx].len = end - e.off;
+		ext_insert(tf, idx + 1, &piece);
+	}
+	return idx;
+}
+
+/* ---- the file system ---------------------------------------------------- */
+
+static void record_cb(struct testfs *tf, enum testfs_cb_op op, loff_t pos,
+		      u64 length, unsigned int flags, ssize_t written, int ret,
+		      const struct iomap *iomap)
+{
+	struct testfs_cb *cb;
+
+	if (tf->nr_cbs++ >= TESTFS_MAX_CBS)
+		return;
+	cb = &tf->cbs[tf->nr_cbs - 1];
+	*cb = (struct testfs_cb){
+		.op = op,
+		.pos = pos,
+		.length = length,
+		.flags = flags,
+		.written = written,
+		.ret = ret,
+	};
+	if (iomap)
+		cb->iomap = *iomap;
+}
+
+static void fill_iomap(struct testfs *tf, const struct testfs_extent *e,
+		       struct iomap *iomap)
+{
+	iomap->offset = e->off;
+	iomap->length = e->len;
+	iomap->type = e->type;
+	iomap->flags = e->flags;
+	iomap->bdev = tf->bdev;
+	iomap->addr = (e->type == IOMAP_MAPPED || e->type == IOMAP_UNWRITTEN) ?
+			      e->addr : IOMAP_NULL_ADDR;
+	iomap->inline_data = e->type == IOMAP_INLINE ? tf->model + e->off :
+						       NULL;
+}
+
+/*
+ * A write where nothing is allocated: new blocks for the block-rounded
+ * range, up to the next extent, returned flagged IOMAP_F_NEW.  Their
+ * device blocks hold stale data, which is what sub-block zeroing is for.
+ */
+static int testfs_alloc(struct testfs *tf, loff_t pos, loff_t length,
+			struct iomap *iomap)
+{
+	unsigned int idx = ext_find(tf, pos);
+	loff_t start = round_down_u64(pos, tf->fs_block);
+	loff_t end = round_up_u64(pos + length, tf->fs_block);
+	struct testfs_extent e;
+	int ret;
+
+	if (idx < tf->nr_ext && ext_contains(&tf->ext[idx], pos)) {
+		/* an explicit hole extent: carve the new blocks out of it */
+		const struct testfs_extent *h = &tf->ext[idx];
+
+		start = max_t(loff_t, start, h->off);
+		end = min_t(loff_t, end, h->off + (loff_t)h->len);
+		ret = ext_isolate(tf, idx, start, end);
+		if (ret < 0)
+			return ret;
+		idx = ret;
+		tf->ext[idx].type = IOMAP_MAPPED;
+		tf->ext[idx].flags = 0;
+		tf->ext[idx].addr = alloc_addr(tf, end - start);
+	} else {
+		if (idx < tf->nr_ext)
+			end = min_t(loff_t, end, tf->ext[idx].off);
+		if (idx > 0) {
+			const struct testfs_extent *p = &tf->ext[idx - 1];
+
+			start = max_t(loff_t, start, p->off + (loff_t)p->len);
+		}
+		ret = ext_reserve(tf, 1);
+		if (ret)
+			return ret;
+		e = (struct testfs_extent){
+			.off = start,
+			.len = end - start,
+			.type = IOMAP_MAPPED,
+			.addr = alloc_addr(tf, end - start),
+		};
+		ext_insert(tf, idx, &e);
+	}
+	tf->allocations++;
+	fill_iomap(tf, &tf->ext[idx], iomap);
+	iomap->flags |= IOMAP_F_NEW;
+	return 0;
+}
+
+static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
+				unsigned flags, struct iomap *iomap)
+{
+	unsigned int idx = ext_find(tf, pos);
+	const struct testfs_extent *e = NULL;
+
+	if (idx < tf->nr_ext && ext_contains(&tf->ext[idx], pos))
+		e = &tf->ext[idx];
+
+	if (!(flags & IOMAP_WRITE)) {
+		struct testfs_extent hole;
+
+		if (e) {
+			fill_iomap(tf, e, iomap);
+			return 0;
+		}
+		/* the gap between the neighbouring extents reads as a hole */
+		hole = (struct testfs_extent){
+			.off = idx > 0 ? tf->ext[idx - 1].off +
+						 (loff_t)tf->ext[idx - 1].len :
+					 0,
+			.type = IOMAP_HOLE,
+			.addr = IOMAP_NULL_ADDR,
+		};
+		if (idx < tf->nr_ext)
+			hole.len = tf->ext[idx].off - hole.off;
+		else
+			hole.len = round_up_u64(max_t(loff_t, pos + length,
+						      pos + 1),
+						tf->fs_block) - hole.off;
+		fill_iomap(tf, &hole, iomap);
+		return 0;
+	}
+
+	if (e && e->type != IOMAP_HOLE) {
+		/*
+		 * IOMAP_OVERWRITE_ONLY promises no allocation, no unwritten
+		 * conversion and no copy-on-write: refuse anything else, as
+		 * XFS does, so the caller retries the careful way.
+		 */
+		if ((flags & IOMAP_OVERWRITE_ONLY) &&
+		    (e->type != IOMAP_MAPPED || (e->flags & IOMAP_F_SHARED)))
+			return -EAGAIN;
+		fill_iomap(tf, e, iomap);
+		return 0;
+	}
+
+	/* allocating can block (and is no overwrite) */
+	if (flags & (IOMAP_NOWAIT | IOMAP_OVERWRITE_ONLY))
+		return -EAGAIN;
+	return testfs_alloc(tf, pos, length, iomap);
+}
+
+static int testfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
+			      unsigned flags, struct iomap *iomap,
+			      struct iomap *srcmap)
+{
+	struct testfs *tf = testfs_from_inode(inode);
+	int ret;
+
+	pthread_mutex_lock(&tf->lock);
+	tf->begin_calls++;
+	if (tf->begin_error &&
+	    tf->begin_calls == max(tf->begin_error_nth, 1U))
+		ret = tf->begin_error;
+	else
+		ret = __testfs_iomap_begin(tf, pos, length, flags, iomap);
+	record_cb(tf, TESTFS_CB_BEGIN, pos, length, flags, 0, ret,
+		  ret ? NULL : iomap);
+	pthread_mutex_unlock(&tf->lock);
+	if (tf->pc_on_begin && !ret) {
+		tf->pc_on_begin = false;
+		sim_pc_add(inode->i_mapping, tf->pc_on_begin_index,
+			   tf->pc_on_begin_flags);
+	}
+	sim_trace("testfs_iomap_begin", "pos 0x%llx length 0x%llx flags 0x%x ret %d type %u",
+		  (unsigned long long)pos, (unsigned long long)length, flags,
+		  ret, ret ? 0 : iomap->type);
+	return ret;
+}
+
+static int testfs_iomap_end(struct inode *inode, loff_t pos, loff_t length,
+			    ssize_t written, unsigned flags,
+			    struct iomap *iomap)
+{
+	struct testfs *tf = testfs_from_inode(inode);
+	int ret;
+
+	pthread_mutex_lock(&tf->lock);
+	tf->end_calls++;
+	ret = tf->end_error;
+	record_cb(tf, TESTFS_CB_END, pos, length, flags, written, ret, NULL);
+	pthread_mutex_unlock(&tf->lock);
+	sim_trace("testfs_iomap_end", "pos 0x%llx length 0x%llx written %zd flags 0x%x",
+		  (unsigned long long)pos, (unsigned long long)length, written,
+		  flags);
+	return ret;
+}
+
+/* The proposal's single callback, built from the same begin and end. */
+static int testfs_iomap_next(const struct iomap_iter *iter,
+			     struct iomap *iomap, struct iomap *srcmap)
+{
+	struct testfs *tf = testfs_from_inode(iter->inode);
+
+	pthread_mutex_lock(&tf->lock);
+	tf->next_calls++;
+	record_cb(tf, TESTFS_CB_NEXT, iter->pos, iter->len, iter->flags, 0, 0,
+		  NULL);
+	pthread_mutex_unlock(&tf->lock);
+	return iomap_iter_next(iter, iomap, srcmap, testfs_iomap_begin,
+			       testfs_iomap_end);
+}
+
+/*
+ * Unwritten blocks that a completed write covered become written: the
+ * block-rounded range, since sub-block zeroing filled the rest.
+ */
+static void testfs_convert_unwritten(struct testfs *tf, loff_t pos,
+				     ssize_t size)
+{
+	loff_t start = round_down_u64(pos, tf->fs_block);
+	loff_t end = round_up_u64(pos + size, tf->fs_block);
+	unsigned int idx;
+
+	pthread_mutex_lock(&tf->lock);
+	for (idx = ext_find(tf, start); idx < tf->nr_ext; idx++) {
+		struct testfs_extent *e = &tf->ext[idx];
+		loff_t s, t;
+		int at;
+
+		if (e->off >= end)
+			break;
+		if (e->type != IOMAP_UNWRITTEN)
+			continue;
+		s = max_t(loff_t, start, e->off);
+		t = min_t(loff_t, end, e->off + (loff_t)e->len);
+		at = ext_isolate(tf, idx, s, t);
+		if (at < 0)
+			break;
+		idx = at;
+		tf->ext[idx].type = IOMAP_MAPPED;
+		tf->conversions++;
+	}
+	pthread_mutex_unlock(&tf->lock);
+}
+
+/*
+ * ->end_io, as XFS's write completion: unwritten conversion and the size
+ * update both take locks and may start transactions, so they sleep; a
+ * pure overwrite inside EOF does neither and may complete in interrupt
+ * context.
+ */
+static int testfs_dio_end_io(struct kiocb *iocb, ssize_t size, int error,
+			     unsigned flags)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct testfs *tf = testfs_from_inode(inode);
+
+	__atomic_fetch_add(&tf->end_io_calls, 1, __ATOMIC_RELAXED);
+	WRITE_ONCE(tf->end_io_flags, flags);
+	if (error)
+		return error;
+	if (!(iocb->ki_flags & IOCB_WRITE) || size <= 0)
+		return 0;
+
+	if (flags & IOMAP_DIO_UNWRITTEN) {
+		might_sleep();
+		testfs_convert_unwritten(tf, iocb->ki_pos, size);
+	}
+	if (iocb->ki_pos + size > i_size_read(inode)) {
+		might_sleep();
+		i_size_write(inode, iocb->ki_pos + size);
+		mark_inode_dirty(inode);
+	}
+	return 0;
+}
+
+static void testfs_submit_io(const struct iomap_iter *iter, struct bio *bio,
+			     loff_t file_offset)
+{
+	struct testfs *tf = testfs_from_inode(iter->inode);
+
+	__atomic_fetch_add(&tf->submit_io_calls, 1, __ATOMIC_RELAXED);
+	submit_bio(bio);
+}
+
+static int testfs_fsync(struct file *file, loff_t start, loff_t end,
+			int datasync)
+{
+	struct testfs *tf = testfs_from_inode(file_inode(file));
+
+	might_sleep();
+	__atomic_fetch_add(&tf->fsync_calls, 1, __ATOMIC_RELAXED);
+	WRITE_ONCE(tf->fsync_datasync, datasync);
+	if (tf->fsync_error)
+		return tf->fsync_error;
+	return blkdev_issue_flush(tf->bdev);
+}
+
+ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
+		      struct iov_iter *iter, unsigned int dio_flags,
+		      size_t done_before)
+{
+	struct inode *inode = &tf->inode;
+	bool write = iov_iter_rw(iter) == WRITE;
+	ssize_t ret;
+
+	switch (tf->mode) {
+	case TESTFS_MODE_NEXT:
+		ret = iomap_dio_rw_next(iocb, iter, testfs_iomap_next,
+					tf->dops, dio_flags, NULL,
+					done_before);
+		break;
+	case TESTFS_MODE_BEGIN:
+		ret = iomap_dio_rw_begin(iocb, iter, testfs_iomap_begin,
+					 testfs_iomap_next, tf->dops,
+					 dio_flags, NULL, done_before);
+		break;
+	default:
+		ret = iomap_dio_rw(iocb, iter, &tf->ops, tf->dops, dio_flags,
+				   NULL, done_before);
+		break;
+	}
+
+	/*
+	 * Without an ->end_io, a synchronous extending write updates the
+	 * size here, as ext4 does after iomap_dio_rw() returns.
+	 */
+	if (write && ret > 0 && !(tf->dops && tf->dops->end_io) &&
+	    iocb->ki_pos > i_size_read(inode)) {
+		i_size_write(inode, iocb->ki_pos);
+		mark_inode_dirty(inode);
+	}
+	return ret;
+}
+
+static ssize_t testfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	return testfs_dio_rw(testfs_from_inode(file_inode(iocb->ki_filp)),
+			     iocb, to, 0, 0);
+}
+
+static ssize_t testfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	return testfs_dio_rw(testfs_from_inode(file_inode(iocb->ki_filp)),
+			     iocb, from, 0, 0);
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static int ext_cmp(const void *a, const void *b)
+{
+	const struct testfs_extent *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static bool valid_type(u16 type)
+{
+	return type <= IOMAP_INLINE;
+}
+
+static int setup_map(struct testfs *tf, const struct testfs_opts *o,
+		     char *err, size_t errlen)
+{
+	unsigned int i;
+
+	if (!o->map) {
+		u64 len = round_up_u64(o->size, tf->fs_block);
+
+		if (!len)
+			return 0;
+		if (ext_reserve(tf, 1))
+			return -ENOMEM;
+		tf->ext[0] = (struct testfs_extent){
+			.off = 0,
+			.len = len,
+			.type = IOMAP_MAPPED,
+			.addr = TESTFS_ADDR_AUTO,
+		};
+		tf->nr_ext = 1;
+	} else {
+		if (ext_reserve(tf, o->nr_map))
+			return -ENOMEM;
+		memcpy(tf->ext, o->map, o->nr_map * sizeof(*o->map));
+		tf->nr_ext = o->nr_map;
+		qsort(tf->ext, tf->nr_ext, sizeof(*tf->ext), ext_cmp);
+	}
+
+	for (i = 0; i < tf->nr_ext; i++) {
+		struct testfs_extent *e = &tf->ext[i];
+
+		if (!valid_type(e->type) || !e->len || e->off < 0 ||
+		    e->off % tf->fs_block || e->len % tf->fs_block) {
+			snprintf(err, errlen,
+				 "extent %u: offset and length must be non-zero multiples of the block size",
+				 i);
+			return -EINVAL;
+		}
+		if (i && tf->ext[i - 1].off + (loff_t)tf->ext[i - 1].len >
+				 e->off) {
+			snprintf(err, errlen, "extents overlap at %lld",
+				 (long long)e->off);
+			return -EINVAL;
+		}
+	}
+	/* device addresses: in file order, a block apart */
+	for (i = 0; i < tf->nr_ext; i++) {
+		struct testfs_extent *e = &tf->ext[i];
+
+		if (e->type == IOMAP_MAPPED || e->type == IOMAP_UNWRITTEN)
+			e->addr = alloc_addr(tf, e->len);
+		else
+			e->addr = IOMAP_NULL_ADDR;
+	}
+	return 0;
+}
+
+/* Device and model contents for the initial map. */
+static void setup_contents(struct testfs *tf)
+{
+	u8 *dev = sim_bdev_ram_data(tf->ram);
+	unsigned int i;
+
+	for (i = 0; i < tf->nr_ext; i++) {
+		const struct testfs_extent *e = &tf->ext[i];
+		u64 k;
+
+		switch (e->type) {
+		case IOMAP_MAPPED:
+			testfs_pattern_fill(tf->model + e->off, e->off, e->len);
+			memcpy(dev + e->addr, tf->model + e->off, e->len);
+			break;
+		case IOMAP_DELALLOC:
+		case IOMAP_INLINE:
+			/* the data lives in memory (page cache, inode) */
+			testfs_pattern_fill(tf->model + e->off, e->off, e->len);
+			break;
+		case IOMAP_UNWRITTEN:
+			/* reads see zeroes; the blocks hold stale data */
+			for (k = 0; k < e->len; k++)
+				dev[e->addr + k] = testfs_stale(e->addr + k);
+			break;
+		default:
+			/* holes read as zeroes */
+			break;
+		}
+	}
+}
+
+struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
+			     size_t errlen)
+{
+	char dummy[8];
+	struct testfs_opts o = *opts;
+	struct sim_ram_opts ro = { 0 };
+	struct testfs *tf;
+	u64 span, dev_size;
+	int ret;
+
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = '\0';
+	if (!o.fs_block)
+		o.fs_block = 4096;
+	if (!o.lbs)
+		o.lbs = 512;
+	if (!is_power_of_2(o.fs_block) || o.fs_block < 512 ||
+	    o.fs_block > 65536) {
+		snprintf(err, errlen, "block size %u: not a power of two in 512..65536",
+			 o.fs_block);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!is_power_of_2(o.lbs) || o.lbs < 512 || o.lbs > 4096 ||
+	    o.lbs > o.fs_block) {
+		snprintf(err, errlen, "logical block size %u: must be 512..4096, a power of two, <= block size",
+			 o.lbs);
+		return ERR_PTR(-EINVAL);
+	}
+	if (o.size < 0) {
+		snprintf(err, errlen, "negative size");
+		return ERR_PTR(-EINVAL);
+	}
+
+	tf = calloc(1, sizeof(*tf));
+	if (!tf)
+		return ERR_PTR(-ENOMEM);
+	pthread_mutex_init(&tf->lock, NULL);
+	tf->fs_block = o.fs_block;
+	tf->next_addr = o.fs_block;
+
+	ret = setup_map(tf, &o, err, errlen);
+	if (ret)
+		goto out_free;
+
+	/* the model covers every offset a request or an extent can reach */
+	span = max_t(u64, o.size, o.max_offset);
+	if (tf->nr_ext)
+		span = max_t(u64, span, tf->ext[tf->nr_ext - 1].off +
+					tf->ext[tf->nr_ext - 1].len);
+	span = round_up_u64(span, o.fs_block) + o.fs_block;
+	tf->model_size = span;
+	tf->model = calloc(1, span);
+	if (!tf->model) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+
+	/* room for the map plus allocating all of span a block at a time */
+	dev_size = tf->next_addr + 2 * span + 64ULL * o.fs_block;
+	dev_size = round_up_u64(dev_size, 1 << 20);
+	ro.name = "testfs-ram";
+	ro.size = dev_size;
+	ro.logical_block_size = o.lbs;
+	ro.physical_block_size = o.lbs;
+	ro.dma_alignment = o.lbs - 1;
+	ro.write_cache = o.write_cache;
+	ro.fua = o.fua;
+	tf->ram = sim_bdev_ram_create(&ro, err, errlen);
+	if (IS_ERR(tf->ram)) {
+		ret = PTR_ERR(tf->ram);
+		tf->ram = NULL;
+		goto out_free;
+	}
+	tf->bdev = sim_bdev_fault_wrap(tf->ram, err, errlen);
+	if (IS_ERR(tf->bdev)) {
+		ret = PTR_ERR(tf->bdev);
+		tf->bdev = NULL;
+		sim_bdev_destroy(tf->ram);
+		tf->ram = NULL;
+		goto out_free;
+	}
+	setup_contents(tf);
+	if (o.atomic_max) {
+		struct block_device *d[] = { tf->bdev, tf->ram };
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(d); i++) {
+			d[i]->bd_queue->limits.features |=
+				BLK_FEAT_ATOMIC_WRITES;
+			d[i]->bd_queue->limits.atomic_write_unit_max =
+				o.atomic_max;
+		}
+	}
+
+	/* super block, inode, file */
+	tf->sb.s_blocksize = o.fs_block;
+	tf->sb.s_blocksize_bits = __builtin_ctz(o.fs_block);
+	snprintf(tf->sb.s_id, sizeof(tf->sb.s_id), "testfs");
+	tf->sb.s_bdev = tf->bdev;
+	tf->sb.s_fs_info = tf;
+	if (o.no_simple)
+		tf->sb.s_iflags |= SB_I_SIM_NO_SIMPLE_DIO;
+	if (o.sync_mount)
+		tf->sb.s_flags |= SB_SYNCHRONOUS;
+
+	inode_init_once_sim(&tf->inode, &tf->sb);
+	tf->inode.i_ino = TESTFS_INO;
+	tf->inode.i_mode = S_IFREG | 0644;
+	tf->inode.i_size = o.size;
+	tf->inode.i_private = tf;
+	if (o.encrypted)
+		tf->inode.i_flags |= S_ENCRYPTED;
+
+	tf->fops.read_iter = testfs_read_iter;
+	tf->fops.write_iter = testfs_write_iter;
+	tf->fops.fsync = testfs_fsync;
+	tf->file.f_inode = &tf->inode;
+	tf->file.f_mapping = tf->inode.i_mapping;
+	tf->file.f_op = &tf->fops;
+	tf->file.f_mode = FMODE_READ | FMODE_WRITE | FMODE_CAN_ODIRECT |
+			  FMODE_NOWAIT;
+	tf->file.f_flags = 040000; /* O_DIRECT */
+
+	tf->ops.iomap_begin = testfs_iomap_begin;
+	tf->ops.iomap_end = testfs_iomap_end;
+
+	switch (o.dops) {
+	case TESTFS_DOPS_END_IO:
+		tf->dops_storage.end_io = testfs_dio_end_io;
+		tf->dops = &tf->dops_storage;
+		break;
+	case TESTFS_DOPS_SUBMIT_IO:
+		tf->dops_storage.submit_io = testfs_submit_io;
+		tf->dops = &tf->dops_storage;
+		break;
+	case TESTFS_DOPS_BIO_SET:
+		ret = bioset_init(&tf->bio_set, 4,
+				  offsetof(struct testfs_bio, bio),
+				  BIOSET_NEED_BVECS);
+		if (ret) {
+			snprintf(err, errlen, "bioset_init: %d", ret);
+			goto out_dev;
+		}
+		tf->bio_set_ready = true;
+		tf->dops_storage.bio_set = &tf->bio_set;
+		tf->dops = &tf->dops_storage;
+		break;
+	default:
+		tf->dops = NULL;
+		break;
+	}
+	return tf;
+
+out_dev:
+	sim_bdev_destroy(tf->bdev);
+out_free:
+	free(tf->model);
+	free(tf->ext);
+	pthread_mutex_destroy(&tf->lock);
+	free(tf);
+	if (!err[0])
+		snprintf(err, errlen, "testfs: error %d", ret);
+	return ERR_PTR(ret);
+}
+
+void testfs_destroy(struct testfs *tf)
+{
+	if (!tf)
+		return;
+	sb_destroy_dio_done_wq(&tf->sb);
+	sim_pc_destroy(tf->inode.i_mapping);
+	if (tf->bio_set_ready)
+		bioset_exit(&tf->bio_set);
+	if (tf->bdev)
+		sim_bdev_destroy(tf->bdev);
+	free(tf->model);
+	free(tf->ext);
+	pthread_mutex_destroy(&tf->lock);
+	free(tf);
+}
+
+bool testfs_lookup(struct testfs *tf, loff_t pos, struct testfs_extent *out)
+{
+	unsigned int idx;
+	bool found;
+
+	pthread_mutex_lock(&tf->lock);
+	idx = ext_find(tf, pos);
+	found = idx < tf->nr_ext && ext_contains(&tf->ext[idx], pos);
+	if (found)
+		*out = tf->ext[idx];
+	pthread_mutex_unlock(&tf->lock);
+	return found;
+}
+
+bool testfs_device_matches(struct testfs *tf, loff_t start, loff_t end)
+{
+	const u8 *dev = sim_bdev_ram_data(tf->ram);
+	bool ok = true;
+	unsigned int idx;
+
+	pthread_mutex_lock(&tf->lock);
+	for (idx = ext_find(tf, start); idx < tf->nr_ext && ok; idx++) {
+		const struct testfs_extent *e = &tf->ext[idx];
+		loff_t s, t, o;
+
+		if (e->off >= end)
+			break;
+		if (e->type != IOMAP_MAPPED)
+			continue;
+		s = max_t(loff_t, start, e->off);
+		t = min_t(loff_t, end, e->off + (loff_t)e->len);
+		for (o = s; o < t; o++) {
+			if ((size_t)o >= tf->model_size ||
+			    dev[e->addr + (o - e->off)] != tf->model[o]) {
+				ok = false;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&tf->lock);
+	return ok;
+}
+
+void testfs_model_write(struct testfs *tf, loff_t pos, const void *buf,
+			size_t n)
+{
+	const u8 *src = buf;
+	unsigned int idx;
+
+	pthread_mutex_lock(&tf->lock);
+	for (idx = ext_find(tf, pos); idx < tf->nr_ext; idx++) {
+		const struct testfs_extent *e = &tf->ext[idx];
+		loff_t s, t;
+
+		if (e->off >= pos + (loff_t)n)
+			break;
+		/*
+		 * Only written blocks read back what was written; unwritten
+		 * ones still read as zeroes, and inline data was written in
+		 * place (it lives in the model).
+		 */
+		if (e->type != IOMAP_MAPPED)
+			continue;
+		s = max_t(loff_t, pos, e->off);
+		t = min_t(loff_t, pos + (loff_t)n, e->off + (loff_t)e->len);
+		if (t > s && (size_t)t <= tf->model_size)
+			memcpy(tf->model + s, src + (s - pos), t - s);
+	}
+	pthread_mutex_unlock(&tf->lock);
+}
+
+void testfs_reset_callbacks(struct testfs *tf)
+{
+	pthread_mutex_lock(&tf->lock);
+	tf->nr_cbs = 0;
+	tf->begin_calls = tf->end_calls = tf->next_calls = 0;
+	pthread_mutex_unlock(&tf->lock);
+}
+
+static const struct {
+	const char *name;
+	int err;
+} errno_names[] = {
+	{ "EPERM", EPERM },	{ "ENOENT", ENOENT },	{ "EIO", EIO },
+	{ "ENXIO", ENXIO },	{ "EAGAIN", EAGAIN },	{ "ENOMEM", ENOMEM },
+	{ "EFAULT", EFAULT },	{ "ENOTBLK", ENOTBLK }, { "EBUSY", EBUSY },
+	{ "EEXIST", EEXIST },	{ "EINVAL", EINVAL },	{ "EFBIG", EFBIG },
+	{ "ENOSPC", ENOSPC },	{ "EROFS", EROFS },	{ "EDQUOT", EDQUOT },
+	{ "EOPNOTSUPP", EOPNOTSUPP }, { "ENODATA", ENODATA },
+	{ "ESTALE", ESTALE },	{ "EOVERFLOW", EOVERFLOW },
+	{ "EFSCORRUPTED", EUCLEAN }, { "EUCLEAN", EUCLEAN },
+	{ "ETIMEDOUT", ETIMEDOUT }, { "ENOLINK", ENOLINK },
+	{ "EILSEQ", EILSEQ },	{ "ENODEV", ENODEV },
+};
+
+int testfs_parse_errno(const char *s)
+{
+	char *end;
+	long v;
+	size_t i;
+
+	if (!s || !*s)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
+		if (!strcasecmp(s, errno_names[i].name) ||
+		    (s[0] == '-' && !strcasecmp(s + 1, errno_names[i].name)))
+			return -errno_names[i].err;
+	v = strtol(s, &end, 0);
+	if (*end || v == 0 || v < -4095 || v > 4095)
+		return 0;
+	return v < 0 ? (int)v : (int)-v;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * testfs: a one-file, in-memory test filesystem that drives iomap direct
+ * I/O the way ext4 and XFS do, with everything a test wants to choose in
+ * plain sight: the file's extent map (type, flags, device address per
+ * range), i_size, block size, the device's logical block size, the
+ * encrypted flag, which iomap_dio_ops it passes, and whether the simple
+ * path is allowed on the mount.
+ *
+ * Allocation rules (the `iomapsim run` contract relies on them):
+ *  - each extent of the map is returned by ->iomap_begin as one mapping,
+ *    never merged with its neighbours, and neighbouring extents are not
+ *    contiguous on the device;
+ *  - a write into a hole or past the mapped range allocates a new mapped
+ *    extent flagged IOMAP_F_NEW (as ext4 does), except under IOMAP_NOWAIT
+ *    or IOMAP_OVERWRITE_ONLY, where ->iomap_begin returns -EAGAIN;
+ *  - a write into an unwritten extent leaves it unwritten unless the dio
+ *    ops convert it at ->end_io (TESTFS_DOPS_END_IO).
+ *
+ * It sits on a ram block device (wrapped by the fault backend so bio
+ * faults can be added), records every ->iomap_begin/->iomap_end/
+ * ->iomap_next call, and keeps a reference model of what reads of the file
+ * must return: a deterministic pattern where data is mapped, zeroes in
+ * holes and unwritten extents.
+ */
+#ifndef _TESTFS_H
+#define _TESTFS_H
+
+#include <pthread.h>
+#include <linux/bio.h>
+#include <linux/fs.h>
+#include <linux/iomap.h>
+
+enum testfs_dops {
+	TESTFS_DOPS_NONE = 0,	/* dops == NULL */
+	TESTFS_DOPS_END_IO,	/* ->end_io: unwritten conversion, i_size */
+	TESTFS_DOPS_SUBMIT_IO,	/* ->submit_io: counts, then submit_bio */
+	TESTFS_DOPS_BIO_SET,	/* ->bio_set: the fs's own bio_set */
+};
+
+/* Which iomap entry point and callback style the file system uses. */
+enum testfs_iomap_mode {
+	TESTFS_MODE_OPS = 0,	/* baseline: iomap_dio_rw(), begin/end ops */
+	TESTFS_MODE_NEXT,	/* proposal: iomap_dio_rw_next(), ->iomap_next */
+	TESTFS_MODE_BEGIN,	/* proposal: iomap_dio_rw_begin(), begin+next */
+};
+
+/* Device byte address: let testfs place the extent. */
+#define TESTFS_ADDR_AUTO	U64_MAX
+
+struct testfs_extent {
+	loff_t off;	/* file offset, fs-block aligned */
+	u64 len;	/* bytes, fs-block multiple */
+	u16 type;	/* IOMAP_HOLE, IOMAP_MAPPED, ... */
+	u16 flags;	/* IOMAP_F_* returned with the mapping */
+	u64 addr;	/* device byte address (mapped/unwritten) */
+};
+
+struct testfs_opts {
+	unsigned int fs_block;		/* default 4096 */
+	unsigned int lbs;		/* device logical block size, 512 */
+	loff_t size;			/* i_size, default 1 MiB */
+	const struct testfs_extent *map; /* NULL: all of i_size mapped */
+	unsigned int nr_map;
+	bool encrypted;
+	enum testfs_dops dops;
+	bool no_simple;			/* SB_I_SIM_NO_SIMPLE_DIO */
+	bool sync_mount;		/* SB_SYNCHRONOUS: every write dsync */
+	bool write_cache;		/* device has a volatile cache ... */
+	bool fua;			/* ... and supports FUA */
+	unsigned int atomic_max;	/* atomic write unit max, 0: none */
+	/* the largest file offset a request may touch (sizes the device) */
+	loff_t max_offset;
+};
+
+enum testfs_cb_op {
+	TESTFS_CB_BEGIN,
+	TESTFS_CB_END,
+	TESTFS_CB_NEXT,
+};
+
+/* One filesystem callback, as SEMANTICS section 4 item 9 lists them. */
+struct testfs_cb {
+	enum testfs_cb_op op;
+	loff_t pos;
+	u64 length;
+	unsigned int flags;
+	ssize_t written;	/* END only */
+	int ret;
+	struct iomap iomap;	/* BEGIN: the mapping returned */
+};
+
+#define TESTFS_MAX_CBS 64
+
+struct testfs {
+	struct super_block sb;
+	struct inode inode;
+	struct file file;
+	struct file_operations fops;
+	struct block_device *bdev;	/* fault wrapper over the ram device */
+	struct block_device *ram;
+	unsigned int fs_block;
+
+	struct iomap_ops ops;		/* begin/end (+ next in NEXT mode) */
+	struct iomap_dio_ops dops_storage;
+	const struct iomap_dio_ops *dops;
+	struct bio_set bio_set;		/* TESTFS_DOPS_BIO_SET */
+	bool bio_set_ready;
+	enum testfs_iomap_mode mode;
+
+	pthread_mutex_t lock;		/* extents, model, callbacks */
+	struct testfs_extent *ext;	/* sorted, non-overlapping */
+	unsigned int nr_ext, cap_ext;
+	u64 next_addr;			/* allocation cursor on the device */
+
+	u8 *model;			/* what reads must return */
+	size_t model_size;
+
+	struct testfs_cb cbs[TESTFS_MAX_CBS];
+	unsigned int nr_cbs;		/* recorded (may exceed the array) */
+
+	/* fault hooks */
+	int begin_error;		/* -errno for ->iomap_begin, 0 off */
+	unsigned int begin_error_nth;	/* which call fails (1-based) */
+	int end_error;			/* -errno every ->iomap_end returns */
+	int fsync_error;		/* -errno ->fsync returns */
+	/*
+	 * A page that appears in the page cache while the I/O is mapped, as
+	 * one faulted in through an mmap of the file would (K-10).
+	 */
+	bool pc_on_begin;
+	pgoff_t pc_on_begin_index;
+	unsigned int pc_on_begin_flags;
+
+	/* counters */
+	unsigned int begin_calls, end_calls, next_calls;
+	unsigned int end_io_calls, submit_io_calls, fsync_calls;
+	unsigned int allocations, conversions;
+	unsigned int end_io_flags;	/* flags of the last ->end_io */
+	int fsync_datasync;		/* datasync of the last ->fsync */
+};
+
+/*
+ * The deterministic content of mapped data at file offset @off: a 4 KiB
+ * table varied per 4 KiB block, so that no two blocks are alike and a
+ * whole block fills with a copy and a cheap loop.
+ */
+extern u8 testfs_pattern_table[4096];
+
+static inline u8 testfs_block_key(loff_t off)
+{
+	u64 b = (u64)off >> 12;
+
+	return (u8)(b * 0x9d + (b >> 8) * 0x3b);
+}
+
+static inline u8 testfs_pattern(loff_t off)
+{
+	return testfs_pattern_table[off & 4095] ^ testfs_block_key(off);
+}
+
+/* Fill @dst with the pattern of file range [off, off + len). */
+void testfs_pattern_fill(u8 *dst, loff_t off, size_t len);
+
+/* What is on the device where no file data lives (must differ). */
+static inline u8 testfs_stale(u64 addr)
+{
+	return (u8)(0xa5 ^ (addr >> 9));
+}
+
+/* Returns a testfs or an ERR_PTR; @err gets a one-line reason. */
+struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
+			     size_t errlen);
+void testfs_destroy(struct testfs *tf);
+
+static inline struct testfs *testfs_from_inode(struct inode *inode)
+{
+	return inode->i_private;
+}
+
+/*
+ * Run one direct read (@iter is a destination) or write through the entry
+ * point of tf->mode with tf's ops and dops, as a filesystem's
+ * ->read_iter/->write_iter would; a successful synchronous write past
+ * i_size extends it (what ext4 does after iomap_dio_rw returns).
+ */
+ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
+		      struct iov_iter *iter, unsigned int dio_flags,
+		      size_t done_before);
+
+/* The mapping that covers @pos now (a copy), for tests. */
+bool testfs_lookup(struct testfs *tf, loff_t pos, struct testfs_extent *out);
+
+/*
+ * Compare the device contents under the mapped extents overlapping
+ * [start, end) with the model; returns true if they agree.
+ */
+bool testfs_device_matches(struct testfs *tf, loff_t start, loff_t end);
+
+/* Make the model agree with a completed write of @buf at [pos, pos+n). */
+void testfs_model_write(struct testfs *tf, loff_t pos, const void *buf,
+			size_t n);
+
+void testfs_reset_callbacks(struct testfs *tf);
+
+/* Parse "EIO", "-5", "5" into a negative errno; 0 if not understood. */
+int testfs_parse_errno(const char *s);
+
+#endif /* _TESTFS_H */

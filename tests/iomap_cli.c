@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `iomapsim run`, the scriptable contract: the built binary (found through
+ * IOMAPSIM_BIN, which CTest sets to the build directory) is run as a user
+ * would, and its JSON, exit status and stderr are checked.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+struct cli_result {
+	int status;
+	char out[8192];
+	char err[8192];
+};
+
+static void slurp(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0)
+		n += r;
+	buf[n] = '\0';
+}
+
+/* Run iomapsim with @args (NULL terminated, without argv[0]). */
+static void run_cli(struct cli_result *res, const char *const *args)
+{
+	const char *dir = getenv("IOMAPSIM_BIN");
+	char bin[4096];
+	const char *argv[64];
+	int out[2], err[2], i, st;
+	pid_t pid;
+
+	ck_assert_msg(dir, "IOMAPSIM_BIN is not set (run through ctest)");
+	snprintf(bin, sizeof(bin), "%s/iomapsim", dir);
+	ck_assert_msg(access(bin, X_OK) == 0, "%s is not built", bin);
+	argv[0] = bin;
+	for (i = 0; args[i]; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+
+	ck_assert_int_eq(pipe(out), 0);
+	ck_assert_int_eq(pipe(err), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	/* small outputs: reading one after the other cannot fill a pipe */
+	slurp(out[0], res->out, sizeof(res->out));
+	slurp(err[0], res->err, sizeof(res->err));
+	close(out[0]);
+	close(err[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	res->status = WEXITSTATUS(st);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static const char *const keys[] = {
+	"ret", "queued", "path", "fallback", "bios", "cache_hits", "punted",
+	"ki_complete_calls", "completion", "ki_pos", "iter_count", "data",
+	"leaks", "warnings", "context_violations",
+};
+
+static void expect_json(const struct cli_result *res)
+{
+	const char *p = res->out;
+	size_t i;
+
+	ck_assert_msg(res->status == 0, "exit %d: %s", res->status, res->err);
+	ck_assert_int_eq(count_lines(res->out), 1);
+	ck_assert(res->out[0] == '{');
+	/* every key, once, in the contract's order */
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char k[64];
+		const char *q;
+
+		snprintf(k, sizeof(k), "\"%s\":", keys[i]);
+		q = strstr(p, k);
+		ck_assert_msg(q, "key %s missing or out of order in %s",
+			      keys[i], res->out);
+		ck_assert_msg(!strstr(q + 1, k), "key %s twice", keys[i]);
+		p = q;
+	}
+}
+
+static void expect_field(const struct cli_result *res, const char *field)
+{
+	ck_assert_msg(strstr(res->out, field), "%s not in %s", field,
+		      res->out);
+}
+
+START_TEST(test_keys_present)
+{
+	static const char *const a[] = { "run", NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"leaks\":0");
+	expect_field(&r, "\"warnings\":0");
+	expect_field(&r, "\"context_violations\":0");
+}
+END_TEST
+
+/* Bad arguments: exit 2, one line on stderr, nothing on stdout. */
+static const char *const bad_args[][6] = {
+	{ "run", "--bogus", NULL },
+	{ "run", "--op", "frob", NULL },
+	{ "run", "--map", "mapped:0", NULL },
+	{ "run", "--map", "sparse:0:4096", NULL },
+	{ "run", "--map", "mapped:0:4096:shiny", NULL },
+	{ "run", "--fault", "nope:1", NULL },
+	{ "run", "--fault", "bio-error:1:NOSUCH", NULL },
+	{ "run", "--iocb", "FOO", NULL },
+	{ "run", "--dio-flags", "FAST", NULL },
+	{ "run", "--iter", "iovec:0", NULL },
+	{ "run", "--len", NULL },
+	{ "run", "--pos", "-5", NULL },
+	{ "run", "--lbs", "3000", NULL },
+	{ "run", "--map", "mapped:100:4096", NULL },
+	{ "run", "--complete", "sometimes", NULL },
+	{ "run", "stray", NULL },
+	{ "frobnicate", NULL },
+};
+
+START_TEST(test_bad_args)
+{
+	struct cli_result r;
+
+	run_cli(&r, bad_args[_i]);
+	ck_assert_msg(r.status == 2, "%s %s: exit %d", bad_args[_i][0],
+		      bad_args[_i][1] ?: "", r.status);
+	ck_assert_msg(count_lines(r.err) == 1, "stderr: '%s'", r.err);
+	ck_assert_str_eq(r.out, "");
+}
+END_TEST
+
+START_TEST(test_no_command)
+{
+	static const char *const a[] = { NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_int_eq(count_lines(r.err), 1);
+}
+END_TEST
+
+START_TEST(test_help)
+{
+	static const char *const a[] = { "run", "--help", NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, "--fs-block"));
+}
+END_TEST
+
+/* SEMANTICS 4: sync 4 KiB read is simple, one bio, completed in place */
+START_TEST(test_ref_sync_read)
+{
+	static const char *const a[] = { "run", "--op", "read", "--pos",
+					 "8192", "--len", "4096", NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"ret\":4096");
+	expect_field(&r, "\"queued\":false");
+	expect_field(&r, "\"path\":\"simple\"");
+	expect_field(&r, "\"fallback\":null");
+	expect_field(&r, "\"bios\":1");
+	expect_field(&r, "\"completion\":\"submitter\"");
+	expect_field(&r, "\"ki_pos\":12288");
+	expect_field(&r, "\"iter_count\":0");
+	expect_field(&r, "\"data\":\"ok\"");
+	expect_field(&r, "\"ki_complete_calls\":0");
+}
+END_TEST
+
+/* SEMANTICS 4: async with a bio error: queued, -EIO from the workqueue */
+START_TEST(test_ref_async_error)
+{
+	static const char *const a[] = { "run", "--len", "4096", "--async",
+					 "--fault", "bio-error:1", NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"queued\":true");
+	expect_field(&r, "\"ret\":-5");
+	expect_field(&r, "\"completion\":\"workqueue\"");
+	expect_field(&r, "\"punted\":1");
+	expect_field(&r, "\"ki_complete_calls\":1");
+	expect_field(&r, "\"path\":\"simple\"");
+}
+END_TEST
+
+/* SEMANTICS 4: a read over a hole falls back, no bio */
+START_TEST(test_ref_hole)
+{
+	static const char *const a[] = { "run", "--len", "4096", "--map",
+					 "hole:0:65536", "--map",
+					 "mapped:65536:983040", NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"path\":\"generic\"");
+	expect_field(&r, "\"fallback\":\"not_mapped\"");
+	expect_field(&r, "\"bios\":0");
+	expect_field(&r, "\"ret\":4096");
+	expect_field(&r, "\"data\":\"zero\"");
+}
+END_TEST
+
+/* SEMANTICS 4: unaligned 512 on a 4096 device: -EINVAL from simple */
+START_TEST(test_ref_unaligned)
+{
+	static const char *const a[] = { "run", "--lbs", "4096", "--pos",
+					 "512", "--len", "512", NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"ret\":-22");
+	expect_field(&r, "\"path\":\"simple\"");
+	expect_field(&r, "\"fallback\":null");
+	expect_field(&r, "\"completion\":null");
+}
+END_TEST
+
+/* the async success case: inline completion from end_io */
+START_TEST(test_ref_async_read)
+{
+	static const char *const a[] = { "run", "--async", NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"ret\":4096");
+	expect_field(&r, "\"completion\":\"end_io\"");
+	expect_field(&r, "\"punted\":0");
+}
+END_TEST
+
+/* an extending async write: zeroing bio, completion in the workqueue */
+START_TEST(test_ref_extending_write)
+{
+	static const char *const a[] = { "run", "--op", "write", "--pos",
+					 "1048576", "--len", "512", "--async",
+					 NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"ret\":512");
+	expect_field(&r, "\"fallback\":\"write\"");
+	expect_field(&r, "\"bios\":2");
+	expect_field(&r, "\"completion\":\"workqueue\"");
+}
+END_TEST
+
+/* same arguments and seed, same output */
+START_TEST(test_deterministic)
+{
+	static const char *const a[] = {
+		"run", "--len", "65536", "--map", "mapped:0:16384", "--map",
+		"mapped:16384:49152", "--map", "mapped:65536:983040",
+		"--complete", "random", "--seed", "42", "--async", NULL
+	};
+	struct cli_result r1, r2;
+
+	run_cli(&r1, a);
+	run_cli(&r2, a);
+	expect_json(&r1);
+	ck_assert_str_eq(r1.out, r2.out);
+	expect_field(&r1, "\"ret\":65536");
+}
+END_TEST
+
+/* every other option parses and runs */
+START_TEST(test_all_options)
+{
+	static const char *const a[] = {
+		"run", "--fs-block", "4096", "--lbs", "512", "--size", "1m",
+		"--encrypted", "--dops", "end_io", "--op", "write", "--pos",
+		"4096", "--len", "8k", "--iter", "iovec:3", "--buf-offset",
+		"512", "--iocb", "DSYNC,HIPRI", "--dio-flags",
+		"FSBLOCK_ALIGNED", "--done-before", "0", "--no-simple",
+		"--complete", "deferred", "--seed", "7", "--fault",
+		"begin-error:EIO:5", "--fault", "short-pin:9:4096", "--fault",
+		"alloc-fail:99", "--iomap", "next", "--write-cache", "--fua",
+		NULL
+	};
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"ret\":8192");
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+	Suite *s = suite_create("iomap_cli");
+	TCase *tc = sim_tcase("run");
+
+	tcase_add_test(tc, test_keys_present);
+	tcase_add_loop_test(tc, test_bad_args, 0,
+			    sizeof(bad_args) / sizeof(bad_args[0]));
+	tcase_add_test(tc, test_no_command);
+	tcase_add_test(tc, test_help);
+	tcase_add_test(tc, test_ref_sync_read);
+	tcase_add_test(tc, test_ref_async_error);
+	tcase_add_test(tc, test_ref_hole);
+	tcase_add_test(tc, test_ref_unaligned);
+	tcase_add_test(tc, test_ref_async_read);
+	tcase_add_test(tc, test_ref_extending_write);
+	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_all_options);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SIM_TEST_MAIN(cli_suite)

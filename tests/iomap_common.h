@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Shared by the iomap_*.c suites: run one request through the request
+ * runner and check the accounting every direct I/O must leave behind
+ * (no leak, no pinned page, no live bio, i_dio_count back to zero, no
+ * outstanding work, ki_complete exactly once for a queued request and
+ * never otherwise, at most one completion).
+ */
+#ifndef _IOMAP_COMMON_H
+#define _IOMAP_COMMON_H
+
+#include <errno.h>
+#include <string.h>
+#include <linux/fs.h>
+#include <linux/iomap.h>
+#include <linux/pagemap.h>
+#include <linux/workqueue.h>
+#include <sim/iomap.h>
+#include <sim/report.h>
+#include "harness.h"
+#include "request.h"
+
+/* A small default file keeps each run cheap. */
+static inline void req_init(struct iomapsim_request *r)
+{
+	iomapsim_request_init(r);
+	r->size = 256 << 10;
+}
+
+static inline void req_map(struct iomapsim_request *r, u16 type, loff_t off,
+			   u64 len, u16 flags)
+{
+	ck_assert_int_lt(r->nr_map, IOMAPSIM_MAX_MAP);
+	r->map[r->nr_map++] = (struct testfs_extent){
+		.off = off, .len = len, .type = type, .flags = flags,
+		.addr = TESTFS_ADDR_AUTO,
+	};
+}
+
+static inline void check_accounting(const struct iomapsim_outcome *o)
+{
+	ck_assert_msg(o->leaks == 0, "%ld leak(s)", o->leaks);
+	ck_assert_int_eq(o->i_dio_count, 0);
+	ck_assert_int_eq(o->ki_complete_calls, o->queued ? 1 : 0);
+	ck_assert_int_le(o->completions, 1);
+	ck_assert_int_eq(o->deadlocks, 0);
+	ck_assert_int_eq(sim_work_outstanding(), 0);
+}
+
+/* Run, expecting @warn WARN_ONs and @viol context violations. */
+static inline void run_expect(const struct iomapsim_request *r,
+			      struct iomapsim_outcome *o, long warn, long viol)
+{
+	char err[256] = "";
+	int rc;
+
+	/* the harness checks totals over the whole test */
+	if (warn)
+		sim_test_expect_warnings(sim_warnings() + warn);
+	if (viol)
+		sim_test_expect_violations(sim_context_violations() + viol);
+	rc = iomapsim_run(r, o, err, sizeof(err));
+	ck_assert_msg(rc == 0, "request setup failed (%d): %s", rc, err);
+	check_accounting(o);
+	ck_assert_int_eq(o->warnings, warn);
+	ck_assert_int_eq(o->context_violations, viol);
+}
+
+static inline void run_ok(const struct iomapsim_request *r,
+			  struct iomapsim_outcome *o)
+{
+	run_expect(r, o, 0, 0);
+}
+
+/* The n-th recorded filesystem callback. */
+static inline const struct testfs_cb *cb_at(const struct iomapsim_outcome *o,
+					    unsigned int n)
+{
+	ck_assert_uint_lt(n, o->nr_cbs);
+	return &o->cbs[n];
+}
+
+#endif /* _IOMAP_COMMON_H */

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The iomap iterator (fs/iomap/iter.c, SEMANTICS N-01..N-07, G-41),
+ * driven directly with a scripted begin/end pair.
+ */
+#include <string.h>
+#include <linux/fs.h>
+#include <linux/iomap.h>
+#include <sim/report.h>
+#include "harness.h"
+
+/* The scripted file system: mappings of 4 KiB, calls counted. */
+static struct {
+	int begins, ends, nexts;
+	int begin_ret;		/* returned by every begin when set */
+	int end_ret;
+	u64 map_len;		/* mapping length (4096 default) */
+	loff_t last_end_pos;
+	loff_t last_end_len;
+	ssize_t last_written;
+	bool start_late;	/* map starting after pos: a bug */
+} fs;
+
+static struct inode test_inode;
+
+static int fake_begin(struct inode *inode, loff_t pos, loff_t length,
+		      unsigned flags, struct iomap *iomap,
+		      struct iomap *srcmap)
+{
+	fs.begins++;
+	if (fs.begin_ret)
+		return fs.begin_ret;
+	iomap->offset = pos - pos % fs.map_len + (fs.start_late ? 512 : 0);
+	iomap->length = fs.map_len;
+	iomap->type = IOMAP_MAPPED;
+	iomap->addr = 1 << 20;
+	return 0;
+}
+
+static int fake_end(struct inode *inode, loff_t pos, loff_t length,
+		    ssize_t written, unsigned flags, struct iomap *iomap)
+{
+	fs.ends++;
+	fs.last_end_pos = pos;
+	fs.last_end_len = length;
+	fs.last_written = written;
+	return fs.end_ret;
+}
+
+static const struct iomap_ops fake_ops = {
+	.iomap_begin = fake_begin,
+	.iomap_end = fake_end,
+};
+
+static int fake_next(const struct iomap_iter *iter, struct iomap *iomap,
+		     struct iomap *srcmap)
+{
+	fs.nexts++;
+	return iomap_iter_next(iter, iomap, srcmap, fake_begin, fake_end);
+}
+
+static const struct iomap_ops next_ops = { .iomap_next = fake_next };
+
+static void reset(void)
+{
+	memset(&fs, 0, sizeof(fs));
+	fs.map_len = 4096;
+	memset(&test_inode, 0, sizeof(test_inode));
+}
+
+static struct iomap_iter mkiter(loff_t pos, u64 len)
+{
+	return (struct iomap_iter){ .inode = &test_inode, .pos = pos,
+				    .len = len, .flags = IOMAP_DIRECT };
+}
+
+/* covers N-01, N-02, N-03: walk three mappings, one end each */
+START_TEST(test_walk)
+{
+	struct iomap_iter it;
+	int loops = 0, ret;
+
+	reset();
+	it = mkiter(1024, 9216);
+	while ((ret = iomap_iter(&it, &fake_ops)) > 0) {
+		ck_assert_int_eq(it.iter_start_pos, it.pos);
+		it.status = iomap_iter_advance(&it, iomap_length(&it));
+		loops++;
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(loops, 3);
+	ck_assert_int_eq(fs.begins, 3);
+	ck_assert_int_eq(fs.ends, 3);
+	ck_assert_int_eq(it.pos, 10240);
+	ck_assert_uint_eq(it.len, 0);
+	/* the last end saw the last mapping's share */
+	ck_assert_int_eq(fs.last_end_pos, 8192);
+	ck_assert_int_eq(fs.last_end_len, 2048);
+	ck_assert_int_eq(fs.last_written, 2048);
+}
+END_TEST
+
+/* covers N-01: a begin error on the first call ends it, no end call */
+START_TEST(test_first_begin_error)
+{
+	struct iomap_iter it;
+
+	reset();
+	fs.begin_ret = -EIO;
+	it = mkiter(0, 4096);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), -EIO);
+	ck_assert_int_eq(fs.ends, 0);
+}
+END_TEST
+
+/* covers N-02: an end error counts only when nothing was done */
+START_TEST(test_end_error_no_progress)
+{
+	struct iomap_iter it;
+
+	reset();
+	fs.end_ret = -ENOSPC;
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), -ENOSPC);
+	ck_assert_int_eq(fs.last_written, 0);
+}
+END_TEST
+
+START_TEST(test_end_error_after_progress)
+{
+	struct iomap_iter it;
+	int ret;
+
+	reset();
+	fs.end_ret = -ENOSPC;
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	iomap_iter_advance(&it, 4096);
+	ret = iomap_iter(&it, &fake_ops);
+	ck_assert_int_eq(ret, 1); /* the error is dropped, walk goes on */
+	iomap_iter_advance(&it, 4096);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 0);
+}
+END_TEST
+
+/* covers N-03, N-05: a negative status ends the walk with it */
+START_TEST(test_status_error)
+{
+	struct iomap_iter it;
+
+	reset();
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	iomap_iter_advance(&it, 512);
+	it.status = -EFAULT;
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), -EFAULT);
+	ck_assert_int_eq(fs.ends, 1);
+	ck_assert_int_eq(fs.last_written, 512);
+}
+END_TEST
+
+/* covers N-03: a positive status is the old convention: warn, -EIO */
+START_TEST(test_status_positive)
+{
+	struct iomap_iter it;
+
+	reset();
+	sim_test_expect_warnings(1);
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	iomap_iter_advance(&it, 512);
+	it.status = 512;
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), -EIO);
+}
+END_TEST
+
+/* covers N-03: no progress on a valid mapping stops the walk */
+START_TEST(test_no_progress_stops)
+{
+	struct iomap_iter it;
+
+	reset();
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 0);
+	ck_assert_int_eq(fs.begins, 1);
+	ck_assert_int_eq(fs.ends, 1);
+}
+END_TEST
+
+/* covers N-03: a mapping the body marked stale is mapped again */
+START_TEST(test_stale_remaps)
+{
+	struct iomap_iter it;
+
+	reset();
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	it.iomap.flags |= IOMAP_F_STALE;
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(fs.begins, 2);
+	ck_assert_int_eq(it.pos, 0);
+	ck_assert(!(it.iomap.flags & IOMAP_F_STALE));
+}
+END_TEST
+
+/* covers N-03: the mappings are cleared before the next begin */
+START_TEST(test_maps_cleared)
+{
+	struct iomap_iter it;
+
+	reset();
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	it.srcmap.type = IOMAP_MAPPED;
+	it.srcmap.length = 4096;
+	iomap_iter_advance(&it, 4096);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(it.srcmap.type, IOMAP_HOLE);
+	ck_assert_uint_eq(it.srcmap.length, 0);
+}
+END_TEST
+
+/* covers N-04: advancing beyond the mapping warns and fails */
+START_TEST(test_advance_too_far)
+{
+	struct iomap_iter it;
+
+	reset();
+	sim_test_expect_warnings(1);
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(iomap_iter_advance(&it, 4097), -EIO);
+	ck_assert_int_eq(it.pos, 0);
+	ck_assert_int_eq(iomap_iter_advance(&it, 4096), 0);
+	ck_assert_uint_eq(it.len, 4096);
+}
+END_TEST
+
+/* covers N-01: a mapping that starts after pos is a file system bug */
+START_TEST(test_mapping_after_pos_warns)
+{
+	struct iomap_iter it;
+
+	reset();
+	sim_test_expect_warnings(1);
+	fs.start_late = true;
+	it = mkiter(0, 4096);
+	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+}
+END_TEST
+
+/* covers G-41: iomap_length trims to the request, the map and srcmap */
+START_TEST(test_length)
+{
+	struct iomap_iter it = mkiter(1000, 100000);
+
+	it.iomap.offset = 0;
+	it.iomap.length = 8192;
+	ck_assert_uint_eq(iomap_length(&it), 8192 - 1000);
+	it.srcmap.type = IOMAP_MAPPED;
+	it.srcmap.offset = 0;
+	it.srcmap.length = 4096;
+	ck_assert_uint_eq(iomap_length(&it), 4096 - 1000);
+	it.len = 100;
+	ck_assert_uint_eq(iomap_length(&it), 100);
+	ck_assert_uint_eq(iomap_length_trim(&it, 0, 50000), 4096);
+}
+END_TEST
+
+/* covers G-41: iomap_sector, and the invalid sector of anon writes */
+START_TEST(test_sector)
+{
+	struct iomap m = { .addr = 1 << 20, .offset = 8192, .length = 8192 };
+
+	ck_assert_uint_eq(iomap_sector(&m, 8192), (1 << 20) >> 9);
+	ck_assert_uint_eq(iomap_sector(&m, 8192 + 1536), ((1 << 20) + 1536) >> 9);
+	m.flags = IOMAP_F_ANON_WRITE;
+	ck_assert_uint_eq(iomap_sector(&m, 8192), U64_MAX);
+}
+END_TEST
+
+/* covers G-22: inline data is addressed relative to the mapping */
+START_TEST(test_inline_data_ptr)
+{
+	char buf[64];
+	struct iomap m = { .offset = 4096, .inline_data = buf };
+
+	ck_assert_ptr_eq(iomap_inline_data(&m, 4096 + 10), buf + 10);
+}
+END_TEST
+
+/* covers N-06, N-07: the same walk through a single ->iomap_next */
+START_TEST(test_walk_next)
+{
+	struct iomap_iter it;
+	int loops = 0, ret;
+
+	reset();
+	it = mkiter(0, 12288);
+	while ((ret = iomap_iter(&it, &next_ops)) > 0) {
+		it.status = iomap_iter_advance(&it, iomap_length(&it));
+		loops++;
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(loops, 3);
+	ck_assert_int_eq(fs.nexts, 4); /* three produce, the last finishes */
+	ck_assert_int_eq(fs.begins, 3);
+	ck_assert_int_eq(fs.ends, 3);
+}
+END_TEST
+
+/* covers N-07: the first call produces without finishing anything */
+START_TEST(test_next_first_call)
+{
+	struct iomap_iter it;
+
+	reset();
+	it = mkiter(0, 4096);
+	ck_assert_int_eq(iomap_iter(&it, &next_ops), 1);
+	ck_assert_int_eq(fs.ends, 0);
+	ck_assert_int_eq(fs.begins, 1);
+	fs.begin_ret = -EAGAIN;
+	it = mkiter(0, 4096);
+	ck_assert_int_eq(iomap_iter(&it, &next_ops), -EAGAIN);
+}
+END_TEST
+
+/* a NULL end in the helper: finishing is only the continue decision */
+static DEFINE_IOMAP_ITER_NEXT(begin_only_next, fake_begin)
+
+START_TEST(test_next_without_end)
+{
+	const struct iomap_ops ops = { .iomap_next = begin_only_next };
+	struct iomap_iter it;
+
+	reset();
+	it = mkiter(0, 8192);
+	ck_assert_int_eq(iomap_iter(&it, &ops), 1);
+	iomap_iter_advance(&it, 4096);
+	ck_assert_int_eq(iomap_iter(&it, &ops), 1);
+	iomap_iter_advance(&it, 4096);
+	ck_assert_int_eq(iomap_iter(&it, &ops), 0);
+	ck_assert_int_eq(fs.ends, 0);
+	ck_assert_int_eq(fs.begins, 2);
+}
+END_TEST
+
+static Suite *iter_suite(void)
+{
+	Suite *s = suite_create("iomap_iter");
+	TCase *tc = sim_tcase("iter");
+
+	tcase_add_test(tc, test_walk);
+	tcase_add_test(tc, test_first_begin_error);
+	tcase_add_test(tc, test_end_error_no_progress);
+	tcase_add_test(tc, test_end_error_after_progress);
+	tcase_add_test(tc, test_status_error);
+	tcase_add_test(tc, test_status_positive);
+	tcase_add_test(tc, test_no_progress_stops);
+	tcase_add_test(tc, test_stale_remaps);
+	tcase_add_test(tc, test_maps_cleared);
+	tcase_add_test(tc, test_advance_too_far);
+	tcase_add_test(tc, test_mapping_after_pos_warns);
+	tcase_add_test(tc, test_length);
+	tcase_add_test(tc, test_sector);
+	tcase_add_test(tc, test_inline_data_ptr);
+	tcase_add_test(tc, test_walk_next);
+	tcase_add_test(tc, test_next_first_call);
+	tcase_add_test(tc, test_next_without_end);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SIM_TEST_MAIN(iter_suite)

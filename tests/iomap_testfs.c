@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The test file system's contract (allocation rules, extent map, model)
+ * and the page-cache and fserror models direct I/O relies on; and
+ * sequences of requests on one file, which the one-shot runner cannot do.
+ */
+#include <stdlib.h>
+#include <linux/fserror.h>
+#include "iomap_common.h"
+
+static struct testfs *mkfs(const struct testfs_extent *map, unsigned int n,
+			   enum testfs_dops dops)
+{
+	struct testfs_opts o = { .size = 64 << 10, .map = map, .nr_map = n,
+				 .dops = dops };
+	char err[128];
+	struct testfs *tf = testfs_create(&o, err, sizeof(err));
+
+	ck_assert_msg(!IS_ERR(tf), "%s", err);
+	return tf;
+}
+
+/* One sync direct I/O on @tf; returns its result. */
+static ssize_t dio(struct testfs *tf, bool write, loff_t pos, void *buf,
+		   size_t len)
+{
+	struct kiocb iocb = { .ki_filp = &tf->file, .ki_pos = pos,
+			      .ki_flags = IOCB_DIRECT |
+					  (write ? IOCB_WRITE : 0) };
+	struct iov_iter iter;
+	ssize_t ret;
+
+	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf, len);
+	ret = testfs_dio_rw(tf, &iocb, &iter, 0, 0);
+	sim_engine_drain();
+	return ret;
+}
+
+#define E(t, o, l) { .off = (o), .len = (l), .type = (t), \
+		     .addr = TESTFS_ADDR_AUTO }
+
+/* each extent comes back whole, never merged with its neighbour */
+START_TEST(test_extent_returned_whole)
+{
+	static const struct testfs_extent map[] = {
+		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_MAPPED, 8192, 8192),
+	};
+	struct testfs *tf = mkfs(map, 2, TESTFS_DOPS_NONE);
+	struct iomap m = { 0 }, s = { 0 };
+
+	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 4096, 12288, 0, &m,
+					     &s), 0);
+	ck_assert_int_eq(m.offset, 0);
+	ck_assert_uint_eq(m.length, 8192);
+	ck_assert_int_eq(m.type, IOMAP_MAPPED);
+	testfs_destroy(tf);
+}
+END_TEST
+
+/* neighbouring extents are not contiguous on the device */
+START_TEST(test_extents_not_contiguous)
+{
+	static const struct testfs_extent map[] = {
+		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_MAPPED, 8192, 8192),
+		E(IOMAP_UNWRITTEN, 16384, 8192),
+	};
+	struct testfs *tf = mkfs(map, 3, TESTFS_DOPS_NONE);
+	struct testfs_extent a, b, c;
+
+	ck_assert(testfs_lookup(tf, 0, &a));
+	ck_assert(testfs_lookup(tf, 8192, &b));
+	ck_assert(testfs_lookup(tf, 16384, &c));
+	ck_assert_uint_ne(a.addr + a.len, b.addr);
+	ck_assert_uint_ne(b.addr + b.len, c.addr);
+	testfs_destroy(tf);
+}
+END_TEST
+
+/* gaps in the map read as holes up to the next extent */
+START_TEST(test_gap_is_hole)
+{
+	static const struct testfs_extent map[] = {
+		E(IOMAP_MAPPED, 0, 4096), E(IOMAP_MAPPED, 16384, 4096),
+	};
+	struct testfs *tf = mkfs(map, 2, TESTFS_DOPS_NONE);
+	struct iomap m = { 0 }, s = { 0 };
+
+	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 8192, 4096, 0, &m,
+					     &s), 0);
+	ck_assert_int_eq(m.type, IOMAP_HOLE);
+	ck_assert_int_eq(m.offset, 4096);
+	ck_assert_uint_eq(m.length, 12288);
+	testfs_destroy(tf);
+}
+END_TEST
+
+/* a write into a hole allocates new blocks (IOMAP_F_NEW), once */
+START_TEST(test_write_allocates)
+{
+	static const struct testfs_extent map[] = {
+		E(IOMAP_HOLE, 0, 65536),
+	};
+	struct testfs *tf = mkfs(map, 1, TESTFS_DOPS_NONE);
+	struct iomap m = { 0 }, s = { 0 };
+	struct testfs_extent e;
+
+	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 4096 + 100, 1000,
+					     IOMAP_WRITE | IOMAP_DIRECT, &m,
+					     &s), 0);
+	ck_assert(m.flags & IOMAP_F_NEW);
+	ck_assert_int_eq(m.type, IOMAP_MAPPED);
+	ck_assert_int_eq(m.offset, 4096);
+	ck_assert_uint_eq(m.length, 4096);
+	ck_assert(testfs_lookup(tf, 4096, &e));
+	ck_assert_int_eq(e.type, IOMAP_MAPPED);
+	ck_assert(!(e.flags & IOMAP_F_NEW)); /* new only for this mapping */
+	ck_assert(testfs_lookup(tf, 0, &e));
+	ck_assert_int_eq(e.type, IOMAP_HOLE);
+	ck_assert_uint_eq(tf->allocations, 1);
+
+	memset(&m, 0, sizeof(m));
+	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 4096, 4096,
+					     IOMAP_WRITE | IOMAP_DIRECT, &m,
+					     &s), 0);
+	ck_assert(!(m.flags & IOMAP_F_NEW));
+	testfs_destroy(tf);
+}
+END_TEST
+
+/* past the mapped range too; but never under NOWAIT */
+START_TEST(test_write_past_map_nowait)
+{
+	struct testfs *tf = mkfs(NULL, 0, TESTFS_DOPS_NONE);
+	struct iomap m = { 0 }, s = { 0 };
+
+	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 1 << 20, 4096,
+					     IOMAP_WRITE | IOMAP_NOWAIT, &m,
+					     &s), -EAGAIN);
+	ck_assert_uint_eq(tf->allocations, 0);
+	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 1 << 20, 4096,
+					     IOMAP_WRITE, &m, &s), 0);
+	ck_assert(m.flags & IOMAP_F_NEW);
+	testfs_destroy(tf);
+}
+END_TEST
+
+/* written data reads back; the zeroed rest of the new block reads zero */
+START_TEST(test_write_then_read_new_block)
+{
+	static const struct testfs_extent map[] = {
+		E(IOMAP_HOLE, 0, 65536),
+	};
+	struct testfs *tf = mkfs(map, 1, TESTFS_DOPS_NONE);
+	char *w = aligned_alloc(4096, 4096), *r = aligned_alloc(4096, 4096);
+
+	memset(w, 0x77, 1024);
+	ck_assert_int_eq(dio(tf, true, 8192 + 1024, w, 1024), 1024);
+	ck_assert_int_eq(dio(tf, false, 8192, r, 4096), 4096);
+	for (int i = 0; i < 4096; i++)
+		ck_assert_int_eq((u8)r[i], i >= 1024 && i < 2048 ? 0x77 : 0);
+	testfs_destroy(tf);
+	free(w);
+	free(r);
+}
+END_TEST
+
+/* an unwritten extent written without ->end_io still reads as zeroes */
+START_TEST(test_unwritten_stays_without_end_io)
+{
+	static const struct testfs_extent map[] = {
+		E(IOMAP_UNWRITTEN, 0, 65536),
+	};
+	struct testfs *tf = mkfs(map, 1, TESTFS_DOPS_NONE);
+	char *w = aligned_alloc(4096, 4096), *r = aligned_alloc(4096, 4096);
+	struct testfs_extent e;
+
+	memset(w, 0x55, 4096);
+	ck_assert_int_eq(dio(tf, true, 4096, w, 4096), 4096);
+	ck_assert_int_eq(dio(tf, false, 4096, r, 4096), 4096);
+	for (int i = 0; i < 4096; i++)
+		ck_assert_int_eq(r[i], 0);
+	ck_assert(testfs_lookup(tf, 4096, &e));
+	ck_assert_int_eq(e.type, IOMAP_UNWRITTEN);
+	testfs_destroy(tf);
+	free(w);
+	free(r);
+}
+END_TEST
+
+/* with ->end_io the written blocks convert, split out of the extent */
+START_TEST(test_unwritten_converts_with_end_io)
+{
+	static const struct testfs_extent map[] = {
+		E(IOMAP_UNWRITTEN, 0, 65536),
+	};
+	struct testfs *tf = mkfs(map, 1, TESTFS_DOPS_END_IO);
+	char *w = aligned_alloc(4096, 8192), *r = aligned_alloc(4096, 8192);
+	struct testfs_extent e;
+
+	memset(w, 0x55, 8192);
+	ck_assert_int_eq(dio(tf, true, 4096 + 512, w, 2048), 2048);
+	ck_assert_uint_eq(tf->conversions, 1);
+	ck_assert(testfs_lookup(tf, 4096, &e));
+	ck_assert_int_eq(e.type, IOMAP_MAPPED);
+	ck_assert_int_eq(e.off, 4096);
+	ck_assert_uint_eq(e.len, 4096);
+	ck_assert(testfs_lookup(tf, 0, &e));
+	ck_assert_int_eq(e.type, IOMAP_UNWRITTEN);
+	ck_assert(testfs_lookup(tf, 8192, &e));
+	ck_assert_int_eq(e.type, IOMAP_UNWRITTEN);
+
+	ck_assert_int_eq(dio(tf, false, 4096, r, 4096), 4096);
+	for (int i = 0; i < 4096; i++)
+		ck_assert_int_eq((u8)r[i], i >= 512 && i < 2560 ? 0x55 : 0);
+	testfs_destroy(tf);
+	free(w);
+	free(r);
+}
+END_TEST
+
+/* the initial data is the pattern, different in every block */
+START_TEST(test_pattern)
+{
+	struct testfs *tf = mkfs(NULL, 0, TESTFS_DOPS_NONE);
+	char *r = aligned_alloc(4096, 8192);
+
+	ck_assert_int_eq(dio(tf, false, 0, r, 8192), 8192);
+	for (int i = 0; i < 8192; i++)
+		ck_assert_int_eq((u8)r[i], testfs_pattern(i));
+	ck_assert_int_ne(memcmp(r, r + 4096, 4096), 0);
+	ck_assert(testfs_device_matches(tf, 0, 65536));
+	testfs_destroy(tf);
+	free(r);
+}
+END_TEST
+
+/* geometry and map errors are refused with a reason */
+START_TEST(test_bad_setup)
+{
+	static const struct testfs_extent overlap[] = {
+		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_MAPPED, 4096, 8192),
+	};
+	static const struct testfs_extent unaligned[] = {
+		E(IOMAP_MAPPED, 100, 4096),
+	};
+	struct testfs_opts o = { .size = 65536, .map = overlap, .nr_map = 2 };
+	char err[128];
+
+	ck_assert(IS_ERR(testfs_create(&o, err, sizeof(err))));
+	ck_assert(strstr(err, "overlap"));
+	o.map = unaligned;
+	o.nr_map = 1;
+	ck_assert(IS_ERR(testfs_create(&o, err, sizeof(err))));
+	o.map = NULL;
+	o.nr_map = 0;
+	o.lbs = 8192;
+	ck_assert(IS_ERR(testfs_create(&o, err, sizeof(err))));
+	o.lbs = 512;
+	o.fs_block = 3000;
+	ck_assert(IS_ERR(testfs_create(&o, err, sizeof(err))));
+}
+END_TEST
+
+START_TEST(test_parse_errno)
+{
+	ck_assert_int_eq(testfs_parse_errno("EIO"), -EIO);
+	ck_assert_int_eq(testfs_parse_errno("-ENOSPC"), -ENOSPC);
+	ck_assert_int_eq(testfs_parse_errno("enotblk"), -ENOTBLK);
+	ck_assert_int_eq(testfs_parse_errno("5"), -5);
+	ck_assert_int_eq(testfs_parse_errno("-11"), -11);
+	ck_assert_int_eq(testfs_parse_errno("nonsense"), 0);
+	ck_assert_int_eq(testfs_parse_errno("0"), 0);
+}
+END_TEST
+
+/* ---- page-cache model (K-07, K-08, K-10) ------------------------------- */
+
+static struct file pc_file;
+static struct inode pc_inode;
+
+static struct kiocb pc_kiocb(loff_t pos, int flags)
+{
+	memset(&pc_inode, 0, sizeof(pc_inode));
+	pc_inode.i_mapping = &pc_inode.i_data;
+	pc_inode.i_data.host = &pc_inode;
+	pc_file.f_inode = &pc_inode;
+	pc_file.f_mapping = &pc_inode.i_data;
+	return (struct kiocb){ .ki_filp = &pc_file, .ki_pos = pos,
+			       .ki_flags = flags };
+}
+
+START_TEST(test_pc_nrpages)
+{
+	struct kiocb k = pc_kiocb(0, 0);
+	struct address_space *m = pc_file.f_mapping;
+
+	ck_assert_int_eq(sim_pc_add(m, 3, 0), 0);
+	ck_assert_int_eq(sim_pc_add(m, 1, SIM_PC_DIRTY), 0);
+	ck_assert_int_eq(sim_pc_add(m, 3, SIM_PC_BUSY), 0); /* update */
+	ck_assert_uint_eq(m->nrpages, 2);
+	ck_assert_int_eq(sim_pc_page_flags(m, 1), SIM_PC_DIRTY);
+	ck_assert_int_eq(sim_pc_page_flags(m, 2), -1);
+	(void)k;
+	sim_pc_destroy(m);
+	ck_assert_uint_eq(m->nrpages, 0);
+}
+END_TEST
+
+/* K-07: NOWAIT refuses dirty/writeback pages, else writes them back */
+START_TEST(test_pc_write_and_wait)
+{
+	struct kiocb k = pc_kiocb(4096, IOCB_NOWAIT);
+	struct address_space *m = pc_file.f_mapping;
+
+	sim_pc_add(m, 1, SIM_PC_DIRTY);
+	ck_assert_int_eq(kiocb_write_and_wait(&k, 4096), -EAGAIN);
+	ck_assert_int_eq(kiocb_write_and_wait(&k, 0), 0); /* empty range */
+	k.ki_flags = 0;
+	ck_assert_int_eq(kiocb_write_and_wait(&k, 4096), 0);
+	ck_assert_int_eq(sim_pc_page_flags(m, 1), 0);
+	k.ki_flags = IOCB_NOWAIT;
+	ck_assert_int_eq(kiocb_write_and_wait(&k, 4096), 0);
+	sim_pc_destroy(m);
+}
+END_TEST
+
+/* K-08: invalidation drops clean pages, busy ones make it -EBUSY */
+START_TEST(test_pc_invalidate)
+{
+	struct kiocb k = pc_kiocb(0, 0);
+	struct address_space *m = pc_file.f_mapping;
+	struct sim_pc_stats st;
+
+	sim_pc_add(m, 0, 0);
+	sim_pc_add(m, 1, SIM_PC_BUSY);
+	sim_pc_add(m, 2, SIM_PC_DIRTY);
+	sim_pc_add(m, 9, 0);
+	ck_assert_int_eq(kiocb_invalidate_pages(&k, 3 * 4096), -EBUSY);
+	ck_assert_int_eq(sim_pc_page_flags(m, 0), -1);
+	ck_assert_int_eq(sim_pc_page_flags(m, 1), SIM_PC_BUSY);
+	ck_assert_int_eq(sim_pc_page_flags(m, 2), -1); /* cleaned, dropped */
+	ck_assert_int_eq(sim_pc_page_flags(m, 9), 0);
+	ck_assert_uint_eq(m->nrpages, 2);
+	sim_pc_get_stats(m, &st);
+	ck_assert_uint_eq(st.writebacks, 1);
+	ck_assert_uint_eq(st.invalidated, 2);
+	k.ki_flags = IOCB_NOWAIT;
+	ck_assert_int_eq(kiocb_invalidate_pages(&k, 4096 * 2), -EAGAIN);
+	sim_pc_destroy(m);
+}
+END_TEST
+
+/* K-10: post-write invalidation failure only warns */
+START_TEST(test_pc_post_write)
+{
+	struct kiocb k = pc_kiocb(0, 0);
+	struct address_space *m = pc_file.f_mapping;
+	struct sim_pc_stats st;
+
+	sim_pc_add(m, 0, SIM_PC_BUSY);
+	kiocb_invalidate_post_direct_write(&k, 4096);
+	sim_pc_get_stats(m, &st);
+	ck_assert_uint_eq(st.stale_warnings, 1);
+	ck_assert_int_eq(m->wb_err, -EIO);
+	sim_pc_destroy(m);
+}
+END_TEST
+
+/* K-11: generic_write_sync only syncs dsync writes, over the range */
+static loff_t sync_start, sync_end;
+static int sync_ds;
+
+static int rec_fsync(struct file *f, loff_t s, loff_t e, int ds)
+{
+	sync_start = s;
+	sync_end = e;
+	sync_ds = ds;
+	return 0;
+}
+
+START_TEST(test_generic_write_sync)
+{
+	static struct file_operations fops = { .fsync = rec_fsync };
+	static struct super_block sb;
+	struct kiocb k = pc_kiocb(8192, 0);
+
+	pc_inode.i_sb = &sb;
+	pc_file.f_op = &fops;
+	sync_ds = -1;
+	ck_assert_int_eq(generic_write_sync(&k, 4096), 4096);
+	ck_assert_int_eq(sync_ds, -1);
+	k.ki_flags = IOCB_DSYNC;
+	ck_assert_int_eq(generic_write_sync(&k, 4096), 4096);
+	ck_assert_int_eq(sync_start, 4096);
+	ck_assert_int_eq(sync_end, 8191);
+	ck_assert_int_eq(sync_ds, 1);
+	k.ki_flags = IOCB_DSYNC | IOCB_SYNC;
+	generic_write_sync(&k, 4096);
+	ck_assert_int_eq(sync_ds, 0);
+	pc_file.f_op = NULL;
+}
+END_TEST
+
+/* ---- fserror ----------------------------------------------------------- */
+
+START_TEST(test_fserror_record)
+{
+	static struct super_block sb;
+	struct inode ino = { .i_ino = 42, .i_sb = &sb };
+	struct sim_fserror_record rec;
+
+	sim_fserror_reset();
+	ck_assert(!sim_fserror_last(&rec));
+	fserror_report_io(&ino, FSERR_DIRECTIO_WRITE, 4096, 512, -EIO,
+			  GFP_NOFS);
+	ck_assert_int_eq(sim_fserror_count(), 1);
+	ck_assert(sim_fserror_last(&rec));
+	ck_assert_uint_eq(rec.ino, 42);
+	ck_assert_int_eq(rec.type, FSERR_DIRECTIO_WRITE);
+	ck_assert_int_eq(rec.pos, 4096);
+	ck_assert_uint_eq(rec.len, 512);
+	ck_assert_int_eq(rec.error, -EIO);
+}
+END_TEST
+
+static Suite *testfs_suite(void)
+{
+	Suite *s = suite_create("iomap_testfs");
+	TCase *tc = sim_tcase("testfs");
+
+	tcase_add_test(tc, test_extent_returned_whole);
+	tcase_add_test(tc, test_extents_not_contiguous);
+	tcase_add_test(tc, test_gap_is_hole);
+	tcase_add_test(tc, test_write_allocates);
+	tcase_add_test(tc, test_write_past_map_nowait);
+	tcase_add_test(tc, test_write_then_read_new_block);
+	tcase_add_test(tc, test_unwritten_stays_without_end_io);
+	tcase_add_test(tc, test_unwritten_converts_with_end_io);
+	tcase_add_test(tc, test_pattern);
+	tcase_add_test(tc, test_bad_setup);
+	tcase_add_test(tc, test_parse_errno);
+	suite_add_tcase(s, tc);
+
+	tc = sim_tcase("pagecache");
+	tcase_add_test(tc, test_pc_nrpages);
+	tcase_add_test(tc, test_pc_write_and_wait);
+	tcase_add_test(tc, test_pc_invalidate);
+	tcase_add_test(tc, test_pc_post_write);
+	tcase_add_test(tc, test_generic_write_sync);
+	tcase_add_test(tc, test_fserror_record);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SIM_TEST_MAIN(testfs_suite)

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * simfs without FUSE, on a ram device under the deterministic engine:
+ * mkfs and its refusals, extent allocation and merging, unwritten
+ * extents converted at direct-write completion, holes and unwritten
+ * ranges reading as zeroes, inline data, buffered I/O, fallocate and
+ * truncate, the namespace, and the commit: checksums, the superblock
+ * flip, torn writes, held-back frees, and fsck finding corruption.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bio.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <linux/iomap.h>
+#include <sim/bdev.h>
+#include <sim/iomap.h>
+#include <sim/stats.h>
+#include "harness.h"
+#include "simfs.h"
+
+#define MiB (1ULL << 20)
+
+static struct block_device *bdev;
+
+static void ram_dev(u64 size, unsigned int lbs)
+{
+	struct sim_ram_opts o = { .size = size, .logical_block_size = lbs };
+	char err[128];
+
+	bdev = sim_bdev_ram_create(&o, err, sizeof(err));
+	ck_assert_msg(!IS_ERR(bdev), "ram: %s", err);
+}
+
+static void put_dev(void)
+{
+	iomap_dio_exit();
+	bio_sim_drain_caches();
+	sim_bdev_destroy(bdev);
+	bdev = NULL;
+}
+
+static void do_mkfs(u32 bs)
+{
+	struct simfs_mkfs_opts o;
+	char err[256];
+
+	simfs_mkfs_opts_init(&o);
+	o.block_size = bs;
+	ck_assert_msg(simfs_mkfs(bdev, &o, err, sizeof(err)) == 0, "mkfs: %s",
+		      err);
+}
+
+static struct super_block *do_mount(void)
+{
+	struct simfs_mount_opts o = { 0 };
+	struct super_block *sb;
+	char err[256];
+
+	sb = simfs_mount(bdev, &o, err, sizeof(err));
+	ck_assert_msg(!IS_ERR(sb), "mount: %s", err);
+	return sb;
+}
+
+static void do_umount(struct super_block *sb)
+{
+	ck_assert_int_eq(simfs_unmount(sb), 0);
+}
+
+static struct simfs_inode_info *root_of(struct super_block *sb)
+{
+	return simfs_iget(SIMFS_SB(sb), SIMFS_ROOT_INO);
+}
+
+static unsigned int fsck_errors(void)
+{
+	struct simfs_fsck_report r = { 0 };
+
+	ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
+	return r.errors;
+}
+
+static ssize_t rw(struct file *f, bool write, bool direct, void *buf,
+		  size_t len, loff_t pos)
+{
+	struct kiocb kiocb;
+	struct iov_iter iter;
+
+	init_sync_kiocb(&kiocb, f);
+	kiocb.ki_flags = direct ? IOCB_DIRECT : 0;
+	kiocb.ki_pos = pos;
+	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf, len);
+	if (write)
+		return simfs_file_write_iter(&kiocb, &iter);
+	return simfs_file_read_iter(&kiocb, &iter);
+}
+
+static void *abuf(size_t len, int fill)
+{
+	void *p;
+
+	ck_assert_int_eq(posix_memalign(&p, 4096, len), 0);
+	memset(p, fill, len);
+	return p;
+}
+
+static bool all_bytes(const void *p, int c, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i] != (unsigned char)c)
+			return false;
+	return true;
+}
+
+START_TEST(test_mkfs_mount_fsck)
+{
+	struct super_block *sb;
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	ck_assert(simfs_probe(bdev));
+	ck_assert_uint_eq(fsck_errors(), 0);
+	sb = do_mount();
+	ck_assert_uint_eq(sb->s_blocksize, 4096);
+	ck_assert_ptr_nonnull(root_of(sb));
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+}
+END_TEST
+
+START_TEST(test_mkfs_refuses)
+{
+	struct simfs_mkfs_opts o;
+	char err[256];
+
+	ram_dev(16 * MiB, 4096);
+	simfs_mkfs_opts_init(&o);
+	o.block_size = 512;
+	ck_assert_int_eq(simfs_mkfs(bdev, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "logical block size"));
+	o.block_size = 3000;
+	ck_assert_int_eq(simfs_mkfs(bdev, &o, err, sizeof(err)), -EINVAL);
+	o.block_size = 128 << 10;
+	ck_assert_int_eq(simfs_mkfs(bdev, &o, err, sizeof(err)), -EINVAL);
+	/* nothing was written by the refusals */
+	ck_assert(!simfs_probe(bdev));
+	put_dev();
+
+	ram_dev(1 * MiB, 512);
+	simfs_mkfs_opts_init(&o);
+	o.block_size = 65536;
+	ck_assert_int_eq(simfs_mkfs(bdev, &o, err, sizeof(err)), -ENOSPC);
+	ck_assert(!simfs_probe(bdev));
+	put_dev();
+}
+END_TEST
+
+START_TEST(test_dio_write_allocates_unwritten_then_converts)
+{
+	struct super_block *sb;
+	struct simfs_inode_info *f;
+	struct file *file;
+	long conv0 = sim_stat_get("simfs_unwritten_converted");
+	char *buf = abuf(16384, 0xab), *rd = abuf(16384, 0);
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	f = simfs_create(root_of(sb), "a", S_IFREG | 0644, 0, 0, false);
+	ck_assert(!IS_ERR(f));
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+	ck_assert(!IS_ERR(file));
+	ck_assert(file->f_mode & FMODE_DIO_PARALLEL_WRITE);
+
+	/* 8 KiB at 0 then 8 KiB at 8 KiB: one merged, written extent */
+	ck_assert_int_eq(rw(file, true, true, buf, 8192, 0), 8192);
+	ck_assert(!(f->flags & SIMFS_IFL_INLINE));
+	ck_assert_int_eq(rw(file, true, true, buf + 8192, 8192, 8192), 8192);
+	ck_assert_int_eq(i_size_read(&f->vfs_inode), 16384);
+	ck_assert_uint_eq(f->nr_ext, 1);
+	ck_assert_uint_eq(f->ext[0].len, 4);
+	ck_assert_uint_eq(f->ext[0].flags, 0);
+	ck_assert_int_ge(sim_stat_get("simfs_unwritten_converted") - conv0, 2);
+
+	ck_assert_int_eq(rw(file, false, true, rd, 16384, 0), 16384);
+	ck_assert(all_bytes(rd, 0xab, 16384));
+
+	/* a 512-byte write into a new block: the rest of it reads zero */
+	memset(buf, 0x11, 512);
+	ck_assert_int_eq(rw(file, true, true, buf, 512, 65536 + 1024), 512);
+	ck_assert_int_eq(i_size_read(&f->vfs_inode), 65536 + 1536);
+	memset(rd, 0xee, 4096);
+	ck_assert_int_eq(rw(file, false, true, rd, 4096, 65536), 1536);
+	ck_assert(all_bytes(rd, 0, 1024));
+	ck_assert(all_bytes(rd + 1024, 0x11, 512));
+	/* the zeroed tail of the block is there once the file grows */
+	ck_assert_int_eq(simfs_truncate(f, 65536 + 4096), 0);
+	ck_assert_int_eq(rw(file, false, true, rd, 4096, 65536), 4096);
+	ck_assert(all_bytes(rd + 1536, 0, 4096 - 1536));
+	/* and the gap between is a hole that reads as zeroes */
+	ck_assert_int_eq(rw(file, false, true, rd, 8192, 16384), 8192);
+	ck_assert(all_bytes(rd, 0, 8192));
+
+	/* misaligned direct I/O: EINVAL (position and length) */
+	ck_assert_int_eq(rw(file, false, true, rd, 4096, 100), -EINVAL);
+	ck_assert_int_eq(rw(file, false, true, rd, 1000, 0), -EINVAL);
+	ck_assert_int_eq(rw(file, true, true, buf, 4096, 100), -EINVAL);
+
+	simfs_file_release(file);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+
+	/* it is all still there after a remount */
+	sb = do_mount();
+	f = simfs_lookup(root_of(sb), "a", false);
+	ck_assert(!IS_ERR(f));
+	file = simfs_file_open(f, O_RDONLY | O_DIRECT);
+	ck_assert_int_eq(rw(file, false, true, rd, 8192, 0), 8192);
+	ck_assert(all_bytes(rd, 0xab, 8192));
+	simfs_file_release(file);
+	do_umount(sb);
+	put_dev();
+	free(buf);
+	free(rd);
+}
+END_TEST
+
+START_TEST(test_fallocate_unwritten_and_punch)
+{
+	struct super_block *sb;
+	struct simfs_inode_info *f;
+	struct file *file;
+	char *buf = abuf(65536, 0x5a), *rd = abuf(65536, 0xff);
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	f = simfs_create(root_of(sb), "p", S_IFREG | 0644, 0, 0, false);
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+
+	/* default mode: unwritten extents, size grows, reads zero */
+	ck_assert_int_eq(simfs_fallocate(file, 0, 0, 65536), 0);
+	ck_assert_int_eq(i_size_read(&f->vfs_inode), 65536);
+	ck_assert_uint_eq(f->nr_ext, 1);
+	ck_assert_uint_eq(f->ext[0].flags, SIMFS_EXT_UNWRITTEN);
+	ck_assert_int_eq(rw(file, false, true, rd, 65536, 0), 65536);
+	ck_assert(all_bytes(rd, 0, 65536));
+
+	/* a write in the middle converts only its blocks */
+	ck_assert_int_eq(rw(file, true, true, buf, 8192, 16384), 8192);
+	ck_assert_uint_eq(f->nr_ext, 3);
+	ck_assert_uint_eq(f->ext[1].flags, 0);
+	ck_assert_int_eq(rw(file, false, true, rd, 65536, 0), 65536);
+	ck_assert(all_bytes(rd, 0, 16384));
+	ck_assert(all_bytes(rd + 16384, 0x5a, 8192));
+	ck_assert(all_bytes(rd + 24576, 0, 65536 - 24576));
+
+	/* KEEP_SIZE beyond EOF: no size change */
+	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_KEEP_SIZE, 65536,
+					 8192), 0);
+	ck_assert_int_eq(i_size_read(&f->vfs_inode), 65536);
+
+	/* punch needs KEEP_SIZE */
+	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_PUNCH_HOLE, 0, 4096),
+			 -EOPNOTSUPP);
+	/* punch through the written part, unaligned ends zeroed */
+	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+					 FALLOC_FL_KEEP_SIZE, 16384 + 100,
+					 5000), 0);
+	ck_assert_int_eq(rw(file, false, false, rd, 8192, 16384), 8192);
+	ck_assert(all_bytes(rd, 0x5a, 100));
+	ck_assert(all_bytes(rd + 100, 0, 5000));
+	ck_assert(all_bytes(rd + 5100, 0x5a, 8192 - 5100));
+
+	ck_assert_int_eq(simfs_fallocate(file, 0x40 /* UNSHARE */, 0, 4096),
+			 -EOPNOTSUPP);
+	simfs_file_release(file);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+	free(buf);
+	free(rd);
+}
+END_TEST
+
+START_TEST(test_inline_and_buffered)
+{
+	struct super_block *sb;
+	struct simfs_inode_info *f;
+	struct file *file;
+	char *buf = abuf(20000, 0), *rd = abuf(20000, 0);
+
+	for (int i = 0; i < 20000; i++)
+		buf[i] = (char)(i * 7);
+	ram_dev(16 * MiB, 512);
+	do_mkfs(1024);
+	sb = do_mount();
+	f = simfs_create(root_of(sb), "tiny", S_IFREG | 0644, 0, 0, false);
+	file = simfs_file_open(f, O_RDWR);
+	ck_assert_int_eq(rw(file, true, false, "hello", 5, 0), 5);
+	ck_assert(f->flags & SIMFS_IFL_INLINE);
+	ck_assert_int_eq(rw(file, false, false, rd, 100, 0), 5);
+	ck_assert(!memcmp(rd, "hello", 5));
+	simfs_file_release(file);
+
+	/* direct read of an inline file: IOMAP_INLINE, generic path */
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+	ck_assert_int_eq(rw(file, false, true, rd, 1024, 0), 5);
+	ck_assert(!memcmp(rd, "hello", 5));
+	simfs_file_release(file);
+
+	do_umount(sb);
+	sb = do_mount();
+	f = simfs_lookup(root_of(sb), "tiny", false);
+	file = simfs_file_open(f, O_RDWR);
+	ck_assert_int_eq(rw(file, false, false, rd, 100, 0), 5);
+	ck_assert(!memcmp(rd, "hello", 5));
+
+	/* growing past the inline size moves it to a block, unaligned RMW */
+	ck_assert_int_eq(rw(file, true, false, buf, 20000, 3), 20000);
+	ck_assert(!(f->flags & SIMFS_IFL_INLINE));
+	ck_assert_int_eq(rw(file, false, false, rd, 20000, 3), 20000);
+	ck_assert(!memcmp(rd, buf, 20000));
+	ck_assert_int_eq(rw(file, false, false, rd, 3, 0), 3);
+	ck_assert(!memcmp(rd, "hel", 3));
+
+	/* truncate down and up: the tail reads zero */
+	ck_assert_int_eq(simfs_truncate(f, 1500), 0);
+	ck_assert_int_eq(simfs_truncate(f, 4000), 0);
+	ck_assert_int_eq(rw(file, false, false, rd, 4000, 0), 4000);
+	ck_assert(all_bytes(rd + 1500, 0, 2500));
+	ck_assert(!memcmp(rd + 3, buf, 1497));
+	simfs_file_release(file);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+	free(buf);
+	free(rd);
+}
+END_TEST
+
+static int count_entry(void *arg, const char *name, u16 len, u64 ino,
+		       u32 mode, u64 cookie)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+START_TEST(test_namespace)
+{
+	struct super_block *sb;
+	struct simfs_inode_info *root, *d, *e;
+	int n = 0;
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	root = root_of(sb);
+	d = simfs_create(root, "dir", S_IFDIR | 0755, 0, 0, false);
+	ck_assert(!IS_ERR(d));
+	ck_assert_uint_eq(root->nlink, 3);
+	ck_assert(!IS_ERR(simfs_create(d, "x", S_IFREG | 0644, 0, 0, false)));
+	ck_assert_ptr_eq(simfs_create(d, "x", S_IFREG | 0644, 0, 0, false),
+			 ERR_PTR(-EEXIST));
+	ck_assert_int_eq(simfs_rmdir(root, "dir"), -ENOTEMPTY);
+	ck_assert_int_eq(simfs_rename(d, "x", root, "y", 0), 0);
+	ck_assert(!IS_ERR(simfs_lookup(root, "y", false)));
+	ck_assert_ptr_eq(simfs_lookup(d, "x", false), ERR_PTR(-ENOENT));
+	/* a directory cannot move below itself */
+	e = simfs_create(d, "sub", S_IFDIR | 0755, 0, 0, false);
+	ck_assert_int_eq(simfs_rename(root, "dir", e, "loop", 0), -EINVAL);
+	ck_assert_int_eq(simfs_rename(root, "y", d, "sub",
+				      SIMFS_RENAME_NOREPLACE), -EEXIST);
+	ck_assert_int_eq(simfs_rename(root, "y", d, "sub", 0), -EISDIR);
+	ck_assert_int_eq(simfs_rename(root, "y", d, "sub",
+				      SIMFS_RENAME_EXCHANGE), 0);
+	ck_assert(S_ISDIR(simfs_lookup(root, "y", false)->vfs_inode.i_mode));
+	simfs_readdir(root, 0, count_entry, &n);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(simfs_unlink(d, "sub"), 0);
+	ck_assert_int_eq(simfs_rmdir(root, "y"), 0);
+	ck_assert_int_eq(simfs_rmdir(root, "dir"), 0);
+	ck_assert_uint_eq(root->nlink, 2);
+
+	/* switches from xattrs */
+	e = simfs_create(root, "enc", S_IFREG | 0644, 0, 0, false);
+	ck_assert_int_eq(simfs_setxattr(e, "user.iomapsim.encrypted", "1", 1,
+					0), 0);
+	ck_assert(IS_ENCRYPTED(&e->vfs_inode));
+	ck_assert_int_eq(simfs_setxattr(e, "user.iomapsim.dops", "bogus", 5,
+					0), -EINVAL);
+	ck_assert_int_eq(simfs_setxattr(e, "user.iomapsim.dops", "bio_set",
+					7, 0), 0);
+	ck_assert_int_eq(e->dops, SIMFS_DOPS_BIO_SET);
+	ck_assert_int_eq(simfs_setxattr(e, "trusted.x", "1", 1, 0),
+			 -EOPNOTSUPP);
+	do_umount(sb);
+	sb = do_mount();
+	e = simfs_lookup(root_of(sb), "enc", false);
+	ck_assert(IS_ENCRYPTED(&e->vfs_inode));
+	ck_assert_int_eq(e->dops, SIMFS_DOPS_BIO_SET);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+}
+END_TEST
+
+START_TEST(test_commit_and_corruption)
+{
+	struct super_block *sb;
+	struct simfs_fsck_report r = { 0 };
+	struct simfs_mount_opts mo = { 0 };
+	u8 *disk;
+	u64 gen;
+	char err[256];
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	ck_assert(!IS_ERR(simfs_create(root_of(sb), "f", S_IFREG | 0644, 0,
+				       0, false)));
+	ck_assert_int_eq(simfs_commit(SIMFS_SB(sb)), 0);
+	gen = SIMFS_SB(sb)->generation;
+	do_umount(sb);
+
+	/* a torn superblock write: the other slot's generation is used */
+	disk = sim_bdev_ram_data(bdev);
+	disk[((gen + 1) & 1) * 4096 + 100] ^= 0xff;
+	ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
+	ck_assert_uint_eq(r.errors, 0);
+	ck_assert_uint_eq(r.generation, gen);
+	disk[((gen + 1) & 1) * 4096 + 100] ^= 0xff;
+
+	/* a flipped bit in the committed metadata copy is found */
+	{
+		struct simfs_dsb *dsb = (void *)(disk + ((gen + 1) & 1) * 4096);
+		u64 area = 2 + ((gen + 1) & 1) *
+			   simfs_le64_to_cpu(dsb->s_meta_blocks);
+
+		disk[area * 4096 + SIMFS_META_HDR_SIZE + 8] ^= 1;
+		memset(&r, 0, sizeof(r));
+		ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
+		ck_assert_uint_ge(r.errors, 1);
+		sb = simfs_mount(bdev, &mo, err, sizeof(err));
+		ck_assert(IS_ERR(sb));
+		ck_assert_ptr_nonnull(strstr(err, "checksum"));
+		disk[area * 4096 + SIMFS_META_HDR_SIZE + 8] ^= 1;
+	}
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+}
+END_TEST
+
+START_TEST(test_frees_held_until_commit)
+{
+	struct super_block *sb;
+	struct simfs_sb_info *sbi;
+	struct simfs_inode_info *f;
+	struct file *file;
+	char *buf = abuf(65536, 1);
+	u64 free0;
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	sbi = SIMFS_SB(sb);
+	f = simfs_create(root_of(sb), "f", S_IFREG | 0644, 0, 0, false);
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+	ck_assert_int_eq(rw(file, true, true, buf, 65536, 0), 65536);
+	simfs_file_release(file);
+	ck_assert_int_eq(simfs_commit(sbi), 0);
+	free0 = simfs_alloc_free_count(sbi);
+	ck_assert_int_eq(simfs_unlink(root_of(sb), "f"), 0);
+	/* the committed copy still maps them: not free yet */
+	ck_assert_uint_eq(simfs_alloc_free_count(sbi), free0);
+	ck_assert_uint_eq(simfs_alloc_pending_count(sbi), 16);
+	ck_assert_int_eq(simfs_commit(sbi), 0);
+	ck_assert_uint_eq(simfs_alloc_free_count(sbi), free0 + 16);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_enospc)
+{
+	struct super_block *sb;
+	struct simfs_inode_info *f;
+	struct file *file;
+	size_t big = 8 * MiB;
+	char *buf = abuf(big, 3);
+	ssize_t n;
+
+	ram_dev(4 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	f = simfs_create(root_of(sb), "f", S_IFREG | 0644, 0, 0, false);
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+	n = rw(file, true, true, buf, big, 0);
+	ck_assert_msg(n == -ENOSPC || (n > 0 && (size_t)n < big),
+		      "write of more than the device: %zd", n);
+	ck_assert_int_eq(simfs_fallocate(file, 0, 0, 64 * MiB), -ENOSPC);
+	simfs_file_release(file);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+	free(buf);
+}
+END_TEST
+
+static Suite *simfs_suite(void)
+{
+	Suite *s = suite_create("simfs_core");
+	TCase *tc = sim_tcase("core");
+
+	tcase_add_test(tc, test_mkfs_mount_fsck);
+	tcase_add_test(tc, test_mkfs_refuses);
+	tcase_add_test(tc, test_dio_write_allocates_unwritten_then_converts);
+	tcase_add_test(tc, test_fallocate_unwritten_and_punch);
+	tcase_add_test(tc, test_inline_and_buffered);
+	tcase_add_test(tc, test_namespace);
+	tcase_add_test(tc, test_commit_and_corruption);
+	tcase_add_test(tc, test_frees_held_until_commit);
+	tcase_add_test(tc, test_enospc);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SIM_TEST_MAIN(simfs_suite)

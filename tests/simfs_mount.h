@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The FUSE mount end to end, shared by simfs_mount.c (an image file) and
+ * simfs_mount_loop.c (a loop device over one): `iomapsim mkfs`, then
+ * `iomapsim mount -f` as its own process, and from this process real
+ * O_DIRECT system calls against the mount, checked against the data and
+ * against the counters in MOUNT/.iomapsim/stats.
+ *
+ * Needs root and /dev/fuse (and losetup for the loop variant): without
+ * them the suite prints why and exits 77, which CTest reports as skipped.
+ * Runs without fork (CK_NOFORK) so teardown always unmounts.
+ */
+#ifndef _SIMFS_MOUNT_H
+#define _SIMFS_MOUNT_H
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <linux/falloc.h>
+
+#define SKIP_CODE 77
+#define MiB (1ULL << 20)
+
+static char bin[4096];		/* the iomapsim command */
+static char tmpdir[256];
+static char img[512], mnt[512], target[1024], log_path[512];
+static char loopdev[1024];
+static pid_t daemon_pid = -1;
+static bool use_loop;
+
+static void say_skip(const char *why)
+{
+	printf("SKIP: %s\n", why);
+	fflush(stdout);
+	exit(SKIP_CODE);
+}
+
+/* Run a shell command, its output (both streams) into @out. */
+static int sh(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[2048], buf[512];
+	size_t n = 0;
+	va_list ap;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " 2>&1");
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	if (out && len)
+		out[0] = 0;
+	while (fgets(buf, sizeof(buf), p)) {
+		if (out && n + strlen(buf) < len) {
+			strcpy(out + n, buf);
+			n += strlen(buf);
+		}
+	}
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static bool is_mounted(void)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, mnt) && strstr(line, "fuse.iomapsim"))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+static void mount_fs(const char *opts)
+{
+	char stats[600];
+	struct stat st;
+	pid_t pid;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (opts)
+			execl(bin, bin, "mount", "-f", "-o", opts, target,
+			      mnt, (char *)NULL);
+		else
+			execl(bin, bin, "mount", "-f", target, mnt,
+			      (char *)NULL);
+		_exit(127);
+	}
+	daemon_pid = pid;
+	snprintf(stats, sizeof(stats), "%s/.iomapsim/stats", mnt);
+	for (int i = 0; i < 1000; i++) {
+		int status;
+
+		if (is_mounted() && !stat(stats, &st))
+			return;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			daemon_pid = -1;
+			ck_abort_msg("iomapsim mount exited (%d) before "
+				     "mounting; see %s", status, log_path);
+		}
+		usleep(10000);
+	}
+	ck_abort_msg("mount did not come up in 10 s; see %s", log_path);
+}
+
+/* fusermount3 -u, then the daemon must exit 0 (it committed). */
+static void umount_fs(void)
+{
+	char out[1024];
+	int status = -1;
+
+	ck_assert_msg(sh(out, sizeof(out), "fusermount3 -u %s", mnt) == 0,
+		      "fusermount3 -u: %s", out);
+	if (daemon_pid > 0) {
+		ck_assert_int_eq(waitpid(daemon_pid, &status, 0), daemon_pid);
+		daemon_pid = -1;
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "daemon exit status %#x; see %s", status, log_path);
+	}
+}
+
+static long stat_of(const char *name)
+{
+	char path[600], line[256];
+	size_t len = strlen(name);
+	long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.iomapsim/stats", mnt);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ')
+			v = strtol(line + len, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static void ctl_write(const char *file, const char *text)
+{
+	char path[600];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.iomapsim/%s", mnt, file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static char *path_in(const char *name)
+{
+	static char p[4][600];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof(p[k]), "%s/%s", mnt, name);
+	return p[k];
+}
+
+static void *abuf(size_t len)
+{
+	void *p;
+
+	ck_assert_int_eq(posix_memalign(&p, 4096, len), 0);
+	return p;
+}
+
+static void pattern(void *buf, size_t len, unsigned int seed)
+{
+	unsigned int *w = buf;
+
+	for (size_t i = 0; i < len / 4; i++)
+		w[i] = seed * 2654435761u + (unsigned int)i * 40503u;
+}
+
+/* @buf holds the file's bytes from @off on */
+static void check_pattern_at(const void *buf, size_t len, unsigned int seed,
+			     size_t off, const char *what)
+{
+	const unsigned int *w = buf;
+
+	for (size_t i = 0; i < len / 4; i++)
+		ck_assert_msg(w[i] == seed * 2654435761u +
+				      (unsigned int)(i + off / 4) * 40503u,
+			      "%s: word %zu differs", what, i + off / 4);
+}
+
+static void check_pattern(const void *buf, size_t len, unsigned int seed,
+			  const char *what)
+{
+	check_pattern_at(buf, len, seed, 0, what);
+}
+
+static bool all_zero(const void *buf, size_t len)
+{
+	const unsigned char *b = buf;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* Write @len bytes of pattern @seed at 0 with O_DIRECT, @chunk at a time. */
+static void write_file(const char *name, size_t len, size_t chunk,
+		       unsigned int seed, bool do_fsync)
+{
+	char *buf = abuf(len);
+	int fd = open(path_in(name), O_RDWR | O_CREAT | O_DIRECT, 0644);
+
+	ck_assert_msg(fd >= 0, "open %s: %s", name, strerror(errno));
+	pattern(buf, len, seed);
+	for (size_t off = 0; off < len; off += chunk)
+		ck_assert_int_eq(pwrite(fd, buf + off, chunk, off),
+				 (ssize_t)chunk);
+	if (do_fsync)
+		ck_assert_int_eq(fsync(fd), 0);
+	close(fd);
+	free(buf);
+}
+
+static void verify_file(const char *name, size_t len, size_t chunk,
+			unsigned int seed)
+{
+	char *buf = abuf(len);
+	int fd = open(path_in(name), O_RDONLY | O_DIRECT);
+
+	ck_assert_msg(fd >= 0, "open %s: %s", name, strerror(errno));
+	for (size_t off = 0; off < len; off += chunk)
+		ck_assert_int_eq(pread(fd, buf + off, chunk, off),
+				 (ssize_t)chunk);
+	check_pattern(buf, len, seed, name);
+	close(fd);
+	free(buf);
+}
+
+static int fsck_image(char *out, size_t len)
+{
+	return sh(out, len, "%s fsck %s", bin, target);
+}
+
+/* ---- fixture ----------------------------------------------------------- */
+
+static void global_cleanup(void)
+{
+	char out[256];
+
+	if (daemon_pid > 0) {
+		kill(daemon_pid, SIGTERM);
+		waitpid(daemon_pid, NULL, 0);
+		daemon_pid = -1;
+	}
+	if (mnt[0] && is_mounted())
+		sh(out, sizeof(out), "fusermount3 -u -z %s", mnt);
+	if (loopdev[0]) {
+		sh(out, sizeof(out), "losetup -d %s", loopdev);
+		loopdev[0] = 0;
+	}
+}
+
+static void setup(void)
+{
+	char out[1024];
+
+	snprintf(img, sizeof(img), "%s/img", tmpdir);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmpdir);
+	snprintf(log_path, sizeof(log_path), "%s/mount.log", tmpdir);
+	mkdir(mnt, 0755);
+	unlink(img);
+	if (use_loop) {
+		int fd = open(img, O_RDWR | O_CREAT, 0644);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, 256 * MiB), 0);
+		close(fd);
+		ck_assert_msg(sh(out, sizeof(out), "losetup -f --show %s",
+				 img) == 0, "losetup: %s", out);
+		out[strcspn(out, "\n")] = 0;
+		snprintf(loopdev, sizeof(loopdev), "%s", out);
+		snprintf(target, sizeof(target), "%s", loopdev);
+		ck_assert_msg(sh(out, sizeof(out), "%s mkfs %s", bin,
+				 target) == 0, "mkfs: %s", out);
+	} else {
+		snprintf(target, sizeof(target), "%s", img);
+		ck_assert_msg(sh(out, sizeof(out), "%s mkfs %s --size 256m",
+				 bin, target) == 0, "mkfs: %s", out);
+	}
+	mount_fs(NULL);
+}
+
+static void teardown(void)
+{
+	global_cleanup();
+	unlink(img);
+}
+
+/* The target alone, no file system on it. */
+static void setup_bare(void)
+{
+	char out[1024];
+
+	snprintf(img, sizeof(img), "%s/img", tmpdir);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmpdir);
+	snprintf(log_path, sizeof(log_path), "%s/mount.log", tmpdir);
+	unlink(img);
+	{
+		int fd = open(img, O_RDWR | O_CREAT, 0644);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, 64 * MiB), 0);
+		close(fd);
+	}
+	snprintf(target, sizeof(target), "%s", img);
+	if (use_loop) {
+		ck_assert_msg(sh(out, sizeof(out), "losetup -f --show %s",
+				 img) == 0, "losetup: %s", out);
+		out[strcspn(out, "\n")] = 0;
+		snprintf(loopdev, sizeof(loopdev), "%s", out);
+		snprintf(target, sizeof(target), "%s", loopdev);
+	}
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+START_TEST(test_direct_write_read_verify)
+{
+	write_file("data", 4 * MiB, 64 << 10, 1, false);
+	verify_file("data", 4 * MiB, 4096, 1);
+	verify_file("data", 4 * MiB, 1 << 20, 1);
+	/* a buffered reader sees the same bytes */
+	{
+		char *buf = abuf(4 * MiB);
+		int fd = open(path_in("data"), O_RDONLY);
+
+		ck_assert_int_eq(pread(fd, buf, 4 * MiB, 0), (ssize_t)(4 * MiB));
+		check_pattern(buf, 4 * MiB, 1, "buffered");
+		close(fd);
+		free(buf);
+	}
+	umount_fs();
+}
+END_TEST
+
+START_TEST(test_simple_hits_and_fallbacks)
+{
+	char *buf = abuf(8192);
+	long hits, large, enc, fb_dops;
+	int fd;
+
+	write_file("s", 1 * MiB, 1 << 20, 2, false);
+	write_file("enc", 64 << 10, 64 << 10, 3, false);
+	ck_assert_int_eq(setxattr(path_in("enc"), "user.iomapsim.encrypted",
+				  "1", 1, 0), 0);
+	ctl_write("stats", "reset\n");
+	ck_assert_int_eq(stat_of("iomap_simple_hits"), 0);
+
+	fd = open(path_in("s"), O_RDONLY | O_DIRECT);
+	for (int i = 0; i < 20; i++)
+		ck_assert_int_eq(pread(fd, buf, 4096, i * 4096), 4096);
+	for (int i = 0; i < 7; i++)
+		ck_assert_int_eq(pread(fd, buf, 8192, i * 8192), 8192);
+	check_pattern_at(buf, 8192, 2, 6 * 8192, "8 KiB read");
+	close(fd);
+	fd = open(path_in("enc"), O_RDONLY | O_DIRECT);
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(pread(fd, buf, 4096, i * 4096), 4096);
+	close(fd);
+
+	hits = stat_of("iomap_simple_hits");
+	large = stat_of("iomap_simple_fallback_too_large");
+	enc = stat_of("iomap_simple_fallback_encrypted");
+	ck_assert_int_eq(hits, 20);
+	ck_assert_int_eq(large, 7);
+	ck_assert_int_eq(enc, 5);
+
+	/* simple=0 in the control file: every read falls back, "disabled" */
+	ctl_write("simple", "0\n");
+	fd = open(path_in("s"), O_RDONLY | O_DIRECT);
+	ck_assert_int_eq(pread(fd, buf, 4096, 0), 4096);
+	close(fd);
+	ck_assert_int_eq(stat_of("iomap_simple_fallback_disabled"), 1);
+	ctl_write("simple", "1\n");
+
+	/* a file's own dops keep it off the simple path too */
+	ck_assert_int_eq(setxattr(path_in("s"), "user.iomapsim.dops",
+				  "bio_set", 7, 0), 0);
+	fb_dops = stat_of("iomap_simple_fallback_dops");
+	fd = open(path_in("s"), O_RDONLY | O_DIRECT);
+	ck_assert_int_eq(pread(fd, buf, 4096, 4096), 4096);
+	check_pattern_at(buf, 4096, 2, 4096, "bio_set");
+	close(fd);
+	ck_assert_int_eq(stat_of("iomap_simple_fallback_dops"), fb_dops + 1);
+	ck_assert_int_ge(stat_of("simfs_dops_bio_set_bios"), 1);
+	ck_assert_int_eq(setxattr(path_in("s"), "user.iomapsim.dops",
+				  "nonsense", 8, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	free(buf);
+	umount_fs();
+}
+END_TEST
+
+START_TEST(test_misaligned_einval)
+{
+	char *buf = abuf(8192);
+	int fd;
+
+	write_file("m", 64 << 10, 64 << 10, 4, false);
+	fd = open(path_in("m"), O_RDWR | O_DIRECT);
+	ck_assert_int_ge(fd, 0);
+	errno = 0;
+	ck_assert_int_eq(pread(fd, buf, 4096, 100), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(pread(fd, buf, 1000, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(pwrite(fd, buf, 4096, 4097), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	/* and nothing changed */
+	close(fd);
+	verify_file("m", 64 << 10, 4096, 4);
+	free(buf);
+	umount_fs();
+}
+END_TEST
+
+START_TEST(test_bio_error_eio_and_punt)
+{
+	char *buf = abuf(4096);
+	char path[600], rules[512];
+	long punted;
+	ssize_t n;
+	int fd;
+
+	write_file("e", 64 << 10, 64 << 10, 5, false);
+	punted = stat_of("iomap_dio_punted");
+	ctl_write("fault", "bio-error:1:IOERR:read\n");
+	snprintf(path, sizeof(path), "%s/.iomapsim/fault", mnt);
+	fd = open(path, O_RDONLY);
+	n = read(fd, rules, sizeof(rules) - 1);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	rules[n] = 0;
+	ck_assert_ptr_nonnull(strstr(rules, "bio-error:1"));
+
+	fd = open(path_in("e"), O_RDONLY | O_DIRECT);
+	errno = 0;
+	ck_assert_int_eq(pread(fd, buf, 4096, 0), -1);
+	ck_assert_int_eq(errno, EIO);
+	/* an error completion is punted to the dio workqueue */
+	ck_assert_int_eq(stat_of("iomap_dio_punted"), punted + 1);
+	ck_assert_int_ge(stat_of("device_error_bios"), 1);
+	/* the rule fired once; the next read is fine */
+	ck_assert_int_eq(pread(fd, buf, 4096, 0), 4096);
+	check_pattern(buf, 4096, 5, "after the error");
+	close(fd);
+
+	/* a failed write leaves the old data */
+	ctl_write("fault", "bio-error:1:IOERR:write\n");
+	fd = open(path_in("e"), O_RDWR | O_DIRECT);
+	memset(buf, 0xee, 4096);
+	errno = 0;
+	ck_assert_int_eq(pwrite(fd, buf, 4096, 8192), -1);
+	ck_assert_int_eq(errno, EIO);
+	close(fd);
+	verify_file("e", 64 << 10, 4096, 5);
+
+	/* a bad rule is refused with EINVAL */
+	snprintf(path, sizeof(path), "%s/.iomapsim/fault", mnt);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	errno = 0;
+	ck_assert_int_eq(write(fd, "nonsense\n", 9), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	close(fd);
+	ctl_write("fault", "clear\n");
+	free(buf);
+	umount_fs();
+}
+END_TEST
+
+START_TEST(test_holes_and_unwritten_read_zero)
+{
+	char *buf = abuf(1 << 20);
+	int fd = open(path_in("z"), O_RDWR | O_CREAT | O_DIRECT, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	/* a hole: truncate up */
+	ck_assert_int_eq(ftruncate(fd, 1 << 20), 0);
+	memset(buf, 0xaa, 1 << 20);
+	ck_assert_int_eq(pread(fd, buf, 1 << 20, 0), 1 << 20);
+	ck_assert(all_zero(buf, 1 << 20));
+	/* unwritten: fallocate, default mode extends i_size */
+	ck_assert_int_eq(fallocate(fd, 0, 1 << 20, 1 << 20), 0);
+	memset(buf, 0xaa, 1 << 20);
+	ck_assert_int_eq(pread(fd, buf, 1 << 20, 1 << 20), 1 << 20);
+	ck_assert(all_zero(buf, 1 << 20));
+	/* a write in the middle of the unwritten range; around it zero */
+	pattern(buf, 4096, 6);
+	ck_assert_int_eq(pwrite(fd, buf, 4096, (1 << 20) + 8192), 4096);
+	ck_assert_int_eq(pread(fd, buf, 16384, 1 << 20), 16384);
+	ck_assert(all_zero(buf, 8192));
+	check_pattern(buf + 8192, 4096, 6, "in unwritten");
+	ck_assert(all_zero(buf + 12288, 4096));
+	/* punch it out again */
+	ck_assert_int_eq(fallocate(fd, FALLOC_FL_PUNCH_HOLE |
+				   FALLOC_FL_KEEP_SIZE, (1 << 20) + 8192, 4096),
+			 0);
+	ck_assert_int_eq(pread(fd, buf, 16384, 1 << 20), 16384);
+	ck_assert(all_zero(buf, 16384));
+	close(fd);
+	free(buf);
+	umount_fs();
+}
+END_TEST
+
+START_TEST(test_unmount_fsck_remount)
+{
+	char out[2048];
+
+	write_file("keep", 2 * MiB, 256 << 10, 7, true);
+	ck_assert_int_eq(mkdir(path_in("dir"), 0755), 0);
+	write_file("dir/inner", 64 << 10, 4096, 8, false);
+	ck_assert_int_eq(rename(path_in("dir/inner"), path_in("dir/moved")),
+			 0);
+	umount_fs();
+	ck_assert_msg(fsck_image(out, sizeof(out)) == 0, "fsck: %s", out);
+	ck_assert_ptr_nonnull(strstr(out, "clean"));
+	mount_fs(NULL);
+	verify_file("keep", 2 * MiB, 4096, 7);
+	verify_file("dir/moved", 64 << 10, 64 << 10, 8);
+	umount_fs();
+}
+END_TEST
+
+START_TEST(test_kill9_fsynced_data_survives)
+{
+	char out[2048];
+	int status;
+
+	/* no periodic commit: only fsync makes things durable */
+	ck_assert_int_eq(sh(out, sizeof(out), "fusermount3 -u %s", mnt), 0);
+	waitpid(daemon_pid, &status, 0);
+	daemon_pid = -1;
+	mount_fs("commit=0");
+
+	write_file("a", 1 * MiB, 64 << 10, 9, true);
+	write_file("b", 256 << 10, 4096, 10, true);
+	{
+		int fd = open(path_in("small"), O_RDWR | O_CREAT, 0644);
+
+		ck_assert_int_eq(write(fd, "tiny but synced", 15), 15);
+		ck_assert_int_eq(fsync(fd), 0);
+		close(fd);
+	}
+	/* not synced: may or may not survive, must not corrupt */
+	write_file("c", 512 << 10, 64 << 10, 11, false);
+
+	ck_assert_int_eq(kill(daemon_pid, SIGKILL), 0);
+	waitpid(daemon_pid, &status, 0);
+	daemon_pid = -1;
+	ck_assert_int_eq(sh(out, sizeof(out), "fusermount3 -u -z %s", mnt),
+			 0);
+
+	ck_assert_msg(fsck_image(out, sizeof(out)) == 0, "fsck: %s", out);
+	ck_assert_ptr_nonnull(strstr(out, "not cleanly unmounted"));
+	mount_fs(NULL);
+	verify_file("a", 1 * MiB, 4096, 9);
+	verify_file("b", 256 << 10, 256 << 10, 10);
+	{
+		char buf[32] = "";
+		int fd = open(path_in("small"), O_RDONLY);
+
+		ck_assert_int_eq(read(fd, buf, sizeof(buf)), 15);
+		ck_assert(!memcmp(buf, "tiny but synced", 15));
+		close(fd);
+	}
+	umount_fs();
+	ck_assert_msg(fsck_image(out, sizeof(out)) == 0, "fsck: %s", out);
+}
+END_TEST
+
+START_TEST(test_mkfs_refuses_ext4)
+{
+	char out[2048], before[128], after[128];
+
+	if (system("command -v mkfs.ext4 >/dev/null 2>&1")) {
+		printf("note: no mkfs.ext4 (e2fsprogs); ext4 refusal not "
+		       "checked\n");
+		return;
+	}
+	ck_assert_msg(sh(out, sizeof(out), "mkfs.ext4 -q -F %s", target) == 0,
+		      "mkfs.ext4: %s", out);
+	sh(before, sizeof(before), "md5sum < %s", target);
+	ck_assert_int_eq(sh(out, sizeof(out), "%s mkfs %s", bin, target), 1);
+	ck_assert_msg(strstr(out, "ext4") && strstr(out, "--force"),
+		      "refusal should name ext4 and --force: %s", out);
+	sh(after, sizeof(after), "md5sum < %s", target);
+	ck_assert_str_eq(before, after);
+	/* --force wipes the ext4 signature and makes a simfs */
+	ck_assert_msg(sh(out, sizeof(out), "%s mkfs --force %s", bin,
+			 target) == 0, "mkfs --force: %s", out);
+	ck_assert_int_ne(sh(out, sizeof(out), "blkid -p %s", target), 0);
+	ck_assert_int_eq(sh(out, sizeof(out), "%s fsck %s", bin, target), 0);
+	/* and now it refuses to overwrite the simfs */
+	ck_assert_int_eq(sh(out, sizeof(out), "%s mkfs %s", bin, target), 1);
+	ck_assert_ptr_nonnull(strstr(out, "simfs"));
+}
+END_TEST
+
+static void require_env(void)
+{
+	const char *b = getenv("IOMAPSIM_BIN");
+	struct stat st;
+
+	if (geteuid() != 0)
+		say_skip("needs root (FUSE mounts and O_DIRECT devices)");
+	if (access("/dev/fuse", R_OK | W_OK))
+		say_skip("no usable /dev/fuse");
+	if (system("command -v fusermount3 >/dev/null 2>&1"))
+		say_skip("no fusermount3 (Debian package fuse3)");
+	snprintf(bin, sizeof(bin), "%s/iomapsim", b ? b : ".");
+	if (stat(bin, &st))
+		say_skip("no iomapsim binary (set IOMAPSIM_BIN)");
+	snprintf(tmpdir, sizeof(tmpdir), "/var/tmp/iomapsim-test-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		say_skip("cannot make a temporary directory in /var/tmp");
+}
+
+static int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	global_cleanup();
+	rmdir(mnt);
+	unlink(log_path);
+	unlink(img);
+	rmdir(tmpdir);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static TCase *mount_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_direct_write_read_verify);
+	tcase_add_test(tc, test_simple_hits_and_fallbacks);
+	tcase_add_test(tc, test_misaligned_einval);
+	tcase_add_test(tc, test_bio_error_eio_and_punt);
+	tcase_add_test(tc, test_holes_and_unwritten_read_zero);
+	tcase_add_test(tc, test_unmount_fsck_remount);
+	tcase_add_test(tc, test_kill9_fsynced_data_survives);
+	return tc;
+}
+
+static TCase *mkfs_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, setup_bare, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_mkfs_refuses_ext4);
+	return tc;
+}
+
+#endif /* _SIMFS_MOUNT_H */
