@@ -237,11 +237,17 @@ static int bfile_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 		       bool first)
 {
 	uint64_t ud = (uintptr_t)rq;
+	/*
+	 * Once on the ring the request is the reaper's (bfile_cqe() moves
+	 * a preflush on to its write): count what is issued from a copy.
+	 */
+	enum bfile_phase phase = rq->phase;
+	bool dsync = rq->dsync;
 	int ret;
 
 	__atomic_store_n(&rq->issues, rq->issues + 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&dev->lock);
-	if (rq->phase == BFILE_FLUSH)
+	if (phase == BFILE_FLUSH)
 		ret = bfu_prep_fdatasync(dev->ring, dev->t.fd, ud);
 	else
 		ret = bfu_prep_rw(dev->ring, dev->t.fd, rq->write, rq->iov,
@@ -258,9 +264,9 @@ static int bfile_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 	pthread_mutex_unlock(&dev->lock);
 	if (ret)
 		return ret;
-	if (rq->phase == BFILE_FLUSH)
+	if (phase == BFILE_FLUSH)
 		sim_stat_inc(&bdev_file_fdatasync);
-	else if (rq->dsync)
+	else if (dsync)
 		sim_stat_inc(&bdev_file_rwf_dsync);
 	return 0;
 }

@@ -57,11 +57,11 @@ else
 fi
 echo clear >"$ctl/fault"
 if command -v fio >/dev/null; then
-	run fio --name=demo --filename="$mnt/demo.dat" --direct=1 \
+	printf '\n$ fio --name=demo --filename=%s --direct=1 --rw=randread --bs=4k --ioengine=io_uring --iodepth=16 --runtime=2 --time_based\n' "$mnt/demo.dat"
+	fio --name=demo --filename="$mnt/demo.dat" --direct=1 \
 		--rw=randread --bs=4k --ioengine=io_uring --iodepth=16 \
-		--runtime=2 --time_based --output-format=terse \
-		--terse-version=3 --minimal | awk -F';' \
-		'{ printf "fio: 4 KiB random reads, io_uring QD16: %s IOPS\n", $8 }'
+		--runtime=2 --time_based --output-format=json |
+		python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]["read"]; print("fio: %d IOPS, mean latency %.0f us" % (j["iops"], j["clat_ns"]["mean"] / 1000))'
 fi
 
 echo

@@ -16,7 +16,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # tests), libfuse3 + fuse3 (the mount), libblkid (mkfs probing, device
 # topology), liburing (the O_DIRECT backend), clang (libFuzzer targets).
 PACKAGES=(build-essential cmake pkg-config git check libfuse3-dev fuse3
-	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev)
+	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev fio)
 
 need_packages() {
 	local missing=() p
@@ -77,7 +77,7 @@ test)
 		run_ctest build-asan
 	echo "== TSan build, whole suite (threaded engine under real threads)"
 	build build-tsan -DIOMAPSIM_SANITIZE=thread
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$top/tests/tsan.supp" \
 		run_ctest build-tsan
 	if [ -x "$top/fuzz/smoke.sh" ]; then
 		echo "== libFuzzer smoke"

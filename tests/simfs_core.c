@@ -514,6 +514,229 @@ START_TEST(test_enospc)
 }
 END_TEST
 
+/* The committed metadata copy on the ram disk, and its superblock. */
+struct on_disk {
+	u8 *disk;
+	struct simfs_dsb *dsb;
+	u8 *meta;
+	size_t len;
+};
+
+static void find_committed(struct on_disk *od, u32 bs)
+{
+	struct simfs_dsb *s0, *s1;
+	u64 gen;
+
+	od->disk = sim_bdev_ram_data(bdev);
+	s0 = (void *)od->disk;
+	s1 = (void *)(od->disk + bs);
+	od->dsb = !simfs_dsb_has_magic(s0) ||
+		  simfs_le64_to_cpu(s1->s_generation) >
+		  simfs_le64_to_cpu(s0->s_generation) ? s1 : s0;
+	gen = simfs_le64_to_cpu(od->dsb->s_generation);
+	od->meta = od->disk + (simfs_le64_to_cpu(od->dsb->s_meta_start) +
+			       (gen & 1) *
+			       simfs_le64_to_cpu(od->dsb->s_meta_blocks)) * bs;
+	od->len = simfs_le64_to_cpu(od->dsb->s_meta_len);
+}
+
+/* After editing the copy: a valid checksum again, so fsck must look. */
+static void reseal(struct on_disk *od)
+{
+	od->dsb->s_meta_crc = simfs_cpu_to_le32(simfs_crc32c(0, od->meta,
+							     od->len));
+	simfs_dsb_seal(od->dsb);
+}
+
+static struct simfs_dinode *find_dinode(struct on_disk *od, u64 ino)
+{
+	for (size_t off = SIMFS_META_HDR_SIZE; off + 88 <= od->len; off += 8) {
+		struct simfs_dinode *di = (void *)(od->meta + off);
+
+		if (simfs_le64_to_cpu(di->i_ino) == ino &&
+		    (simfs_le32_to_cpu(di->i_mode) & S_IFMT) &&
+		    simfs_le32_to_cpu(di->i_nlink) < 100)
+			return di;
+	}
+	ck_abort_msg("inode %llu not found in the copy",
+		     (unsigned long long)ino);
+	return NULL;
+}
+
+static void fsck_expect(const char *what)
+{
+	struct simfs_fsck_report r = { 0 };
+
+	ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
+	ck_assert_msg(r.errors >= 1, "fsck missed: %s", what);
+}
+
+/*
+ * Corruption the checksums cannot see (the copy is resealed after each
+ * edit): fsck's own checks must find it, and mount must not trust it.
+ */
+START_TEST(test_fsck_semantic_corruption)
+{
+	struct simfs_mount_opts mo = { 0 };
+	struct super_block *sb;
+	struct simfs_inode_info *f, *g;
+	struct file *file;
+	struct on_disk od;
+	char *buf = abuf(8192, 9);
+	u8 *save = malloc(1 << 20);
+	struct simfs_dinode *di;
+	struct simfs_dextent *fe, *ge;
+	u64 fino, gino;
+	size_t span;
+	char err[256];
+	u32 v;
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	f = simfs_create(root_of(sb), "f", S_IFREG | 0644, 0, 0, false);
+	g = simfs_create(root_of(sb), "g", S_IFREG | 0644, 0, 0, false);
+	fino = f->vfs_inode.i_ino;
+	gino = g->vfs_inode.i_ino;
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+	ck_assert_int_eq(rw(file, true, true, buf, 8192, 0), 8192);
+	simfs_file_release(file);
+	file = simfs_file_open(g, O_RDWR | O_DIRECT);
+	ck_assert_int_eq(rw(file, true, true, buf, 8192, 0), 8192);
+	simfs_file_release(file);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+
+	find_committed(&od, 4096);
+	span = od.len;
+	memcpy(save, od.meta, span);
+
+	/* a wrong link count */
+	di = find_dinode(&od, SIMFS_ROOT_INO);
+	v = simfs_le32_to_cpu(di->i_nlink);
+	di->i_nlink = simfs_cpu_to_le32(v + 5);
+	reseal(&od);
+	fsck_expect("root link count");
+	memcpy(od.meta, save, span);
+
+	/* two files mapping the same block */
+	fe = (void *)((u8 *)find_dinode(&od, fino) + sizeof(*di));
+	ge = (void *)((u8 *)find_dinode(&od, gino) + sizeof(*di));
+	ge->e_pblk = fe->e_pblk;
+	reseal(&od);
+	fsck_expect("cross-linked blocks");
+	sb = simfs_mount(bdev, &mo, err, sizeof(err));
+	ck_assert(IS_ERR(sb));
+	ck_assert_ptr_nonnull(strstr(err, "overlaps"));
+	memcpy(od.meta, save, span);
+
+	/* an extent outside the data area */
+	fe = (void *)((u8 *)find_dinode(&od, fino) + sizeof(*di));
+	fe->e_pblk = simfs_cpu_to_le64(1);
+	reseal(&od);
+	fsck_expect("extent over the superblock");
+	memcpy(od.meta, save, span);
+
+	/* a lost file: in no directory */
+	find_dinode(&od, SIMFS_ROOT_INO)->i_nr_dirents =
+		simfs_cpu_to_le32(0);
+	reseal(&od);
+	fsck_expect("truncated directory");
+	memcpy(od.meta, save, span);
+
+	reseal(&od);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+	free(buf);
+	free(save);
+}
+END_TEST
+
+static long completed_res;
+static int completed_calls;
+
+static void ki_done(struct kiocb *iocb, long res)
+{
+	completed_res = res;
+	completed_calls++;
+}
+
+/* An asynchronous direct write, as io_uring or AIO would submit it. */
+static ssize_t async_write(struct file *f, void *buf, size_t len, loff_t pos)
+{
+	static struct kiocb kiocb;
+	static struct iov_iter iter;
+	ssize_t ret;
+
+	init_sync_kiocb(&kiocb, f);
+	kiocb.ki_flags = IOCB_DIRECT;
+	kiocb.ki_pos = pos;
+	kiocb.ki_complete = ki_done;
+	iov_iter_ubuf(&iter, ITER_SOURCE, buf, len);
+	completed_calls = 0;
+	ret = simfs_file_write_iter(&kiocb, &iter);
+	sim_engine_drain();
+	return ret;
+}
+
+/*
+ * FMODE_DIO_PARALLEL_WRITE: declared per open file when the mount says
+ * so (P-01..P-03); without it simfs runs direct writes to a file one at
+ * a time: exclusive inode lock, waited for even when asynchronous.
+ */
+START_TEST(test_parallel_write_switch)
+{
+	struct simfs_mount_opts mo = { .no_parallel_dio_write = true };
+	struct super_block *sb;
+	struct simfs_inode_info *f;
+	struct file *file;
+	char *buf = abuf(8192, 7);
+	char err[256];
+	long serial0, shared0;
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = simfs_mount(bdev, &mo, err, sizeof(err));
+	ck_assert_msg(!IS_ERR(sb), "mount: %s", err);
+	f = simfs_create(root_of(sb), "w", S_IFREG | 0644, 0, 0, false);
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+	ck_assert(!(file->f_mode & FMODE_DIO_PARALLEL_WRITE));
+	ck_assert(!(file->f_op->fop_flags & FOP_DIO_PARALLEL_WRITE));
+	ck_assert_int_eq(rw(file, true, true, buf, 8192, 0), 8192);
+	serial0 = sim_stat_get("simfs_dio_write_serialised");
+	shared0 = sim_stat_get("simfs_dio_write_shared_lock");
+	/* an aligned overwrite, submitted asynchronously: still waited for */
+	ck_assert_int_eq(async_write(file, buf, 4096, 4096), 4096);
+	ck_assert_int_eq(completed_calls, 0);
+	ck_assert_int_eq(sim_stat_get("simfs_dio_write_serialised"),
+			 serial0 + 1);
+	ck_assert_int_eq(sim_stat_get("simfs_dio_write_shared_lock"), shared0);
+	simfs_file_release(file);
+	do_umount(sb);
+
+	/* the default: declared, and the overwrite runs under a shared lock */
+	sb = do_mount();
+	f = simfs_lookup(root_of(sb), "w", false);
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+	ck_assert(file->f_mode & FMODE_DIO_PARALLEL_WRITE);
+	ck_assert(file->f_op->fop_flags & FOP_DIO_PARALLEL_WRITE);
+	shared0 = sim_stat_get("simfs_dio_write_shared_lock");
+	ck_assert_int_eq(async_write(file, buf, 4096, 4096), -EIOCBQUEUED);
+	ck_assert_int_eq(completed_calls, 1);
+	ck_assert_int_eq(completed_res, 4096);
+	ck_assert_int_eq(sim_stat_get("simfs_dio_write_shared_lock"),
+			 shared0 + 1);
+	/* an extending one takes the lock exclusive and waits (as ext4) */
+	ck_assert_int_eq(async_write(file, buf, 4096, 8192), 4096);
+	ck_assert_int_eq(i_size_read(&f->vfs_inode), 12288);
+	simfs_file_release(file);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+	free(buf);
+}
+END_TEST
+
 static Suite *simfs_suite(void)
 {
 	Suite *s = suite_create("simfs_core");
@@ -528,6 +751,8 @@ static Suite *simfs_suite(void)
 	tcase_add_test(tc, test_commit_and_corruption);
 	tcase_add_test(tc, test_frees_held_until_commit);
 	tcase_add_test(tc, test_enospc);
+	tcase_add_test(tc, test_parallel_write_switch);
+	tcase_add_test(tc, test_fsck_semantic_corruption);
 	suite_add_tcase(s, tc);
 	return s;
 }

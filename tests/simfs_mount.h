@@ -534,6 +534,36 @@ START_TEST(test_holes_and_unwritten_read_zero)
 	ck_assert_int_eq(pread(fd, buf, 16384, 1 << 20), 16384);
 	ck_assert(all_zero(buf, 16384));
 	close(fd);
+
+	/* full: ENOSPC reaches the client, for fallocate and for writes */
+	fd = open(path_in("big"), O_RDWR | O_CREAT | O_DIRECT, 0644);
+	errno = 0;
+	ck_assert_int_eq(fallocate(fd, 0, 0, 1LL << 40), -1);
+	ck_assert_int_eq(errno, ENOSPC);
+	close(fd);
+	fd = open(path_in("more"), O_RDWR | O_CREAT | O_DIRECT, 0644);
+	errno = 0;
+	ck_assert_int_eq(pwrite(fd, buf, 1 << 20, 0), -1);
+	ck_assert_int_eq(errno, ENOSPC);
+	close(fd);
+	/*
+	 * Space comes back once the file is gone: when the client drops
+	 * its last reference (FUSE FORGET, asynchronous) and a commit has
+	 * made the free durable.  Give the FORGET a moment.
+	 */
+	ck_assert_int_eq(unlink(path_in("big")), 0);
+	fd = open(path_in("more"), O_RDWR | O_DIRECT);
+	{
+		ssize_t n = -1;
+
+		for (int i = 0; i < 100 && n != 1 << 20; i++) {
+			n = pwrite(fd, buf, 1 << 20, 0);
+			if (n != 1 << 20)
+				usleep(50000);
+		}
+		ck_assert_int_eq(n, 1 << 20);
+	}
+	close(fd);
 	free(buf);
 	umount_fs();
 }
@@ -662,6 +692,18 @@ static int run_suite(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	global_cleanup();
+	if (failed) {
+		/* what the daemons said, before it goes with the temp dir */
+		FILE *f = fopen(log_path, "r");
+		char line[1024];
+
+		printf("---- %s ----\n", log_path);
+		while (f && fgets(line, sizeof(line), f))
+			fputs(line, stdout);
+		printf("----\n");
+		if (f)
+			fclose(f);
+	}
 	rmdir(mnt);
 	unlink(log_path);
 	unlink(img);

@@ -72,7 +72,8 @@ int cmd_fsck(int argc, char **argv)
 	target = argv[optind];
 	bdev = cli_open_target(target, true, err, sizeof(err));
 	if (!bdev) {
-		fprintf(stderr, "iomapsim fsck: %s: %s\n", target, err);
+		/* the backend's reason names the path already */
+		fprintf(stderr, "iomapsim fsck: %s\n", err);
 		return 8;
 	}
 	ret = simfs_fsck(bdev, &r);

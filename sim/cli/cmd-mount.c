@@ -36,7 +36,7 @@ static void usage(FILE *f)
 "     parallel_write=on|off declare FMODE_DIO_PARALLEL_WRITE (default on);\n"
 "                           off serialises direct writes per file\n"
 "     dops=none|end_io|submit_io|bio_set  default iomap_dio_ops\n"
-"     qd=N                  bios in flight on the device (default 32)\n"
+"     qd=N                  bios in flight on the device (default 128)\n"
 "     fault=SPEC            a fault rule, repeatable (see the fault file)\n"
 "     cpus=N                simulated CPUs (default 4)\n"
 "     threads=N             FUSE worker threads at most (default 64)\n"

@@ -134,7 +134,8 @@ int cli_mkfs(const struct cli_mkfs_args *a)
 
 	bdev = cli_open_target(a->target, false, err, sizeof(err));
 	if (!bdev) {
-		fprintf(stderr, "iomapsim: %s: %s\n", a->target, err);
+		/* the backend's reason names the path already */
+		fprintf(stderr, "iomapsim: %s\n", err);
 		goto out_unlink;
 	}
 	simfs_mkfs_opts_init(&mo);

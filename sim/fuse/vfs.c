@@ -40,19 +40,23 @@ DEFINE_SIM_STAT(stat_fuse_async_reply, "fuse_reply_from_completion");
 DEFINE_SIM_STAT(stat_fuse_bounce, "fuse_write_bounce_copy");
 DEFINE_SIM_STAT(stat_fuse_reply_error, "fuse_reply_failed");
 
-/* ---- tasks ---------------------------------------------------------------- */
+/* ---- tasks -------------------------------------------------------------- */
 
 static __thread bool sfs_attached;
 
+/*
+ * A FUSE worker runs kernel code as a task of its own: `current` gives
+ * a thread one on first use (and keeps the one it may already have).
+ */
 void sfs_thread_enter(void)
 {
 	if (likely(sfs_attached))
 		return;
-	sim_task_attach("fuse", -1);
+	(void)current;
 	sfs_attached = true;
 }
 
-/* ---- aligned buffers --------------------------------------------------------- */
+/* ---- aligned buffers ---------------------------------------------------- */
 
 #define BUF_POOL_SIZE	(128U << 10)
 #define BUF_POOL_MAX	512
@@ -92,7 +96,7 @@ static void buf_put(void *p, size_t size)
 	free(p);
 }
 
-/* ---- mount ------------------------------------------------------------------ */
+/* ---- mount -------------------------------------------------------------- */
 
 int sfs_fault_check(const char *spec, char *err, size_t errlen)
 {
@@ -106,9 +110,13 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 		.kind = SIM_ENGINE_THREADED,
 		.nr_cpus = o->cpus ? o->cpus : 4,
 	};
+	/*
+	 * A deeper device queue than the backend's default: the FUSE
+	 * client keeps up to max_background requests in flight.
+	 */
 	struct sim_file_opts fo = {
 		.read_only = o->read_only,
-		.queue_depth = o->queue_depth,
+		.queue_depth = o->queue_depth ? o->queue_depth : 128,
 	};
 	struct simfs_mount_opts mo = {
 		.read_only = o->read_only,
@@ -213,7 +221,7 @@ void sfs_note_reply_error(struct sfs_mount *m)
 	sim_stat_inc(&stat_fuse_reply_error);
 }
 
-/* ---- inodes ---------------------------------------------------------------- */
+/* ---- inodes ------------------------------------------------------------- */
 
 static void to_attr(struct simfs_inode_info *ei, struct sfs_attr *a)
 {
@@ -404,7 +412,7 @@ int sfs_rename(struct sfs_mount *m, uint64_t parent, const char *name,
 	return simfs_rename(od, name, nd, newname, f);
 }
 
-/* ---- open files ------------------------------------------------------------- */
+/* ---- open files --------------------------------------------------------- */
 
 int sfs_open(struct sfs_mount *m, uint64_t ino, int flags, uint64_t *fh,
 	     unsigned int *fopen_flags)
@@ -542,11 +550,22 @@ void sfs_read(struct sfs_mount *m, uint64_t fh, size_t size, uint64_t off,
 
 	sfs_thread_enter();
 	if (h->kind == SFS_FH_CTL) {
-		if (off >= h->len)
-			done(arg, 0, NULL);
-		else
-			done(arg, min_t(u64, size, h->len - off),
-			     h->text + off);
+		size_t n = off >= h->len ? 0 : min_t(u64, size, h->len - off);
+		/*
+		 * A copy: once the client has the reply it may close, and
+		 * the release (another thread) frees the text while this
+		 * one is still on its way out of writev().
+		 */
+		char *copy = n ? malloc(n) : NULL;
+
+		if (n && !copy) {
+			done(arg, -ENOMEM, NULL);
+			return;
+		}
+		if (n)
+			memcpy(copy, h->text + off, n);
+		done(arg, n, copy);
+		free(copy);
 		return;
 	}
 	if (off > (uint64_t)LLONG_MAX) {
@@ -612,7 +631,7 @@ int sfs_fallocate(struct sfs_mount *m, uint64_t fh, int mode, int64_t off,
 	return simfs_fallocate(h->file, mode, off, len);
 }
 
-/* ---- directories and the rest --------------------------------------------------- */
+/* ---- directories and the rest ------------------------------------------- */
 
 struct readdir_ctx {
 	int (*fill)(void *arg, const char *name, uint64_t ino, uint32_t mode,

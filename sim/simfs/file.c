@@ -127,16 +127,19 @@ void simfs_file_release(struct file *file)
 
 static void file_update_time(struct simfs_inode_info *ei)
 {
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	ei->mtime = ei->ctime = simfs_now();
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	simfs_mark_time_dirty(ei->sbi);
 }
 
-/* The caller may free blocks a commit would release: commit, try again. */
+/*
+ * Blocks held back for the next commit may be all that is missing:
+ * commit and try again, a few times (ext4_should_retry_alloc()).
+ */
 static bool should_retry_alloc(struct simfs_sb_info *sbi, int *retries)
 {
-	if ((*retries)++ || !simfs_alloc_pending_count(sbi))
+	if ((*retries)++ >= 3 || !simfs_alloc_pending_count(sbi))
 		return false;
 	sim_stat_inc(&stat_enospc_retry);
 	return simfs_commit(sbi) == 0;
@@ -155,7 +158,7 @@ bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos,
 	*unwritten = false;
 	if (pos + (loff_t)count > i_size_read(&ei->vfs_inode))
 		return false;
-	mutex_lock(&ei->map_lock);
+	down_read(&ei->map_lock);
 	if (!(ei->flags & SIMFS_IFL_INLINE)) {
 		e = simfs_ext_find(ei, first, &idx);
 		if (e && e->lblk + e->len >= last) {
@@ -163,7 +166,7 @@ bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos,
 			*unwritten = e->flags & SIMFS_EXT_UNWRITTEN;
 		}
 	}
-	mutex_unlock(&ei->map_lock);
+	up_read(&ei->map_lock);
 	return ret;
 }
 
@@ -185,7 +188,7 @@ static int read_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 		bool data;
 		u32 idx;
 
-		mutex_lock(&ei->map_lock);
+		down_read(&ei->map_lock);
 		e = simfs_ext_find(ei, blk, &idx);
 		if (e) {
 			run = min(e->lblk + e->len, end) - blk;
@@ -197,7 +200,7 @@ static int read_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 			run = min(next, end) - blk;
 			data = false;
 		}
-		mutex_unlock(&ei->map_lock);
+		up_read(&ei->map_lock);
 		if (data)
 			ret = simfs_bdev_rw(bdev, REQ_OP_READ, pblk << bits,
 					    buf + ((blk - first) << bits),
@@ -228,7 +231,7 @@ static int write_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 		bool convert;
 		u32 idx;
 
-		mutex_lock(&ei->map_lock);
+		down_write(&ei->map_lock);
 		e = simfs_ext_find(ei, blk, &idx);
 		if (e) {
 			run = min(e->lblk + e->len, end) - blk;
@@ -255,7 +258,7 @@ static int write_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 			}
 			convert = true;
 		}
-		mutex_unlock(&ei->map_lock);
+		up_write(&ei->map_lock);
 		if (ret)
 			return ret;
 		simfs_mark_data_dirty(sbi);
@@ -265,9 +268,9 @@ static int write_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 		if (ret)
 			return ret;
 		if (convert) {
-			mutex_lock(&ei->map_lock);
+			down_write(&ei->map_lock);
 			ret = simfs_ext_set_flags(ei, blk, run, 0);
-			mutex_unlock(&ei->map_lock);
+			up_write(&ei->map_lock);
 			if (ret)
 				return ret;
 		}
@@ -291,10 +294,10 @@ static int zero_partial_block(struct simfs_inode_info *ei, loff_t start,
 
 	if (start >= end)
 		return 0;
-	mutex_lock(&ei->map_lock);
+	down_read(&ei->map_lock);
 	e = simfs_ext_find(ei, blk, &idx);
 	data = e && !(e->flags & SIMFS_EXT_UNWRITTEN);
-	mutex_unlock(&ei->map_lock);
+	up_read(&ei->map_lock);
 	if (!data)
 		return 0;
 	buf = simfs_buf_alloc(bs);
@@ -354,9 +357,9 @@ static int inline_to_extent_locked(struct simfs_inode_info *ei)
 {
 	int ret;
 
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	ret = simfs_inline_to_extent(ei);
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	return ret;
 }
 
@@ -400,17 +403,17 @@ static ssize_t simfs_buffered_read_iter(struct kiocb *iocb,
 
 		if (pos >= size)
 			break;
-		mutex_lock(&ei->map_lock);
+		down_read(&ei->map_lock);
 		if (ei->flags & SIMFS_IFL_INLINE) {
 			copied = copy_to_iter(ei->inline_data + pos, n, to);
-			mutex_unlock(&ei->map_lock);
+			up_read(&ei->map_lock);
 			iocb->ki_pos += copied;
 			done += copied;
 			if (copied < n)
 				ret = -EFAULT;
 			break;
 		}
-		mutex_unlock(&ei->map_lock);
+		up_read(&ei->map_lock);
 
 		n = min_t(size_t, n, BUFFERED_CHUNK - (pos & (bs - 1)));
 		first = (u64)pos >> bits;
@@ -453,7 +456,7 @@ static ssize_t simfs_perform_write(struct kiocb *iocb, struct iov_iter *from)
 		loff_t size;
 		char *buf;
 
-		mutex_lock(&ei->map_lock);
+		down_write(&ei->map_lock);
 		if (ei->flags & SIMFS_IFL_INLINE) {
 			if (pos + n <= SIMFS_INLINE_MAX) {
 				size = i_size_read(inode);
@@ -462,7 +465,7 @@ static ssize_t simfs_perform_write(struct kiocb *iocb, struct iov_iter *from)
 							n, from);
 				if (pos + (loff_t)copied > size)
 					i_size_write(inode, pos + copied);
-				mutex_unlock(&ei->map_lock);
+				up_write(&ei->map_lock);
 				simfs_mark_data_dirty(ei->sbi);
 				iocb->ki_pos += copied;
 				done += copied;
@@ -472,11 +475,11 @@ static ssize_t simfs_perform_write(struct kiocb *iocb, struct iov_iter *from)
 			}
 			ret = simfs_inline_to_extent(ei);
 			if (ret) {
-				mutex_unlock(&ei->map_lock);
+				up_write(&ei->map_lock);
 				break;
 			}
 		}
-		mutex_unlock(&ei->map_lock);
+		up_write(&ei->map_lock);
 
 		n = min_t(size_t, n, BUFFERED_CHUNK - (pos & (bs - 1)));
 		first = (u64)pos >> bits;
@@ -730,7 +733,7 @@ int simfs_truncate(struct simfs_inode_info *ei, loff_t size)
 		return -EINVAL;
 	if (size > SIMFS_MAX_BYTES)
 		return -EFBIG;
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	if (ei->flags & SIMFS_IFL_INLINE) {
 		if (size <= SIMFS_INLINE_MAX) {
 			if (size < old)
@@ -747,7 +750,7 @@ int simfs_truncate(struct simfs_inode_info *ei, loff_t size)
 		ret = simfs_ext_remove(ei, keep, U64_MAX - keep);
 		if (ret)
 			goto unlock;
-		mutex_unlock(&ei->map_lock);
+		up_write(&ei->map_lock);
 		/*
 		 * Bytes past EOF in the last block must read as zeroes when
 		 * the file grows again (ext4_block_truncate_page).
@@ -757,13 +760,13 @@ int simfs_truncate(struct simfs_inode_info *ei, loff_t size)
 					round_up(size, 1LL << bits));
 		if (ret)
 			return ret;
-		mutex_lock(&ei->map_lock);
+		down_write(&ei->map_lock);
 	}
 set:
 	i_size_write(inode, size);
 	ei->mtime = ei->ctime = simfs_now();
 unlock:
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	if (!ret)
 		simfs_mark_data_dirty(ei->sbi);
 	return ret;
@@ -776,7 +779,7 @@ static int prealloc_blocks(struct simfs_inode_info *ei, u64 first, u64 end)
 	u64 blk = first;
 	int ret = 0;
 
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	while (blk < end) {
 		struct simfs_extent *e = NULL;
 		u64 next, goal = 0, pblk, got;
@@ -805,7 +808,7 @@ static int prealloc_blocks(struct simfs_inode_info *ei, u64 first, u64 end)
 		simfs_mark_data_dirty(sbi);
 		blk += got;
 	}
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	return ret;
 }
 
@@ -857,7 +860,7 @@ retry:
 	/* as ext4: no mapping changes under running direct I/O */
 	inode_dio_wait(inode);
 
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	if (ei->flags & SIMFS_IFL_INLINE) {
 		if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) &&
 		    end <= SIMFS_INLINE_MAX) {
@@ -868,12 +871,12 @@ retry:
 				       min(end, size) - offset);
 			if (!(mode & FALLOC_FL_KEEP_SIZE) && end > size)
 				i_size_write(inode, end);
-			mutex_unlock(&ei->map_lock);
+			up_write(&ei->map_lock);
 			goto done;
 		}
 		ret = simfs_inline_to_extent(ei);
 	}
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	if (ret)
 		goto out;
 
@@ -882,10 +885,10 @@ retry:
 
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
 		if (first_full < last_full) {
-			mutex_lock(&ei->map_lock);
+			down_write(&ei->map_lock);
 			ret = simfs_ext_remove(ei, first_full,
 					       last_full - first_full);
-			mutex_unlock(&ei->map_lock);
+			up_write(&ei->map_lock);
 		}
 		if (!ret)
 			ret = zero_edges(ei, offset, end);
@@ -896,11 +899,11 @@ retry:
 		ret = zero_edges(ei, offset, end);
 		if (!ret && first_full < last_full) {
 			/* whole blocks: unwritten, i.e. zeroes, no I/O */
-			mutex_lock(&ei->map_lock);
+			down_write(&ei->map_lock);
 			ret = simfs_ext_set_flags(ei, first_full,
 					last_full - first_full,
 					SIMFS_EXT_UNWRITTEN);
-			mutex_unlock(&ei->map_lock);
+			up_write(&ei->map_lock);
 			if (!ret)
 				ret = prealloc_blocks(ei, first_full,
 						      last_full);
@@ -917,9 +920,9 @@ retry:
 	}
 done:
 	if (!ret) {
-		mutex_lock(&ei->map_lock);
+		down_write(&ei->map_lock);
 		ei->mtime = ei->ctime = simfs_now();
-		mutex_unlock(&ei->map_lock);
+		up_write(&ei->map_lock);
 		simfs_mark_data_dirty(ei->sbi);
 	}
 out:

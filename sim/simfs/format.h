@@ -33,7 +33,8 @@
 
 #include <linux/types.h>
 
-#define SIMFS_MAGIC		"IOMAPSFS"	/* 8 bytes, superblock offset 0 */
+/* 8 bytes at the start of each superblock slot */
+#define SIMFS_MAGIC		"IOMAPSFS"
 #define SIMFS_META_MAGIC	"SIMFSMD1"	/* metadata copy header */
 #define SIMFS_VERSION		1
 
@@ -67,6 +68,7 @@
 #define SIMFS_EXT_UNWRITTEN	(1U << 0)	/* allocated, reads as zeroes */
 
 #define SIMFS_SB_SIZE		256
+#define SIMFS_LABEL_LEN		32
 
 struct simfs_dsb {
 	u8	s_magic[8];
@@ -87,7 +89,7 @@ struct simfs_dsb {
 	__le64	s_mkfs_time;	/* ns since the epoch */
 	__le64	s_commit_time;
 	u8	s_uuid[16];
-	char	s_label[32];
+	char	s_label[SIMFS_LABEL_LEN];
 	u8	s_reserved[100];
 	__le32	s_crc;		/* crc32c of the bytes before it */
 } __attribute__((packed));

@@ -130,7 +130,7 @@ struct simfs_inode_info *simfs_inode_alloc(struct simfs_sb_info *sbi,
 	inode_init_once_sim(&ei->vfs_inode, &sbi->sb);
 	ei->vfs_inode.i_ino = ino;
 	ei->vfs_inode.i_mode = mode;
-	mutex_init(&ei->map_lock);
+	init_rwsem(&ei->map_lock);
 	ei->dops = SIMFS_DOPS_DEFAULT;
 	/* readdir offsets: 1 ".", 2 "..", 3 the front end's control dir */
 	ei->next_cookie = 4;
@@ -170,7 +170,6 @@ void simfs_inode_free(struct simfs_inode_info *ei)
 	kfree(ei->xattrs);
 	kfree(ei->ext);
 	kfree(ei->inline_data);
-	mutex_destroy(&ei->map_lock);
 	kfree(ei);
 }
 
@@ -185,9 +184,9 @@ void simfs_inode_maybe_evict(struct simfs_inode_info *ei)
 	if (!ei->unlinked || ei->nlookup > 0 || ei->open_count > 0)
 		return;
 	simfs_inode_unhash(sbi, ei);
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	simfs_ext_free_all(ei);
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	simfs_mark_data_dirty(sbi);
 	simfs_inode_free(ei);
 }
@@ -214,7 +213,7 @@ void simfs_getattr(struct simfs_inode_info *ei, struct simfs_attr *a)
 	struct inode *inode = &ei->vfs_inode;
 	u32 bs = i_blocksize(inode);
 
-	mutex_lock(&ei->map_lock);
+	down_read(&ei->map_lock);
 	a->ino = inode->i_ino;
 	a->mode = inode->i_mode;
 	a->nlink = ei->nlink;
@@ -226,7 +225,7 @@ void simfs_getattr(struct simfs_inode_info *ei, struct simfs_attr *a)
 	a->atime = ei->atime;
 	a->mtime = ei->mtime;
 	a->ctime = ei->ctime;
-	mutex_unlock(&ei->map_lock);
+	up_read(&ei->map_lock);
 	if (S_ISDIR(a->mode)) {
 		mutex_lock(&ei->sbi->ns_lock);
 		a->size = (u64)(ei->nr_dents + 2) * 32;
@@ -253,7 +252,7 @@ int simfs_setattr(struct simfs_inode_info *ei, unsigned int valid,
 		if (ret)
 			return ret;
 	}
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	if (valid & SIMFS_SETATTR_MODE)
 		inode->i_mode = (inode->i_mode & S_IFMT) | (a->mode & 07777);
 	if (valid & SIMFS_SETATTR_UID)
@@ -265,7 +264,7 @@ int simfs_setattr(struct simfs_inode_info *ei, unsigned int valid,
 	if (valid & SIMFS_SETATTR_MTIME)
 		ei->mtime = a->mtime;
 	ei->ctime = simfs_now();
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	if (valid & (SIMFS_SETATTR_MODE | SIMFS_SETATTR_UID |
 		     SIMFS_SETATTR_GID))
 		simfs_mark_data_dirty(ei->sbi);
@@ -401,7 +400,7 @@ int simfs_setxattr(struct simfs_inode_info *ei, const char *name,
 		memcpy(nv, value, size);
 	}
 
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	x = xattr_find(ei, name, &idx);
 	if (x && (flags & XATTR_CREATE)) {
 		ret = -EEXIST;
@@ -460,7 +459,7 @@ int simfs_setxattr(struct simfs_inode_info *ei, const char *name,
 			sim_stat_inc(&stat_xattr_switch);
 		}
 	}
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	if (!ret)
 		simfs_mark_data_dirty(sbi);
 out:
@@ -480,7 +479,7 @@ ssize_t simfs_getxattr(struct simfs_inode_info *ei, const char *name,
 	ret = xattr_name_ok(name);
 	if (ret)
 		return ret == -EOPNOTSUPP ? -ENODATA : ret;
-	mutex_lock(&ei->map_lock);
+	down_read(&ei->map_lock);
 	x = xattr_find(ei, name, &idx);
 	if (!x)
 		ret = -ENODATA;
@@ -493,7 +492,7 @@ ssize_t simfs_getxattr(struct simfs_inode_info *ei, const char *name,
 			memcpy(buf, x->value, x->value_len);
 		ret = x->value_len;
 	}
-	mutex_unlock(&ei->map_lock);
+	up_read(&ei->map_lock);
 	return ret;
 }
 
@@ -502,7 +501,7 @@ ssize_t simfs_listxattr(struct simfs_inode_info *ei, char *buf, size_t size)
 	size_t need = 0;
 	ssize_t ret;
 
-	mutex_lock(&ei->map_lock);
+	down_read(&ei->map_lock);
 	for (u32 i = 0; i < ei->nr_xattrs; i++)
 		need += ei->xattrs[i].name_len + 1;
 	if (!size) {
@@ -519,7 +518,7 @@ ssize_t simfs_listxattr(struct simfs_inode_info *ei, char *buf, size_t size)
 		}
 		ret = need;
 	}
-	mutex_unlock(&ei->map_lock);
+	up_read(&ei->map_lock);
 	return ret;
 }
 
@@ -540,7 +539,7 @@ int simfs_removexattr(struct simfs_inode_info *ei, const char *name)
 		inode_lock(inode);
 		inode_dio_wait(inode);
 	}
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	x = xattr_find(ei, name, &idx);
 	if (!x) {
 		ret = -ENODATA;
@@ -556,7 +555,7 @@ int simfs_removexattr(struct simfs_inode_info *ei, const char *name)
 		if (sw)
 			simfs_inode_set_switches(ei);
 	}
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	if (!ret)
 		simfs_mark_data_dirty(ei->sbi);
 	if (sw)

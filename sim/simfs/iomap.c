@@ -48,18 +48,26 @@ static int simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	u64 lblk = (u64)pos >> bits;
 	u64 end = DIV_ROUND_UP((u64)pos + (u64)length, 1ULL << bits);
 	u64 want = end > lblk ? end - lblk : 1;
+	bool write = flags & IOMAP_WRITE;
 	struct simfs_extent *e;
 	u32 idx;
 	int ret = 0;
 
 	sim_stat_inc(&stat_iomap_begin);
+	/*
+	 * Lookups share the lock (concurrent direct reads and overwrites
+	 * of one file must not queue up here); a write may allocate.
+	 */
 	if (flags & IOMAP_NOWAIT) {
-		if (!mutex_trylock(&ei->map_lock)) {
+		if (write ? !down_write_trylock(&ei->map_lock) :
+			    !down_read_trylock(&ei->map_lock)) {
 			sim_stat_inc(&stat_iomap_eagain);
 			return -EAGAIN;
 		}
+	} else if (write) {
+		down_write(&ei->map_lock);
 	} else {
-		mutex_lock(&ei->map_lock);
+		down_read(&ei->map_lock);
 	}
 
 	iomap->bdev = sbi->sb.s_bdev;
@@ -158,7 +166,10 @@ out:
 		  (long long)iomap->offset, (unsigned long long)iomap->length,
 		  iomap->flags);
 unlock:
-	mutex_unlock(&ei->map_lock);
+	if (write)
+		up_write(&ei->map_lock);
+	else
+		up_read(&ei->map_lock);
 	return ret;
 }
 
@@ -176,9 +187,9 @@ static int simfs_convert_unwritten(struct simfs_inode_info *ei, loff_t pos,
 	u64 last = DIV_ROUND_UP((u64)pos + size, 1ULL << bits);
 	int ret;
 
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	ret = simfs_ext_set_flags(ei, first, last - first, 0);
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 	if (!ret) {
 		sim_stat_inc(&stat_converted);
 		simfs_mark_data_dirty(ei->sbi);

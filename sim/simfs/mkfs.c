@@ -67,9 +67,9 @@ int simfs_mkfs_check(struct block_device *bdev,
 		snprintf(err, errlen, "device is read-only");
 		return -EROFS;
 	}
-	if (o->label && strlen(o->label) >= sizeof(((struct simfs_dsb *)0)->s_label)) {
-		snprintf(err, errlen, "label longer than %zu bytes",
-			 sizeof(((struct simfs_dsb *)0)->s_label) - 1);
+	if (o->label && strlen(o->label) >= SIMFS_LABEL_LEN) {
+		snprintf(err, errlen, "label longer than %d bytes",
+			 SIMFS_LABEL_LEN - 1);
 		return -EINVAL;
 	}
 	ret = simfs_geometry(dev_bytes, bs, g);

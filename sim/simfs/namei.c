@@ -85,9 +85,9 @@ static void dent_del(struct simfs_inode_info *dir, u32 idx)
 
 static void touch(struct simfs_inode_info *ei, s64 now)
 {
-	mutex_lock(&ei->map_lock);
+	down_write(&ei->map_lock);
 	ei->mtime = ei->ctime = now;
-	mutex_unlock(&ei->map_lock);
+	up_write(&ei->map_lock);
 }
 
 struct simfs_inode_info *simfs_lookup(struct simfs_inode_info *dir,
@@ -199,9 +199,9 @@ static void drop_link(struct simfs_inode_info *victim, s64 now)
 		victim->nlink = 0;
 	else if (victim->nlink)
 		victim->nlink--;
-	mutex_lock(&victim->map_lock);
+	down_write(&victim->map_lock);
 	victim->ctime = now;
-	mutex_unlock(&victim->map_lock);
+	up_write(&victim->map_lock);
 	if (!victim->nlink) {
 		victim->unlinked = true;
 		simfs_inode_maybe_evict(victim);
@@ -397,9 +397,9 @@ done:
 	touch(odir, now);
 	if (ndir != odir)
 		touch(ndir, now);
-	mutex_lock(&src->map_lock);
+	down_write(&src->map_lock);
 	src->ctime = now;
-	mutex_unlock(&src->map_lock);
+	up_write(&src->map_lock);
 	simfs_mark_data_dirty(sbi);
 	ret = 0;
 out:

@@ -73,7 +73,7 @@ struct simfs_inode_info {
 	struct simfs_sb_info *sbi;
 	struct simfs_inode_info *hash_next;
 
-	struct mutex map_lock;
+	struct rw_semaphore map_lock;
 	struct simfs_extent *ext;
 	u32 nr_ext, cap_ext;
 	u8 *inline_data;	/* SIMFS_INLINE_MAX bytes if SIMFS_IFL_INLINE */

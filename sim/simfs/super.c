@@ -646,9 +646,9 @@ static int serialise(struct simfs_sb_info *sbi, struct blob *b, u64 gen)
 			/* unlinked, open files die with a crash */
 			if (ei->unlinked)
 				continue;
-			mutex_lock(&ei->map_lock);
+			down_read(&ei->map_lock);
 			ret = encode_inode(b, ei);
-			mutex_unlock(&ei->map_lock);
+			up_read(&ei->map_lock);
 			if (ret)
 				break;
 			nr++;

@@ -523,7 +523,7 @@ static const struct fuse_lowlevel_ops ll_ops = {
 	.fallocate = ll_fallocate,
 };
 
-/* ---- options ---------------------------------------------------------------- */
+/* ---- options ------------------------------------------------------------ */
 
 void iomapsim_mount_opts_init(struct iomapsim_mount_opts *o)
 {
@@ -629,7 +629,7 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 	return 0;
 }
 
-/* ---- serving ------------------------------------------------------------------ */
+/* ---- serving ------------------------------------------------------------ */
 
 static pthread_mutex_t commit_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t commit_cond = PTHREAD_COND_INITIALIZER;
@@ -699,7 +699,10 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 
 	ret = sfs_mount_open(o, &c.m, err, sizeof(err));
 	if (ret) {
-		snprintf(msg, sizeof(msg), "%s: %s", o->target, err);
+		snprintf(msg, sizeof(msg), "%s: %s%s%s", o->target, err,
+			 strstr(err, "not a simfs") ?
+			 "; make one with: iomapsim mkfs " : "",
+			 strstr(err, "not a simfs") ? o->target : "");
 		report(status_fd, msg);
 		return 1;
 	}
@@ -760,9 +763,12 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 	}
 
 	cfg = fuse_loop_cfg_create();
-	fuse_loop_cfg_set_max_threads(cfg, o->max_threads ? o->max_threads :
-				      64);
-	fuse_loop_cfg_set_idle_threads(cfg, 16);
+	{
+		unsigned int max = o->max_threads ? o->max_threads : 64;
+
+		fuse_loop_cfg_set_max_threads(cfg, max);
+		fuse_loop_cfg_set_idle_threads(cfg, max < 16 ? max : 16);
+	}
 	ret = fuse_session_loop_mt(c.se, cfg) ? 1 : 0;
 	fuse_loop_cfg_destroy(cfg);
 
