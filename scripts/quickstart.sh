@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # iomapsim quick start, for a fresh Debian 12 machine as root:
-#   scripts/quickstart.sh demo   install what is missing, build, run the demo
+#   scripts/quickstart.sh demo   install what is missing, build, mount the
+#                                default image through FUSE, run a short
+#                                O_DIRECT workload, print the stats
 #   scripts/quickstart.sh test   install what is missing, build, run every test
 #   scripts/quickstart.sh deps   only install what is missing
 #   scripts/quickstart.sh build  only build (into build/)
@@ -14,9 +16,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # Debian packages the project needs: compiler and build tools, Check (unit
 # tests), libfuse3 + fuse3 (the mount), libblkid (mkfs probing, device
-# topology), liburing (the O_DIRECT backend), clang (libFuzzer targets).
+# topology), liburing (the O_DIRECT backend), clang (libFuzzer targets),
+# fio and python3 (the demo workload and the FUSE benchmark).
 PACKAGES=(build-essential cmake pkg-config git check libfuse3-dev fuse3
-	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev fio)
+	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev fio
+	python3)
 
 need_packages() {
 	local missing=() p
@@ -63,7 +67,7 @@ build)
 demo)
 	need_packages
 	build build
-	exec "$top/scripts/demo.sh" "$top/build"
+	exec "$top/scripts/demo-mount.sh" "$top/build"
 	;;
 test)
 	need_packages
