@@ -42,9 +42,10 @@ static void null_timer_fn(struct sim_bdev_timer_entry *te)
 {
 	struct null_cmd *cmd = container_of(te, struct null_cmd, te);
 
+	/* before the end: the waiter may check the gauge once woken */
+	sim_stat_dec(&bdev_null_timer_pending);
 	sim_backend_end(&cmd->nd->be, cmd->bio, cmd->status);
 	free(cmd);
-	sim_stat_dec(&bdev_null_timer_pending);
 }
 
 static void null_submit(struct block_device *bdev, struct bio *bio)

@@ -179,6 +179,61 @@ static void blk_sim_validate_limits(struct queue_limits *lim)
 	lim->dma_alignment |= SECTOR_SIZE - 1;
 }
 
+static int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie);
+
+/*
+ * A polled bio is only ever found by polling.  When its submitter sleeps
+ * instead (a sync waiter on an async, IOCB_HIPRI kiocb: FORCE_WAIT, or an
+ * issuer that never polls), the kernel's request timeout fires after
+ * 30 seconds and nvme_timeout() polls the completion queue itself ("I/O
+ * tag completed after timeout, completion polled").  The deterministic
+ * engine has no clock, so the timeout fires when nothing else can run:
+ * the device's completion source then queues this work on system_wq (the
+ * kernel's timeout work runs on kblockd), which ends every parked bio.
+ */
+DEFINE_SIM_STAT(blk_stat_poll_timeout, "bio_poll_timeout");
+
+static void blk_sim_poll_timeout_work(struct work_struct *work)
+{
+	struct block_device *bdev = container_of(work, struct block_device,
+						 bd_sim_timeout_work);
+	struct bio *bio;
+	int n = 0;
+
+	for (;;) {
+		spin_lock(&bdev->bd_sim_poll_lock);
+		bio = bdev->bd_sim_polled;
+		spin_unlock(&bdev->bd_sim_poll_lock);
+		if (!bio)
+			break;
+		n += blk_sim_reap_polled(bdev, bio->bi_cookie);
+	}
+	if (n) {
+		sim_stat_add(&blk_stat_poll_timeout, n);
+		pr_warn("%s: %d polled I/O(s) timed out, completion polled\n",
+			bdev->bd_name, n);
+	}
+}
+
+static long blk_sim_timeout_inflight(struct sim_source *src)
+{
+	struct block_device *bdev = container_of(src, struct block_device,
+						 bd_sim_timeout_src);
+
+	return READ_ONCE(bdev->bd_sim_nr_polled);
+}
+
+static int blk_sim_timeout_poll(struct sim_source *src, bool wait)
+{
+	struct block_device *bdev = container_of(src, struct block_device,
+						 bd_sim_timeout_src);
+
+	/* only a wait that nothing else can end lets the timeout expire */
+	if (!wait || !READ_ONCE(bdev->bd_sim_nr_polled))
+		return 0;
+	return queue_work(system_wq, &bdev->bd_sim_timeout_work) ? 1 : 0;
+}
+
 void blk_sim_bdev_init(struct block_device *bdev, const char *name,
 		       sector_t nr_sectors, const struct queue_limits *lim,
 		       const struct sim_bdev_ops *ops, void *private)
@@ -203,6 +258,10 @@ void blk_sim_bdev_init(struct block_device *bdev, const char *name,
 	atomic_set(&bdev->bd_sim_wouldblock, 0);
 	init_waitqueue_head(&bdev->bd_sim_tag_wait);
 	spin_lock_init(&bdev->bd_sim_poll_lock);
+	INIT_WORK(&bdev->bd_sim_timeout_work, blk_sim_poll_timeout_work);
+	bdev->bd_sim_timeout_src.poll = blk_sim_timeout_poll;
+	bdev->bd_sim_timeout_src.inflight = blk_sim_timeout_inflight;
+	sim_engine_add_source(&bdev->bd_sim_timeout_src);
 	bdev->bd_sim_magic = BLK_SIM_BDEV_MAGIC;
 }
 
@@ -216,6 +275,7 @@ void blk_sim_bdev_exit(struct block_device *bdev)
 		       bdev->bd_sim_nr_polled);
 		WARN_ON_ONCE(1);
 	}
+	sim_engine_remove_source(&bdev->bd_sim_timeout_src);
 	sim_waitqueue_destroy(&bdev->bd_sim_tag_wait);
 	bdev->bd_sim_magic = 0;
 }

@@ -376,7 +376,7 @@ START_TEST(test_polled_bio)
 	bio->bi_end_io = rec_end_io;
 	submit_bio(bio);
 	ck_assert_uint_ne(bio->bi_cookie, BLK_QC_T_NONE);
-	sim_engine_drain();
+	/* the device is done, but no interrupt ends a polled bio */
 	ck_assert_int_eq(r.calls, 0);
 	ck_assert_uint_eq(blk_sim_polled_pending(&td->bdev), 1);
 
@@ -389,6 +389,31 @@ START_TEST(test_polled_bio)
 	ck_assert_int_eq(td_stat("bio_complete_polled"), 1);
 	/* polling again finds nothing */
 	ck_assert_int_eq(bio_poll(bio, NULL, BLK_POLL_ONESHOT), 0);
+	bio_put(bio);
+	td_destroy(td);
+}
+END_TEST
+
+/*
+ * A polled bio that nobody polls ends only when the request times out and
+ * the timeout handler polls for it (nvme_timeout): in the deterministic
+ * engine, when nothing else can run; in a worker, not in interrupt context.
+ */
+START_TEST(test_polled_bio_unpolled_times_out)
+{
+	struct testdev *td = td_create(1 << 20, 0);
+	struct rec r = { 0 };
+	struct bio *bio = mk_bio(td, REQ_OP_READ | REQ_POLLED, 0, NULL, 0, &r);
+
+	bio->bi_end_io = rec_end_io;
+	submit_bio(bio);
+	ck_assert_int_eq(r.calls, 0);
+	sim_engine_drain(); /* nothing else left: the timeout fires */
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.ctx, SIM_CTX_TASK);
+	ck_assert(r.task->flags & PF_WQ_WORKER);
+	ck_assert_int_eq(td_stat("bio_poll_timeout"), 1);
+	ck_assert_uint_eq(blk_sim_polled_pending(&td->bdev), 0);
 	bio_put(bio);
 	td_destroy(td);
 }
@@ -815,6 +840,7 @@ static Suite *submit_suite(void)
 	tcase_add_test(tc, test_nowait_unsupported);
 	tcase_add_test(tc, test_queue_depth_waits);
 	tcase_add_test(tc, test_polled_bio);
+	tcase_add_test(tc, test_polled_bio_unpolled_times_out);
 	tcase_add_test(tc, test_iocb_bio_iopoll);
 	tcase_add_test(tc, test_polled_unsupported);
 	tcase_add_test(tc, test_plug_mq_holds);

@@ -40,6 +40,8 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <sim/engine.h>
 
 struct kiocb;
 
@@ -139,6 +141,13 @@ struct block_device {
 	spinlock_t bd_sim_poll_lock;
 	struct bio *bd_sim_polled; /* ended polled bios, until polled */
 	unsigned int bd_sim_nr_polled;
+	/*
+	 * The request timeout for polled bios nobody polls: the
+	 * deterministic engine fires it when nothing else can run (see
+	 * blk_sim_poll_timeout_work()).
+	 */
+	struct sim_source bd_sim_timeout_src;
+	struct work_struct bd_sim_timeout_work;
 };
 
 /* Backend -> block layer: @bio is done with @status. */
