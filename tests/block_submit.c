@@ -377,6 +377,7 @@ START_TEST(test_polled_bio)
 	submit_bio(bio);
 	ck_assert_uint_ne(bio->bi_cookie, BLK_QC_T_NONE);
 	/* the device is done, but no interrupt ends a polled bio */
+	sim_engine_settle();
 	ck_assert_int_eq(r.calls, 0);
 	ck_assert_uint_eq(blk_sim_polled_pending(&td->bdev), 1);
 

@@ -238,6 +238,26 @@ START_TEST(test_external_source_polled_when_idle)
 }
 END_TEST
 
+START_TEST(test_settle_does_not_wait_on_sources)
+{
+	struct fake_source f = {
+		.src = { .poll = fake_poll, .inflight = fake_inflight },
+		.ev = { .fn = complete_fn, .ctx = SIM_CTX_HARDIRQ, .cpu = -1 },
+		.inflight = 1,
+	};
+
+	init_completion(&done);
+	sim_engine_add_source(&f.src);
+	sim_engine_settle(); /* no time passes: the source is not waited on */
+	ck_assert_int_eq(f.polls_waiting, 0);
+	ck_assert(!completion_done(&done));
+	sim_engine_drain(); /* time passes: the source completes its work */
+	sim_engine_remove_source(&f.src);
+	ck_assert_int_eq(f.polls_waiting, 1);
+	ck_assert(completion_done(&done));
+}
+END_TEST
+
 START_TEST(test_task_cpu_migration)
 {
 	int old = sim_task_set_cpu(2);
@@ -264,6 +284,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_deadlock_reported);
 	tcase_add_test(tc, test_schedule_until_woken);
 	tcase_add_test(tc, test_external_source_polled_when_idle);
+	tcase_add_test(tc, test_settle_does_not_wait_on_sources);
 	tcase_add_test(tc, test_task_cpu_migration);
 	suite_add_tcase(s, tc);
 	return s;

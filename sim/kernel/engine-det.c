@@ -76,13 +76,14 @@ static bool poll_sources(bool wait)
 	return posted > 0;
 }
 
-bool sim_det_step(void)
+static bool det_step(bool may_wait)
 {
 	struct sim_event *ev;
 	struct task_struct *as = NULL;
 	int cpu;
 
-	if (!nr_queued && !poll_sources(false) && !poll_sources(true))
+	if (!nr_queued && !poll_sources(false) &&
+	    (!may_wait || !poll_sources(true)))
 		return false;
 	ev = pick(&cpu);
 	if (!ev)
@@ -94,4 +95,15 @@ bool sim_det_step(void)
 	sim_engine_event_done();
 	sim_engine_run_event(ev, ev->ctx, cpu, as);
 	return true;
+}
+
+bool sim_det_step(void)
+{
+	return det_step(true);
+}
+
+void sim_det_settle(void)
+{
+	while (det_step(false))
+		;
 }

@@ -167,6 +167,16 @@ void sim_engine_drain(void)
 		;
 }
 
+void sim_engine_settle(void)
+{
+	if (!sim_eng.running)
+		return;
+	if (sim_eng.kind == SIM_ENGINE_THREADED)
+		sim_thr_drain();
+	else
+		sim_det_settle();
+}
+
 void sim_engine_add_source(struct sim_source *src)
 {
 	pthread_mutex_lock(&sim_eng.lock);

@@ -39,6 +39,7 @@ void sim_engine_event_done(void);
 /* engine-det.c */
 void sim_det_post(struct sim_event *ev);
 bool sim_det_step(void);
+void sim_det_settle(void);
 void sim_det_reset(void);
 
 /* engine-threaded.c */

@@ -74,8 +74,18 @@ void sim_event_run_now(struct sim_event *ev, enum sim_context ctx);
 
 /* Deterministic engine: run one pending event; false if none could run. */
 bool sim_engine_step(void);
-/* Run until nothing is pending (det) or everything posted has run. */
+/*
+ * Run until nothing is pending (det) or everything posted has run.  In the
+ * deterministic engine this includes waiting on external sources, and so
+ * lets time pass: a source with work in flight may complete it or time it
+ * out (a polled bio nobody polls, see block/blk-core.c).
+ */
 void sim_engine_drain(void);
+/*
+ * Deterministic engine: run what is ready now (posted events, completions
+ * sources already have) without letting time pass.  Threaded: a drain.
+ */
+void sim_engine_settle(void);
 /* Events posted but not yet run. */
 long sim_engine_pending(void);
 
