@@ -100,11 +100,11 @@ START_TEST(test_kfree_null_is_noop)
 }
 END_TEST
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ASAN_BUILD 1
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HEAP_SANITIZER_BUILD 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ASAN_BUILD 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define HEAP_SANITIZER_BUILD 1
 #endif
 #endif
 
@@ -112,12 +112,12 @@ START_TEST(test_double_free_is_bug)
 {
 	void *p = kmalloc(8, GFP_KERNEL);
 
-#ifdef ASAN_BUILD
+#ifdef HEAP_SANITIZER_BUILD
 	/*
-	 * Our check reads the freed header, which ASan reports as a
-	 * use-after-free before we can: ASan catches double frees itself.
+	 * Our check reads the freed header, which ASan and TSan report as a
+	 * use-after-free before we can: they catch double frees themselves.
 	 */
-	printf("SKIP: test_double_free_is_bug: ASan build detects double "
+	printf("SKIP: test_double_free_is_bug: the sanitizer detects double "
 	       "frees itself\n");
 	fflush(stdout);
 	kfree(p);
