@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <linux/fserror.h>
+#include <sim/trace.h>
 #include "iomap_common.h"
 
 static struct testfs *mkfs(const struct testfs_extent *map, unsigned int n,
@@ -423,6 +424,109 @@ START_TEST(test_fserror_record)
 }
 END_TEST
 
+/*
+ * G-38: a write ending inside a block at or past EOF gets the rest of
+ * that block zeroed; the runner's model must say so (was K1: a false
+ * "mismatch").
+ */
+START_TEST(test_runner_eof_tail_zeroing)
+{
+	struct iomapsim_request req;
+	struct iomapsim_outcome out;
+
+	iomapsim_request_init(&req);
+	req.fs_block = 1024;
+	req.size = 512;
+	req.write = true;
+	req.pos = 0;
+	req.len = 512;
+	run_ok(&req, &out);
+	ck_assert_int_eq(out.ret, 512);
+	ck_assert_int_eq(out.data, IOMAPSIM_DATA_OK);
+
+	/* inside EOF nothing is zeroed, and the old tail must stay */
+	req.size = 4096;
+	run_ok(&req, &out);
+	ck_assert_int_eq(out.ret, 512);
+	ck_assert_int_eq(out.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
+/*
+ * G-30/G-38: a sub-block write into a mapped extent flagged IOMAP_F_NEW
+ * gets head and tail of its block zeroed (was K3).
+ */
+START_TEST(test_runner_new_block_zeroing)
+{
+	struct iomapsim_request req;
+	struct iomapsim_outcome out;
+
+	iomapsim_request_init(&req);
+	req.size = 65536;
+	req.map[0] = (struct testfs_extent)E(IOMAP_MAPPED, 0, 4096);
+	req.map[0].flags = IOMAP_F_NEW;
+	req.nr_map = 1;
+	req.write = true;
+	req.pos = 1024;
+	req.len = 1024;
+	run_ok(&req, &out);
+	ck_assert_int_eq(out.ret, 1024);
+	ck_assert_int_eq(out.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
+/*
+ * The runner keeps its testfs between requests: a write must not show
+ * in the next request, and a request gives the same outcome and trace on
+ * a kept testfs as on a new one.
+ */
+START_TEST(test_runner_reuse_is_invisible)
+{
+	static u8 got[8192], want[8192];
+	struct iomapsim_request req;
+	struct iomapsim_outcome a, b;
+	u64 hash_new, hash_kept;
+
+	iomapsim_request_init(&req);
+	req.size = 65536;
+	req.write = true;
+	req.pos = 2048;
+	req.len = 4096;
+	run_ok(&req, &a);
+	ck_assert_int_eq(a.data, IOMAPSIM_DATA_OK);
+
+	/* a read of the written range sees the file as it was made */
+	req.write = false;
+	req.pos = 0;
+	req.len = sizeof(got);
+	req.data_out = got;
+	run_ok(&req, &a);
+	ck_assert_int_eq(a.ret, sizeof(got));
+	testfs_pattern_fill(want, 0, sizeof(want));
+	ck_assert(!memcmp(got, want, sizeof(got)));
+
+	/* new testfs, then the kept one: the same outcome and trace */
+	req.write = true;
+	req.pos = 1000;
+	req.len = 3000;
+	req.data_out = NULL;
+	req.dio_flags = 0;
+	iomapsim_runner_teardown();
+	sim_trace_reset();
+	run_ok(&req, &a);
+	hash_new = sim_trace_hash();
+	sim_trace_reset();
+	run_ok(&req, &b);
+	hash_kept = sim_trace_hash();
+	ck_assert_int_eq(a.ret, b.ret);
+	ck_assert_int_eq(a.data, b.data);
+	ck_assert_uint_eq(a.bios, b.bios);
+	ck_assert_int_eq(a.i_size, b.i_size);
+	ck_assert_uint_eq(a.allocations, b.allocations);
+	ck_assert_uint_eq(hash_new, hash_kept);
+}
+END_TEST
+
 static Suite *testfs_suite(void)
 {
 	Suite *s = suite_create("iomap_testfs");
@@ -439,6 +543,9 @@ static Suite *testfs_suite(void)
 	tcase_add_test(tc, test_pattern);
 	tcase_add_test(tc, test_bad_setup);
 	tcase_add_test(tc, test_parse_errno);
+	tcase_add_test(tc, test_runner_eof_tail_zeroing);
+	tcase_add_test(tc, test_runner_new_block_zeroing);
+	tcase_add_test(tc, test_runner_reuse_is_invisible);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("pagecache");

@@ -534,6 +534,7 @@ int cmd_run(int argc, char **argv)
 	}
 	rc = iomapsim_run(&req, &out, err, sizeof(err));
 	if (rc) {
+		iomapsim_runner_teardown();
 		sim_engine_exit();
 		return bad("%s", err[0] ? err : strerror(-rc));
 	}
@@ -541,6 +542,7 @@ int cmd_run(int argc, char **argv)
 	fflush(stdout);
 	if (trace)
 		sim_trace_dump(stderr, 0);
+	iomapsim_runner_teardown();
 	sim_engine_exit();
 	return 0;
 }

@@ -105,12 +105,22 @@ static bool all_poison(const void *p, size_t n)
 	return true;
 }
 
-static long stat_of(const char *name)
+/*
+ * A gauge or counter by name; @cache keeps the lookup (stats register at
+ * start-up and never go away), which otherwise costs a string search per
+ * request.
+ */
+static long stat_of(const char *name, struct sim_stat **cache)
 {
-	long v = sim_stat_get(name);
+	long v;
 
+	if (!*cache)
+		*cache = sim_stat_find(name);
+	v = *cache ? sim_stat_read(*cache) : 0;
 	return v < 0 ? 0 : v;
 }
+
+static struct sim_stat *st_hit, *st_pinned, *st_live;
 
 /* Where the caller's buffer and the iterator over it live. */
 struct req_buf {
@@ -319,17 +329,169 @@ static enum iomapsim_data check_data(struct testfs *tf,
 	 * and the rest of each touched block must be what it was (or zero
 	 * for new blocks): compare the device under the written blocks.
 	 */
-	testfs_model_write(tf, req->pos, data, done);
+	testfs_model_dio_write(tf, req->pos, data, done, req->size);
 	start = ALIGN_DOWN(req->pos, (loff_t)tf->fs_block);
 	end = ALIGN(req->pos + done, (loff_t)tf->fs_block);
 	return testfs_device_matches(tf, start, end) ? IOMAPSIM_DATA_OK :
 						      IOMAPSIM_DATA_MISMATCH;
 }
 
+/*
+ * One testfs per geometry, kept across requests.  Building it (the ram
+ * device, its pattern, the model) is most of what a request costs, so the
+ * runner creates it once and testfs_reset() undoes each request on it.
+ * Everything a request's outcome depends on is put back exactly, so a
+ * request gives the same outcome and trace whether its testfs is new or
+ * reused.  A device with a volatile write cache is kept too: only its
+ * media image (what a power failure would leave), which the runner never
+ * looks at, carries over.  The fault device numbers its rules for the
+ * life of the device and traces show the number, so a request with bio
+ * faults gets a testfs no rule was ever added to.
+ * Single threaded, like the rest of the runner.
+ */
+static struct {
+	struct testfs *tf;
+	bool stale;			/* destroy before the next use */
+	bool faulted;			/* bio fault rules were added */
+	struct testfs_opts key;
+	struct testfs_extent map[IOMAPSIM_MAX_MAP];
+} cache;
+
+static void cache_evict(void)
+{
+	if (cache.tf)
+		testfs_destroy(cache.tf);
+	cache.tf = NULL;
+	cache.stale = false;
+	cache.faulted = false;
+}
+
+void iomapsim_runner_teardown(void)
+{
+	cache_evict();
+	sim_engine_drain();
+	iomap_dio_exit();
+	bio_sim_drain_caches();
+}
+
+/* The harness's per-test check hook, when the test harness is linked in. */
+extern void sim_test_add_teardown_check(void (*fn)(void))
+	__attribute__((weak));
+
+static void __attribute__((constructor)) runner_register_teardown(void)
+{
+	/* each test ends with no testfs kept, so its gauges return to zero */
+	if (sim_test_add_teardown_check)
+		sim_test_add_teardown_check(iomapsim_runner_teardown);
+}
+
+static void request_opts(const struct iomapsim_request *req,
+			 struct testfs_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fs_block = req->fs_block;
+	o->lbs = req->lbs;
+	o->size = req->size;
+	if (req->nr_map) {
+		o->map = req->map;
+		o->nr_map = req->nr_map;
+	}
+	o->encrypted = req->encrypted;
+	o->dops = req->dops;
+	o->no_simple = req->no_simple_mount;
+	o->sync_mount = req->sync_mount;
+	o->write_cache = req->write_cache;
+	o->fua = req->fua;
+	o->atomic_max = req->atomic_max;
+	o->max_offset = req->pos + req->len;
+	o->reusable = true;
+}
+
+/*
+ * testfs_create() sizes the model and device from the block-rounded
+ * max(size, max_offset) (and the map): requests that agree on it get the
+ * same testfs.
+ */
+static loff_t span_key(const struct testfs_opts *o)
+{
+	u64 fsb = o->fs_block ? o->fs_block : 4096;
+
+	return DIV_ROUND_UP((u64)max(o->size, o->max_offset), fsb) * fsb;
+}
+
+static bool cache_matches(const struct testfs_opts *o, bool req_faults)
+{
+	const struct testfs_opts *k = &cache.key;
+
+	return cache.tf && !cache.stale &&
+	       !(cache.faulted && req_faults) &&
+	       k->fs_block == o->fs_block && k->lbs == o->lbs &&
+	       k->size == o->size && k->nr_map == o->nr_map &&
+	       (!o->nr_map ||
+		!memcmp(cache.map, o->map, o->nr_map * sizeof(*o->map))) &&
+	       k->encrypted == o->encrypted && k->dops == o->dops &&
+	       k->no_simple == o->no_simple &&
+	       k->sync_mount == o->sync_mount &&
+	       k->write_cache == o->write_cache && k->fua == o->fua &&
+	       k->atomic_max == o->atomic_max &&
+	       span_key(k) == span_key(o);
+}
+
+/* The testfs for @req: the kept one if it fits, else a new one. */
+static struct testfs *get_testfs(const struct iomapsim_request *req,
+				 char *err, size_t errlen)
+{
+	struct testfs_opts o;
+	struct testfs *tf;
+
+	request_opts(req, &o);
+	if (cache_matches(&o, req->nr_bio_faults))
+		return cache.tf;
+	cache_evict();
+	tf = testfs_create(&o, err, errlen);
+	if (IS_ERR(tf))
+		return tf;
+	cache.tf = tf;
+	cache.key = o;
+	cache.key.map = NULL;
+	if (o.nr_map)
+		memcpy(cache.map, o.map, o.nr_map * sizeof(*o.map));
+	return tf;
+}
+
+int iomapsim_runner_prepare(const struct iomapsim_request *req, char *err,
+			    size_t errlen)
+{
+	struct testfs *tf;
+	int rc;
+
+	/* the kernel sets the simple path's pool up at boot (fs_initcall) */
+	rc = iomap_dio_init();
+	if (rc) {
+		snprintf(err, errlen, "iomap_dio_init: %d", rc);
+		return rc;
+	}
+	tf = get_testfs(req, err, errlen);
+	return IS_ERR(tf) ? PTR_ERR(tf) : 0;
+}
+
+/*
+ * After a request: free what it allocated and undo it on the kept
+ * testfs.  One that cannot be reset exactly is destroyed only at the
+ * next use, so that a caller's gauges taken around requests (the
+ * fuzzer's) see the same objects before and after.
+ */
+static void put_testfs(struct testfs *tf, const struct iomapsim_request *req)
+{
+	if (!testfs_reset(tf, req->pos, req->pos + (loff_t)req->len))
+		cache.stale = true;
+	if (req->nr_bio_faults)
+		cache.faulted = true;
+}
+
 int iomapsim_run(const struct iomapsim_request *req,
 		 struct iomapsim_outcome *out, char *err, size_t errlen)
 {
-	struct testfs_opts o = { 0 };
 	struct req_buf b = { 0 };
 	struct iomap_dio_obs obs;
 	struct iov_iter iter;
@@ -346,34 +508,31 @@ int iomapsim_run(const struct iomapsim_request *req,
 	if (rc)
 		return rc;
 
+	/*
+	 * The pool and a kept testfs outlive the request: set them up before
+	 * the gauges are read, so that only what the request itself leaves
+	 * behind counts.
+	 */
+	rc = iomap_dio_init();
+	if (rc) {
+		snprintf(err, errlen, "iomap_dio_init: %d", rc);
+		return rc;
+	}
+	tf = get_testfs(req, err, errlen);
+	if (IS_ERR(tf))
+		return PTR_ERR(tf);
+
 	warn0 = sim_warnings();
 	viol0 = sim_context_violations();
 	dead0 = sim_deadlocks();
 	fse0 = sim_fserror_count();
-	hits0 = stat_of("bio_cache_hit");
+	hits0 = stat_of("bio_cache_hit", &st_hit);
+	/* cache_hits counts this request's hits: start with empty caches */
 	bio_sim_drain_caches();
 	live0 = sim_alloc_live();
-	pins0 = stat_of("pages_pinned");
-	bios0 = stat_of("bio_live");
+	pins0 = stat_of("pages_pinned", &st_pinned);
+	bios0 = stat_of("bio_live", &st_live);
 
-	o.fs_block = req->fs_block;
-	o.lbs = req->lbs;
-	o.size = req->size;
-	if (req->nr_map) {
-		o.map = req->map;
-		o.nr_map = req->nr_map;
-	}
-	o.encrypted = req->encrypted;
-	o.dops = req->dops;
-	o.no_simple = req->no_simple_mount;
-	o.sync_mount = req->sync_mount;
-	o.write_cache = req->write_cache;
-	o.fua = req->fua;
-	o.atomic_max = req->atomic_max;
-	o.max_offset = req->pos + req->len;
-	tf = testfs_create(&o, err, errlen);
-	if (IS_ERR(tf))
-		return PTR_ERR(tf);
 	tf->mode = req->mode;
 	tf->begin_error = req->begin_error;
 	tf->begin_error_nth = req->begin_error_nth;
@@ -410,12 +569,6 @@ int iomapsim_run(const struct iomapsim_request *req,
 	memset(&issuer, 0, sizeof(issuer));
 	issuer.iocb = &iocb;
 
-	/* the kernel sets the simple path's pool up at boot (fs_initcall) */
-	rc = iomap_dio_init();
-	if (rc) {
-		snprintf(err, errlen, "iomap_dio_init: %d", rc);
-		goto out_buf;
-	}
 	if (req->short_pin_nth)
 		sim_fault_short_pin_set(req->short_pin_nth,
 					req->short_pin_bytes);
@@ -473,7 +626,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 
 	sim_bdev_get_counters(tf->bdev, &out->dev);
 	out->bios = out->dev.read_bios + out->dev.write_bios;
-	out->cache_hits = stat_of("bio_cache_hit") - hits0;
+	out->cache_hits = stat_of("bio_cache_hit", &st_hit) - hits0;
 	out->begin_calls = tf->begin_calls;
 	out->end_calls = tf->end_calls;
 	out->next_calls = tf->next_calls;
@@ -505,17 +658,14 @@ out_buf:
 	sim_engine_set_policy(SIM_SCHED_IRQ);
 	free_buf(&b);
 out_fs:
-	testfs_destroy(tf);
+	/* nothing may still write to the device when it is reset */
 	sim_engine_drain();
-	/*
-	 * Cached bios and the simple path's pool are not leaks: give them
-	 * back before counting what this request left behind.
-	 */
-	iomap_dio_exit();
+	put_testfs(tf, req);
+	/* cached bios are not leaks: give them back before counting */
 	bio_sim_drain_caches();
 	out->leaks = (sim_alloc_live() - live0) +
-		     (stat_of("pages_pinned") - pins0) +
-		     (stat_of("bio_live") - bios0);
+		     (stat_of("pages_pinned", &st_pinned) - pins0) +
+		     (stat_of("bio_live", &st_live) - bios0);
 	out->warnings = sim_warnings() - warn0;
 	out->context_violations = sim_context_violations() - viol0;
 	out->deadlocks = sim_deadlocks() - dead0;

@@ -169,6 +169,18 @@ void iomapsim_request_init(struct iomapsim_request *req);
 int iomapsim_run(const struct iomapsim_request *req,
 		 struct iomapsim_outcome *out, char *err, size_t errlen);
 
+/*
+ * The runner keeps the testfs of the last geometry between requests (see
+ * request.c).  prepare() builds it for @req ahead of time, so that a
+ * caller comparing gauges around a batch of requests (the fuzzer) sees the
+ * same objects before and after; teardown() frees it, the simple path's
+ * pool and the bio caches, for a caller that must end with nothing
+ * allocated (the test harness calls it after each test by itself).
+ */
+int iomapsim_runner_prepare(const struct iomapsim_request *req, char *err,
+			    size_t errlen);
+void iomapsim_runner_teardown(void);
+
 const char *iomapsim_data_name(enum iomapsim_data d);
 /* One JSON object with exactly the contract's keys, and a newline. */
 void iomapsim_outcome_print_json(const struct iomapsim_outcome *out,

@@ -46,12 +46,33 @@ void testfs_pattern_fill(u8 *dst, loff_t off, size_t len)
 		size_t in = off & 4095;
 		size_t n = min_t(size_t, len, 4096 - in);
 		u8 key = testfs_block_key(off);
-		size_t k;
+		/* a word at a time: files are filled whole at creation */
+		u64 wkey = key * 0x0101010101010101ULL;
+		size_t k = 0;
 
-		for (k = 0; k < n; k++)
+		for (; k + 8 <= n; k += 8) {
+			u64 w;
+
+			memcpy(&w, &testfs_pattern_table[in + k], 8);
+			w ^= wkey;
+			memcpy(dst + k, &w, 8);
+		}
+		for (; k < n; k++)
 			dst[k] = testfs_pattern_table[in + k] ^ key;
 		dst += n;
 		off += n;
+		len -= n;
+	}
+}
+
+/* testfs_stale() over device bytes [addr, addr + len): one byte a sector */
+static void stale_fill(u8 *dev, u64 addr, u64 len)
+{
+	while (len) {
+		u64 n = min_t(u64, len, 512 - (addr & 511));
+
+		memset(dev + addr, testfs_stale(addr), n);
+		addr += n;
 		len -= n;
 	}
 }
@@ -130,11 +151,10 @@ static u64 alloc_addr(struct testfs *tf, u64 len)
 {
 	u8 *dev = tf->ram ? sim_bdev_ram_data(tf->ram) : NULL;
 	u64 addr = tf->next_addr;
-	u64 k;
 
 	tf->next_addr += len + tf->fs_block;
-	for (k = 0; dev && k < len; k++)
-		dev[addr + k] = testfs_stale(addr + k);
+	if (dev)
+		stale_fill(dev, addr, len);
 	return addr;
 }
 
@@ -589,7 +609,6 @@ static void setup_contents(struct testfs *tf)
 
 	for (i = 0; i < tf->nr_ext; i++) {
 		const struct testfs_extent *e = &tf->ext[i];
-		u64 k;
 
 		switch (e->type) {
 		case IOMAP_MAPPED:
@@ -603,14 +622,33 @@ static void setup_contents(struct testfs *tf)
 			break;
 		case IOMAP_UNWRITTEN:
 			/* reads see zeroes; the blocks hold stale data */
-			for (k = 0; k < e->len; k++)
-				dev[e->addr + k] = testfs_stale(e->addr + k);
+			stale_fill(dev, e->addr, e->len);
 			break;
 		default:
 			/* holes read as zeroes */
 			break;
 		}
 	}
+}
+
+/*
+ * Keep what testfs_create() built, so that testfs_reset() restores it by
+ * copying back only what a request touched: creating the device and
+ * filling it is most of what a request costs.
+ */
+static int snapshot(struct testfs *tf)
+{
+	size_t n = tf->nr_ext * sizeof(*tf->ext);
+
+	tf->ext0 = malloc(n ? n : 1);
+	if (!tf->ext0)
+		return -ENOMEM;
+	if (n)
+		memcpy(tf->ext0, tf->ext, n);
+	tf->nr_ext0 = tf->nr_ext;
+	tf->next_addr0 = tf->next_addr;
+	tf->size0 = tf->inode.i_size;
+	return 0;
 }
 
 struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
@@ -767,13 +805,23 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 		tf->dops = NULL;
 		break;
 	}
+	if (o.reusable) {
+		ret = snapshot(tf);
+		if (ret)
+			goto out_bioset;
+	}
 	return tf;
+
+out_bioset:
+	if (tf->bio_set_ready)
+		bioset_exit(&tf->bio_set);
 
 out_dev:
 	sim_bdev_destroy(tf->bdev);
 out_free:
 	free(tf->model);
 	free(tf->ext);
+	free(tf->ext0);
 	pthread_mutex_destroy(&tf->lock);
 	free(tf);
 	if (!err[0])
@@ -793,6 +841,7 @@ void testfs_destroy(struct testfs *tf)
 		sim_bdev_destroy(tf->bdev);
 	free(tf->model);
 	free(tf->ext);
+	free(tf->ext0);
 	pthread_mutex_destroy(&tf->lock);
 	free(tf);
 }
@@ -820,7 +869,7 @@ bool testfs_device_matches(struct testfs *tf, loff_t start, loff_t end)
 	pthread_mutex_lock(&tf->lock);
 	for (idx = ext_find(tf, start); idx < tf->nr_ext && ok; idx++) {
 		const struct testfs_extent *e = &tf->ext[idx];
-		loff_t s, t, o;
+		loff_t s, t;
 
 		if (e->off >= end)
 			break;
@@ -828,13 +877,11 @@ bool testfs_device_matches(struct testfs *tf, loff_t start, loff_t end)
 			continue;
 		s = max_t(loff_t, start, e->off);
 		t = min_t(loff_t, end, e->off + (loff_t)e->len);
-		for (o = s; o < t; o++) {
-			if ((size_t)o >= tf->model_size ||
-			    dev[e->addr + (o - e->off)] != tf->model[o]) {
-				ok = false;
-				break;
-			}
-		}
+		if (t <= s)
+			continue;
+		if ((size_t)t > tf->model_size ||
+		    memcmp(dev + e->addr + (s - e->off), tf->model + s, t - s))
+			ok = false;
 	}
 	pthread_mutex_unlock(&tf->lock);
 	return ok;
@@ -866,6 +913,193 @@ void testfs_model_write(struct testfs *tf, loff_t pos, const void *buf,
 			memcpy(tf->model + s, src + (s - pos), t - s);
 	}
 	pthread_mutex_unlock(&tf->lock);
+}
+
+/* Zero the model over [s, t) where mapped extents hold it. */
+static void model_zero_mapped(struct testfs *tf, loff_t s, loff_t t)
+{
+	unsigned int idx;
+
+	for (idx = ext_find(tf, s); idx < tf->nr_ext; idx++) {
+		const struct testfs_extent *e = &tf->ext[idx];
+		loff_t a, b;
+
+		if (e->off >= t)
+			break;
+		if (e->type != IOMAP_MAPPED)
+			continue;
+		a = max_t(loff_t, s, e->off);
+		b = min_t(loff_t, t, e->off + (loff_t)e->len);
+		b = min_t(loff_t, b, (loff_t)tf->model_size);
+		if (b > a)
+			memset(tf->model + a, 0, b - a);
+	}
+}
+
+/* Is the block at @pos in an extent the map flags IOMAP_F_NEW? */
+static bool ext_new_at(struct testfs *tf, loff_t pos)
+{
+	unsigned int idx = ext_find(tf, pos);
+
+	return idx < tf->nr_ext && ext_contains(&tf->ext[idx], pos) &&
+	       (tf->ext[idx].flags & IOMAP_F_NEW);
+}
+
+void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
+			    size_t n, loff_t old_size)
+{
+	loff_t fsb = tf->fs_block, end = pos + (loff_t)n;
+
+	testfs_model_write(tf, pos, buf, n);
+	if (!n)
+		return;
+	pthread_mutex_lock(&tf->lock);
+	/*
+	 * Blocks testfs allocates for the write were holes (zero in the
+	 * model) and unwritten extents read as zeroes: only mapped extents
+	 * flagged IOMAP_F_NEW, and the tail at or past EOF, change here.
+	 */
+	if (pos % fsb && ext_new_at(tf, pos))
+		model_zero_mapped(tf, round_down_u64(pos, fsb), pos);
+	if (end % fsb && (end >= old_size || ext_new_at(tf, end - 1)))
+		model_zero_mapped(tf, end, round_up_u64(end, fsb));
+	pthread_mutex_unlock(&tf->lock);
+}
+
+/*
+ * Model and device under file range [s, t) back to what setup_contents()
+ * made of the initial extents.  Blocks allocated later lie past
+ * next_addr0 and get stale contents when allocated again.
+ */
+static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t)
+{
+	unsigned int idx;
+
+	if ((size_t)s < tf->model_size)
+		memset(tf->model + s, 0,
+		       min_t(size_t, t, tf->model_size) - s);
+	for (idx = 0; idx < tf->nr_ext0; idx++) {
+		const struct testfs_extent *e = &tf->ext0[idx];
+		loff_t a = max_t(loff_t, s, e->off);
+		loff_t b = min_t(loff_t, t, e->off + (loff_t)e->len);
+		u64 addr = e->addr + (a - e->off);
+
+		if (b <= a)
+			continue;
+		switch (e->type) {
+		case IOMAP_MAPPED:
+			testfs_pattern_fill(tf->model + a, a, b - a);
+			memcpy(dev + addr, tf->model + a, b - a);
+			break;
+		case IOMAP_DELALLOC:
+		case IOMAP_INLINE:
+			testfs_pattern_fill(tf->model + a, a, b - a);
+			break;
+		case IOMAP_UNWRITTEN:
+			stale_fill(dev, addr, b - a);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Bytes of mapped and unwritten extents in [s, t): where writes may go. */
+static u64 writable_bytes(struct testfs *tf, loff_t s, loff_t t)
+{
+	u64 bytes = 0;
+	unsigned int idx;
+
+	for (idx = ext_find(tf, s); idx < tf->nr_ext; idx++) {
+		const struct testfs_extent *e = &tf->ext[idx];
+		loff_t a, b;
+
+		if (e->off >= t)
+			break;
+		if (e->type != IOMAP_MAPPED && e->type != IOMAP_UNWRITTEN)
+			continue;
+		a = max_t(loff_t, s, e->off);
+		b = min_t(loff_t, t, e->off + (loff_t)e->len);
+		if (b > a)
+			bytes += b - a;
+	}
+	return bytes;
+}
+
+static bool has_inline(struct testfs *tf)
+{
+	unsigned int idx;
+
+	for (idx = 0; idx < tf->nr_ext0; idx++)
+		if (tf->ext0[idx].type == IOMAP_INLINE)
+			return true;
+	return false;
+}
+
+bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
+{
+	u8 *dev = sim_bdev_ram_data(tf->ram);
+	struct sim_bdev_counters c = { 0 };
+	loff_t s, t;
+
+	/* what a request allocates goes, as testfs_destroy() frees it */
+	sb_destroy_dio_done_wq(&tf->sb);
+	sim_pc_destroy(tf->inode.i_mapping);
+	sim_bdev_fault_clear(tf->bdev);
+	if (!tf->ext0)
+		return false;
+
+	s = round_down_u64(max_t(loff_t, start, 0), tf->fs_block);
+	t = round_up_u64(max_t(loff_t, end, s), tf->fs_block);
+	pthread_mutex_lock(&tf->lock);
+	/*
+	 * A write into inline data past EOF first zeroes [i_size, pos)
+	 * through the inline buffer, which lives in the model: before the
+	 * request's range.
+	 */
+	if (s > tf->size0 && has_inline(tf))
+		s = round_down_u64(tf->size0, tf->fs_block);
+	/*
+	 * The request wrote only under the extents of its range (those it
+	 * found and those it allocated).  A write anywhere else is a bug
+	 * the data checks may not see, so make sure: the ram device counts
+	 * every byte written, and more than the range holds means the
+	 * device cannot be trusted for the next request.
+	 */
+	sim_bdev_get_counters(tf->ram, &c);
+	if (c.write_bytes > writable_bytes(tf, s, t)) {
+		pthread_mutex_unlock(&tf->lock);
+		return false;
+	}
+	restore_range(tf, dev, s, t);
+	if (ext_reserve(tf, tf->nr_ext0 > tf->nr_ext ?
+				    tf->nr_ext0 - tf->nr_ext : 0)) {
+		pthread_mutex_unlock(&tf->lock);
+		return false;
+	}
+	if (tf->nr_ext0)
+		memcpy(tf->ext, tf->ext0, tf->nr_ext0 * sizeof(*tf->ext));
+	tf->nr_ext = tf->nr_ext0;
+	tf->next_addr = tf->next_addr0;
+	pthread_mutex_unlock(&tf->lock);
+
+	sim_bdev_reset_counters(tf->bdev);
+	sim_bdev_reset_counters(tf->ram);
+	tf->inode.i_size = tf->size0;
+	atomic_set(&tf->inode.i_dio_count, 0);
+	tf->mode = TESTFS_MODE_OPS;
+	tf->nr_cbs = 0;
+	tf->begin_error = tf->end_error = tf->fsync_error = 0;
+	tf->begin_error_nth = 0;
+	tf->pc_on_begin = false;
+	tf->pc_on_begin_index = 0;
+	tf->pc_on_begin_flags = 0;
+	tf->begin_calls = tf->end_calls = tf->next_calls = 0;
+	tf->end_io_calls = tf->submit_io_calls = tf->fsync_calls = 0;
+	tf->allocations = tf->conversions = 0;
+	tf->end_io_flags = 0;
+	tf->fsync_datasync = 0;
+	return true;
 }
 
 void testfs_reset_callbacks(struct testfs *tf)

@@ -71,6 +71,11 @@ struct testfs_opts {
 	unsigned int atomic_max;	/* atomic write unit max, 0: none */
 	/* the largest file offset a request may touch (sizes the device) */
 	loff_t max_offset;
+	/*
+	 * Keep a copy of the initial state so that testfs_reset() can undo
+	 * a request cheaply (the request runner reuses one testfs).
+	 */
+	bool reusable;
 };
 
 enum testfs_cb_op {
@@ -131,6 +136,12 @@ struct testfs {
 	bool pc_on_begin;
 	pgoff_t pc_on_begin_index;
 	unsigned int pc_on_begin_flags;
+
+	/* the state after testfs_create(), for testfs_reset() */
+	struct testfs_extent *ext0;
+	unsigned int nr_ext0;
+	u64 next_addr0;
+	loff_t size0;
 
 	/* counters */
 	unsigned int begin_calls, end_calls, next_calls;
@@ -200,6 +211,27 @@ bool testfs_device_matches(struct testfs *tf, loff_t start, loff_t end);
 /* Make the model agree with a completed write of @buf at [pos, pos+n). */
 void testfs_model_write(struct testfs *tf, loff_t pos, const void *buf,
 			size_t n);
+
+/*
+ * The model after a direct write of @buf at [pos, pos+n) that started with
+ * i_size @old_size: the data where blocks are written, and zeroes where
+ * iomap zeroes the rest of a partly written block (G-30: the head when the
+ * mapping is IOMAP_F_NEW; G-38: the tail then, or when the write ends at
+ * or past @old_size).
+ */
+void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
+			    size_t n, loff_t old_size);
+
+/*
+ * Undo a request on a testfs created with opts.reusable: the extents,
+ * i_size, counters, hooks, faults, page cache and dio workqueue as
+ * testfs_create() left them, and the model and device bytes under
+ * file range [start, end), the only ones a request on it may change.
+ * What a request leaves allocated (page cache, workqueue, fault rules)
+ * is freed in any case.  Returns false if the device saw more written
+ * bytes than that range holds: the reset would not be exact, destroy it.
+ */
+bool testfs_reset(struct testfs *tf, loff_t start, loff_t end);
 
 void testfs_reset_callbacks(struct testfs *tf);
 
