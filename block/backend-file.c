@@ -16,7 +16,10 @@
  *
  * Completions come back by engine:
  *  threaded      - a reaper thread per device, in hard-IRQ context, waits
- *                  for CQEs and ends bios as they finish;
+ *                  for CQEs and ends bios as they finish.  With
+ *                  submitter_polls, a thread that polls the device gets
+ *                  a ring of its own for its plain reads and ends them
+ *                  itself when it polls (see "thread rings" below);
  *  deterministic - the device is an engine source.  Real I/O finishes in
  *                  an order nothing here controls, so a poll waits for
  *                  every bio in flight at that moment (even when asked not
@@ -31,6 +34,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/bio.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -58,10 +62,12 @@ enum bfile_phase {
 };
 
 struct bfile_dev;
+struct bfile_tring;
 
 struct bfile_rq {
 	struct bfile_dev *dev;
 	struct bio *bio;
+	struct bfile_tring *tr; /* the thread ring it is on, NULL: dev's */
 	struct bfile_rq *next_free;
 	enum bfile_phase phase;
 	bool write;
@@ -101,6 +107,9 @@ struct bfile_dev {
 	/* the completion side: one reaper at a time */
 	pthread_mutex_t cq_lock;
 	bool threaded;
+	bool submitter_polls;
+	struct bfile_tring *trings; /* under bfile_tr_lock */
+	unsigned int nr_trings;	    /* atomic: the reaper sweeps if any */
 	pthread_t reaper;
 	bool reaper_started;
 	struct sim_source src;
@@ -140,6 +149,251 @@ static void bfile_put_rq(struct bfile_dev *dev, struct bfile_rq *rq)
 	dev->inflight--;
 	pthread_mutex_unlock(&dev->lock);
 	wake_up(&dev->tag_wait);
+}
+
+/* ---- thread rings ---------------------------------------------------- */
+
+/*
+ * With the shared ring, io_uring posts a read's completion from task work
+ * of the thread that submitted it: the FUSE worker, by then asleep on
+ * /dev/fuse, is woken for that alone, and then the reaper is woken to end
+ * the bio.  A submitter that waits for its own reads on a ring of its
+ * own is woken once, as a thread doing pread() would be, and ends them
+ * itself, in hard-IRQ context: the polled completion of the kernel.
+ *
+ * A thread ring is used only by a thread that asked for it by polling,
+ * and only for plain reads: submit_bio_wait() sets REQ_SYNC, and a
+ * thread sleeping on such a wait would never poll for it.  Should the
+ * owner sleep on something else with reads of its own in flight (a tag,
+ * a forced wait), the reaper ends them in its periodic sweep: the owner's
+ * task work still posts their CQEs, since io_uring wakes a sleeping
+ * submitter for it.
+ */
+#define BFILE_TR_DEPTH 16
+
+struct bfile_tring {
+	struct bfile_dev *dev;	 /* NULL once the device is gone */
+	struct bfu_ring *ring;
+	pthread_mutex_t sq_lock; /* owner and a sweep's reissue */
+	pthread_mutex_t cq_lock;
+	bool reaping;		 /* under cq_lock: the owner is polling */
+	unsigned int outstanding; /* atomic: bios on it not yet ended */
+	struct bfile_tring *next; /* dev->trings */
+};
+
+/* Guards every device's trings list and each tring's ->dev. */
+static pthread_mutex_t bfile_tr_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t bfile_tr_once = PTHREAD_ONCE_INIT;
+static pthread_key_t bfile_tr_key;
+static bool bfile_tr_once_ok;
+static __thread struct bfile_tring *bfile_my_tr;
+
+static void bfile_tr_unlink(struct bfile_tring *tr)
+{
+	struct bfile_dev *dev = tr->dev;
+
+	for (struct bfile_tring **pp = &dev->trings; *pp; pp = &(*pp)->next) {
+		if (*pp == tr) {
+			*pp = tr->next;
+			break;
+		}
+	}
+	__atomic_store_n(&dev->nr_trings, dev->nr_trings - 1,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&tr->dev, NULL, __ATOMIC_RELAXED);
+}
+
+static void bfile_tr_free(struct bfile_tring *tr)
+{
+	bfu_ring_destroy(tr->ring);
+	pthread_mutex_destroy(&tr->sq_lock);
+	pthread_mutex_destroy(&tr->cq_lock);
+	free(tr);
+}
+
+/* The owner thread exits: it polled for all it submitted. */
+static void bfile_tr_exit(void *p)
+{
+	struct bfile_tring *tr = p;
+
+	pthread_mutex_lock(&bfile_tr_lock);
+	if (WARN_ON_ONCE(__atomic_load_n(&tr->outstanding,
+					 __ATOMIC_ACQUIRE))) {
+		/* leave it to the sweep; the ring must outlive its reads */
+		pthread_mutex_unlock(&bfile_tr_lock);
+		return;
+	}
+	if (tr->dev)
+		bfile_tr_unlink(tr);
+	pthread_mutex_unlock(&bfile_tr_lock);
+	bfile_tr_free(tr);
+}
+
+static void bfile_tr_key_init(void)
+{
+	if (pthread_key_create(&bfile_tr_key, bfile_tr_exit))
+		pr_err("file: no thread-exit hook, thread rings are off\n");
+	else
+		__atomic_store_n(&bfile_tr_once_ok, true, __ATOMIC_RELEASE);
+}
+
+static struct bfile_tring *bfile_tr_create(struct bfile_dev *dev)
+{
+	struct bfile_tring *tr;
+
+	pthread_once(&bfile_tr_once, bfile_tr_key_init);
+	if (!__atomic_load_n(&bfile_tr_once_ok, __ATOMIC_ACQUIRE))
+		return NULL;
+	tr = calloc(1, sizeof(*tr));
+	if (!tr)
+		return NULL;
+	/* the owner sleeps in the ring when it waits: no IPI needed */
+	if (bfu_ring_create(BFILE_TR_DEPTH, BFU_COOP_TASKRUN, &tr->ring)) {
+		free(tr);
+		return NULL;
+	}
+	pthread_mutex_init(&tr->sq_lock, NULL);
+	pthread_mutex_init(&tr->cq_lock, NULL);
+	if (pthread_setspecific(bfile_tr_key, tr)) {
+		bfile_tr_free(tr);
+		return NULL;
+	}
+	pthread_mutex_lock(&bfile_tr_lock);
+	tr->dev = dev;
+	tr->next = dev->trings;
+	dev->trings = tr;
+	__atomic_store_n(&dev->nr_trings, dev->nr_trings + 1,
+			 __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&bfile_tr_lock);
+	bfile_my_tr = tr;
+	return tr;
+}
+
+/* The calling thread's ring for @bio, or NULL for the shared one. */
+static struct bfile_tring *bfile_tr_for(struct bfile_dev *dev,
+					struct bio *bio)
+{
+	struct bfile_tring *tr = bfile_my_tr;
+
+	if (!tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev)
+		return NULL;
+	if (bio_op(bio) != REQ_OP_READ ||
+	    (bio->bi_opf & (REQ_SYNC | REQ_META | REQ_POLLED)))
+		return NULL;
+	if (!in_task() || in_atomic() || irqs_disabled())
+		return NULL;
+	/* full: the completion queue must never overflow */
+	if (__atomic_load_n(&tr->outstanding, __ATOMIC_RELAXED) >=
+	    BFILE_TR_DEPTH)
+		return NULL;
+	return tr;
+}
+
+static bool bfile_cqe(struct bfile_dev *dev, struct bfile_rq *rq, int res);
+static void bfile_finish(struct bfile_dev *dev, struct bfile_rq *rq);
+
+struct bfile_tr_drain {
+	struct sim_event ev;
+	struct bfile_tring *tr;
+	int done;
+};
+
+/* Under tr->cq_lock, in hard-IRQ context: end what has completed. */
+static void bfile_tr_drain_ev(struct sim_event *ev)
+{
+	struct bfile_tr_drain *d = container_of(ev, struct bfile_tr_drain, ev);
+	struct bfile_dev *dev = __atomic_load_n(&d->tr->dev, __ATOMIC_RELAXED);
+	uint64_t ud;
+	int res;
+
+	while (!bfu_reap(d->tr->ring, false, &ud, &res)) {
+		struct bfile_rq *rq = (struct bfile_rq *)(unsigned long)ud;
+
+		if (bfile_cqe(dev, rq, res)) {
+			bfile_finish(dev, rq);
+			d->done++;
+		}
+	}
+}
+
+static int bfile_tr_drain(struct bfile_tring *tr)
+{
+	struct bfile_tr_drain d = {
+		.ev = { .fn = bfile_tr_drain_ev, .ctx = SIM_CTX_HARDIRQ,
+			.cpu = -1 },
+		.tr = tr,
+	};
+
+	sim_event_run_now(&d.ev, SIM_CTX_HARDIRQ);
+	return d.done;
+}
+
+/* ->poll of the owner: wait for and end every read on its ring. */
+static int bfile_tr_poll(struct bfile_dev *dev)
+{
+	struct bfile_tring *tr = bfile_my_tr;
+	int done = 0;
+
+	if (!tr)
+		tr = bfile_tr_create(dev);
+	if (!tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev)
+		return 0;
+	if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&tr->cq_lock);
+	tr->reaping = true; /* the sweep keeps off from here */
+	for (;;) {
+		done += bfile_tr_drain(tr);
+		if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
+			break;
+		pthread_mutex_unlock(&tr->cq_lock);
+		if (bfu_wait_ready(tr->ring) < 0) {
+			/* the sweep cannot do better: let it try anyway */
+			pthread_mutex_lock(&tr->cq_lock);
+			break;
+		}
+		pthread_mutex_lock(&tr->cq_lock);
+	}
+	tr->reaping = false;
+	pthread_mutex_unlock(&tr->cq_lock);
+	return done;
+}
+
+/*
+ * The reaper, every SIM_BDEV_FILE_SWEEP_MS while thread rings exist:
+ * end the reads of owners that are not polling.  Already in hard-IRQ
+ * context.
+ */
+static void bfile_tr_sweep(struct bfile_dev *dev)
+{
+	pthread_mutex_lock(&bfile_tr_lock);
+	for (struct bfile_tring *tr = dev->trings; tr; tr = tr->next) {
+		if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
+			continue;
+		if (pthread_mutex_trylock(&tr->cq_lock))
+			continue; /* its owner is at it */
+		if (!tr->reaping) {
+			struct bfile_tr_drain d = { .tr = tr };
+
+			bfile_tr_drain_ev(&d.ev);
+		}
+		pthread_mutex_unlock(&tr->cq_lock);
+	}
+	pthread_mutex_unlock(&bfile_tr_lock);
+}
+
+/* The device goes: its rings go with it, their owners keep the shells. */
+static void bfile_tr_detach_all(struct bfile_dev *dev)
+{
+	pthread_mutex_lock(&bfile_tr_lock);
+	while (dev->trings) {
+		struct bfile_tring *tr = dev->trings;
+
+		bfile_tr_unlink(tr);
+		bfu_ring_destroy(tr->ring);
+		tr->ring = NULL;
+	}
+	pthread_mutex_unlock(&bfile_tr_lock);
 }
 
 /* ---- building and issuing a request ---------------------------------- */
@@ -243,8 +497,35 @@ static int bfile_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 	 */
 	enum bfile_phase phase = rq->phase;
 	bool dsync = rq->dsync;
+	struct bfile_tring *tr = rq->tr;
 	int ret;
 
+	if (tr) {
+		/* a short read or a retry stays where its owner waits */
+		pthread_mutex_lock(&tr->sq_lock);
+		if (phase == BFILE_FLUSH)
+			ret = bfu_prep_fdatasync(tr->ring, dev->t.fd, ud);
+		else
+			ret = bfu_prep_rw(tr->ring, dev->t.fd, rq->write,
+					  rq->iov, rq->nr_iov, rq->pos,
+					  rq->dsync, ud);
+		/* after the last look at @rq: no lock orders it for TSan */
+		__atomic_store_n(&rq->issues, rq->issues + 1,
+				 __ATOMIC_RELEASE);
+		while (!ret) {
+			ret = bfu_submit(tr->ring);
+			if (ret >= 0) {
+				ret = 0;
+				break;
+			}
+			if (ret != -EAGAIN && ret != -EBUSY)
+				break;
+			sched_yield();
+			ret = 0;
+		}
+		pthread_mutex_unlock(&tr->sq_lock);
+		return ret;
+	}
 	__atomic_store_n(&rq->issues, rq->issues + 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&dev->lock);
 	if (phase == BFILE_FLUSH)
@@ -335,24 +616,53 @@ static void bfile_finish(struct bfile_dev *dev, struct bfile_rq *rq)
 {
 	struct bio *bio = rq->bio;
 	blk_status_t status = rq->status;
+	struct bfile_tring *tr = rq->tr;
 
 	if (rq->bounce && !rq->write && status == BLK_STS_OK)
 		sim_bio_copy_from_buf(bio, rq->bounce);
 	bfile_free_bounce(rq);
+	rq->tr = NULL;
 	bfile_put_rq(dev, rq);
 	sim_backend_end(&dev->be, bio, status);
+	/* last: the owner's poll returns once this reaches zero */
+	if (tr)
+		__atomic_fetch_sub(&tr->outstanding, 1, __ATOMIC_RELEASE);
+}
+
+static u64 bfile_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void *bfile_reaper(void *arg)
 {
 	struct bfile_dev *dev = arg;
+	u64 last_sweep = 0;
 
 	for (;;) {
 		struct bfile_rq *rq;
 		uint64_t ud;
 		int res, ret;
 
-		ret = bfu_reap(dev->ring, true, &ud, &res);
+		if (__atomic_load_n(&dev->nr_trings, __ATOMIC_RELAXED)) {
+			/* on time even when the shared ring keeps it busy */
+			u64 now = bfile_now_ms();
+
+			if (now - last_sweep >= SIM_BDEV_FILE_SWEEP_MS) {
+				bfile_tr_sweep(dev);
+				last_sweep = now;
+			}
+			ret = bfu_reap_timeout(dev->ring,
+					       SIM_BDEV_FILE_SWEEP_MS, &ud,
+					       &res);
+			if (ret == -ETIME)
+				continue;
+		} else {
+			ret = bfu_reap(dev->ring, true, &ud, &res);
+		}
 		if (ret) {
 			pr_err("%s: io_uring wait: error %d, reaper stops\n",
 			       dev->be.bdev.bd_name, ret);
@@ -487,6 +797,12 @@ static void bfile_submit(struct block_device *bdev, struct bio *bio)
 	}
 
 	rq->bio = bio;
+	if (dev->submitter_polls) {
+		rq->tr = bfile_tr_for(dev, bio);
+		if (rq->tr)
+			__atomic_fetch_add(&rq->tr->outstanding, 1,
+					   __ATOMIC_RELAXED);
+	}
 	rq->done = false;
 	rq->status = BLK_STS_OK;
 	rq->write = op == REQ_OP_WRITE;
@@ -524,9 +840,12 @@ static int bfile_poll(struct block_device *bdev)
 {
 	struct bfile_dev *dev = to_bfile(bdev);
 
-	/* threaded: the reaper ends every bio as its CQE arrives */
+	/*
+	 * threaded: the reaper ends every bio on the shared ring as its
+	 * CQE arrives; the caller's own ring is the caller's to reap
+	 */
 	if (dev->threaded)
-		return 0;
+		return dev->submitter_polls ? bfile_tr_poll(dev) : 0;
 	return bfile_deliver_all(dev);
 }
 
@@ -566,6 +885,7 @@ static void bfile_destroy(struct block_device *bdev)
 		pthread_mutex_unlock(&dev->lock);
 		pthread_join(dev->reaper, NULL);
 	}
+	bfile_tr_detach_all(dev);
 	while (bfile_deliver_one(dev))
 		;
 	if (dev->src_added)
@@ -660,7 +980,7 @@ struct block_device *sim_bdev_file_open(const char *path,
 	}
 
 	/* one spare entry: destroy's NOP to stop the reaper */
-	ret = bfu_ring_create(dev->depth + 1, &dev->ring);
+	ret = bfu_ring_create(dev->depth + 1, 0, &dev->ring);
 	if (ret) {
 		sim_bdev_err(err, errlen, "%s: io_uring_queue_init: %s", path,
 			     strerror(-ret));
@@ -704,6 +1024,9 @@ struct block_device *sim_bdev_file_open(const char *path,
 
 	/* completions: a reaper thread, or the deterministic engine's source */
 	dev->threaded = sim_backend_threaded();
+	/* the reaper's sweep needs a wait with a timeout */
+	dev->submitter_polls = dev->threaded && o.submitter_polls &&
+			       bfu_has_ext_arg(dev->ring);
 	if (dev->threaded) {
 		char comm[16];
 

@@ -12,19 +12,26 @@ struct bfu_ring {
 	struct io_uring ring;
 };
 
-int bfu_ring_create(unsigned int entries, struct bfu_ring **out)
+int bfu_ring_create(unsigned int entries, unsigned int flags,
+		    struct bfu_ring **out)
 {
 	struct bfu_ring *r = calloc(1, sizeof(*r));
+	unsigned int setup = 0;
 	int ret;
 
 	if (!r)
 		return -ENOMEM;
+	if (flags & BFU_COOP_TASKRUN)
+		setup |= IORING_SETUP_COOP_TASKRUN;
 	/*
 	 * The completion queue defaults to twice the submission queue; the
 	 * caller never has more than @entries requests out, so it cannot
 	 * overflow.
 	 */
-	ret = io_uring_queue_init(entries, &r->ring, 0);
+	ret = io_uring_queue_init(entries, &r->ring, setup);
+	/* a kernel before 5.19: the flags are only an optimisation */
+	if (ret == -EINVAL && setup)
+		ret = io_uring_queue_init(entries, &r->ring, 0);
 	if (ret < 0) {
 		free(r);
 		return ret;
@@ -107,6 +114,45 @@ int bfu_reap(struct bfu_ring *r, bool wait, uint64_t *user_data, int *res)
 	do {
 		ret = wait ? io_uring_wait_cqe(&r->ring, &cqe) :
 			     io_uring_peek_cqe(&r->ring, &cqe);
+	} while (ret == -EINTR);
+	if (ret < 0)
+		return ret;
+	*user_data = io_uring_cqe_get_data64(cqe);
+	*res = cqe->res;
+	io_uring_cqe_seen(&r->ring, cqe);
+	return 0;
+}
+
+bool bfu_has_ext_arg(struct bfu_ring *r)
+{
+	return r->ring.features & IORING_FEAT_EXT_ARG;
+}
+
+int bfu_wait_ready(struct bfu_ring *r)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	do {
+		ret = io_uring_wait_cqe(&r->ring, &cqe);
+	} while (ret == -EINTR);
+	return ret;
+}
+
+int bfu_reap_timeout(struct bfu_ring *r, unsigned int ms, uint64_t *user_data,
+		     int *res)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (long long)(ms % 1000) * 1000000,
+	};
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!bfu_has_ext_arg(r))
+		return -EOPNOTSUPP;
+	do {
+		ret = io_uring_wait_cqe_timeout(&r->ring, &cqe, &ts);
 	} while (ret == -EINTR);
 	if (ret < 0)
 		return ret;

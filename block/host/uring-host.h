@@ -19,8 +19,16 @@
 
 struct bfu_ring;
 
-/* 0 or -errno. */
-int bfu_ring_create(unsigned int entries, struct bfu_ring **out);
+/*
+ * IORING_SETUP_COOP_TASKRUN: completions do not interrupt the submitter
+ * with an IPI, they wait for its next transition to the kernel (a
+ * sleeping submitter is still woken).  Dropped if the kernel lacks it.
+ */
+#define BFU_COOP_TASKRUN	(1U << 0)
+
+/* 0 or -errno.  @flags: BFU_*. */
+int bfu_ring_create(unsigned int entries, unsigned int flags,
+		    struct bfu_ring **out);
 void bfu_ring_destroy(struct bfu_ring *r);
 
 /*
@@ -43,5 +51,16 @@ int bfu_submit(struct bfu_ring *r);
  * -errno) filled in; -EAGAIN if none is ready and !wait; -errno else.
  */
 int bfu_reap(struct bfu_ring *r, bool wait, uint64_t *user_data, int *res);
+/*
+ * As bfu_reap() waiting at most @ms milliseconds: -ETIME if nothing came.
+ * Needs IORING_FEAT_EXT_ARG (5.11; bfu_has_ext_arg()), else -EOPNOTSUPP:
+ * liburing would queue a timeout SQE, which the submission side's lock
+ * does not cover.
+ */
+int bfu_reap_timeout(struct bfu_ring *r, unsigned int ms, uint64_t *user_data,
+		     int *res);
+bool bfu_has_ext_arg(struct bfu_ring *r);
+/* Block until a completion is ready without taking it: 0 or -errno. */
+int bfu_wait_ready(struct bfu_ring *r);
 
 #endif /* _BLOCK_HOST_URING_HOST_H */

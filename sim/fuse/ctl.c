@@ -8,7 +8,8 @@
  *           cache hits, workqueue punts, simfs and device counters.
  *           Write "reset" (or 0) to zero the counters.
  *   trace   the most recent trace-ring events.  Write 0/1 to stop/start
- *           recording, "clear" to empty it.
+ *           recording, "clear" to empty it.  Off unless mounted with
+ *           -o trace=on (it costs every I/O); the file then says so.
  *   simple  1 if direct I/O may take iomap's simple path; write 0 or 1.
  *   fault   the device's active fault rules ("ID SPEC hits=H"); write a
  *           spec to add one, "-ID" to remove one, "clear" for all.
@@ -131,6 +132,10 @@ int sfs_ctl_open(struct sfs_mount *m, uint64_t ino, struct sfs_fh *h)
 		stats_text(m, f);
 		break;
 	case SFS_CTL_TRACE:
+		/* an empty file would look like a stack that did nothing */
+		if (!READ_ONCE(sim_trace_on))
+			fprintf(f, "# trace ring disabled: mount with -o "
+				"trace=on, or write 1 to this file\n");
 		sim_trace_dump(f, TRACE_LINES);
 		break;
 	case SFS_CTL_SIMPLE:

@@ -27,6 +27,7 @@ struct iomapsim_mount_opts {
 	unsigned int max_background;	/* max_background=N (FUSE) */
 	bool allow_other;		/* allow_other (FUSE) */
 	bool debug;			/* debug: libfuse's request log */
+	bool trace;			/* trace=on: record the trace ring */
 	const char *faults[IOMAPSIM_MAX_FAULTS]; /* fault=SPEC, repeatable */
 	unsigned int nr_faults;
 };

@@ -132,7 +132,20 @@ struct sim_file_opts {
 	bool read_only;			 /* O_RDONLY; writes then fail */
 	unsigned int queue_depth;	 /* bios in flight, default 32 */
 	unsigned int logical_block_size; /* 0: from the device / statx */
+	/*
+	 * Threaded engine: a thread that calls the device's ->poll owns a
+	 * small ring from then on; its plain reads (no REQ_SYNC, REQ_META
+	 * or REQ_POLLED) from task context go on that ring, and its ->poll
+	 * waits for and ends them, in hard-IRQ context on that thread, as
+	 * a polling submitter would.  That saves the hops through the
+	 * reaper thread.  A read the owner does not poll for (it slept on
+	 * something else) is ended by the reaper within
+	 * SIM_BDEV_FILE_SWEEP_MS.  The FUSE mount uses it.
+	 */
+	bool submitter_polls;
 };
+
+#define SIM_BDEV_FILE_SWEEP_MS 10
 
 /*
  * Opens @path (regular file or block device) with O_DIRECT.  Start the

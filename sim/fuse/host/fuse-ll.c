@@ -6,9 +6,12 @@
  * <linux/fuse.h>), never the kernel-shaped ones.
  *
  * Reads and writes are replied to from wherever the simulated kernel
- * completes them: a direct read that iomap queued is answered from the
+ * completes them.  A direct write that iomap queued is answered from the
  * block device's completion thread (or a dio workqueue worker), while the
- * FUSE worker that submitted it is already reading the next request.
+ * FUSE worker that submitted it is already reading the next request; a
+ * direct read is answered from the completion too, but the worker polls
+ * the device for it first, so that completion runs on the worker (see
+ * sfs_reap_own() in vfs.c).
  *
  * An open with O_DIRECT is answered with FOPEN_DIRECT_IO, so the kernel
  * FUSE client sends the user's offset and length through untouched, and
@@ -582,6 +585,8 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 			o->debug = true;
 		} else if (!strcmp(opt, "simple") && v) {
 			bad = parse_onoff(v, &o->simple);
+		} else if (!strcmp(opt, "trace") && v) {
+			bad = parse_onoff(v, &o->trace);
 		} else if (!strcmp(opt, "parallel_write") && v) {
 			bad = parse_onoff(v, &o->parallel_write);
 		} else if (!strcmp(opt, "dops") && v) {
@@ -764,10 +769,23 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 
 	cfg = fuse_loop_cfg_create();
 	{
-		unsigned int max = o->max_threads ? o->max_threads : 64;
+		/*
+		 * A worker stays with a direct read until it completes
+		 * (sfs_reap_own()), as passthrough_ll's stays in pread();
+		 * more workers than this only add switching between them
+		 * on a small machine.  Writes and buffered I/O do not hold
+		 * a worker that long.
+		 */
+		unsigned int max = o->max_threads ? o->max_threads : 16;
 
 		fuse_loop_cfg_set_max_threads(cfg, max);
-		fuse_loop_cfg_set_idle_threads(cfg, max < 16 ? max : 16);
+		/*
+		 * No cap on idle workers: each one owns a ring of the
+		 * device's (submitter_polls), and libfuse ending and
+		 * starting workers as the load breathes would set up and
+		 * tear down rings for nothing.
+		 */
+		fuse_loop_cfg_set_idle_threads(cfg, max);
 	}
 	ret = fuse_session_loop_mt(c.se, cfg) ? 1 : 0;
 	fuse_loop_cfg_destroy(cfg);
