@@ -317,3 +317,47 @@ void sim_bdev_timer_stop(struct sim_bdev_timer *t)
 	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
 }
+
+/*
+ * The geometry every memory-backed device is made with: fill in the
+ * defaults (512-byte sectors, physical = logical, 512-byte DMA alignment)
+ * and check what the caller chose, with a one-line reason on error.
+ */
+int sim_backend_check_geometry(const char *kind, u64 size,
+			       unsigned int *lbs, unsigned int *pbs,
+			       unsigned int *dma_alignment, char *err,
+			       size_t errlen)
+{
+	if (!*lbs)
+		*lbs = SECTOR_SIZE;
+	if (!*pbs)
+		*pbs = *lbs;
+	if (!*dma_alignment)
+		*dma_alignment = SECTOR_SIZE - 1;
+
+	if (!is_power_of_2(*lbs) || *lbs < SECTOR_SIZE || *lbs > 4096) {
+		sim_bdev_err(err, errlen,
+			     "%s: logical block size %u is not a power of two from 512 to 4096",
+			     kind, *lbs);
+		return -EINVAL;
+	}
+	if (!is_power_of_2(*pbs) || *pbs < *lbs) {
+		sim_bdev_err(err, errlen,
+			     "%s: physical block size %u is not a power of two >= the logical block size %u",
+			     kind, *pbs, *lbs);
+		return -EINVAL;
+	}
+	if (size % *lbs) {
+		sim_bdev_err(err, errlen,
+			     "%s: size %llu is not a multiple of the logical block size %u",
+			     kind, (unsigned long long)size, *lbs);
+		return -EINVAL;
+	}
+	if (!is_power_of_2(*dma_alignment + 1ull)) {
+		sim_bdev_err(err, errlen,
+			     "%s: dma_alignment %#x is not a mask (2^n - 1)",
+			     kind, *dma_alignment);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -200,45 +200,17 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 	struct sim_ram_opts o = opts ? *opts : (struct sim_ram_opts){ 0 };
 	struct queue_limits lim = { 0 };
 	struct ram_dev *rd;
+	int rc;
 
 	if (!o.name)
 		o.name = "ram0";
 	if (!o.size)
 		o.size = 64ull << 20;
-	if (!o.logical_block_size)
-		o.logical_block_size = SECTOR_SIZE;
-	if (!o.physical_block_size)
-		o.physical_block_size = o.logical_block_size;
-	if (!o.dma_alignment)
-		o.dma_alignment = SECTOR_SIZE - 1;
-
-	if (!is_power_of_2(o.logical_block_size) ||
-	    o.logical_block_size < SECTOR_SIZE ||
-	    o.logical_block_size > 4096) {
-		sim_bdev_err(err, errlen,
-			     "ram: logical block size %u is not a power of two from 512 to 4096",
-			     o.logical_block_size);
-		return ERR_PTR(-EINVAL);
-	}
-	if (!is_power_of_2(o.physical_block_size) ||
-	    o.physical_block_size < o.logical_block_size) {
-		sim_bdev_err(err, errlen,
-			     "ram: physical block size %u is not a power of two >= the logical block size %u",
-			     o.physical_block_size, o.logical_block_size);
-		return ERR_PTR(-EINVAL);
-	}
-	if (o.size % o.logical_block_size) {
-		sim_bdev_err(err, errlen,
-			     "ram: size %llu is not a multiple of the logical block size %u",
-			     (unsigned long long)o.size, o.logical_block_size);
-		return ERR_PTR(-EINVAL);
-	}
-	if (!is_power_of_2(o.dma_alignment + 1ull)) {
-		sim_bdev_err(err, errlen,
-			     "ram: dma_alignment %#x is not a mask (2^n - 1)",
-			     o.dma_alignment);
-		return ERR_PTR(-EINVAL);
-	}
+	rc = sim_backend_check_geometry("ram", o.size, &o.logical_block_size,
+					&o.physical_block_size,
+					&o.dma_alignment, err, errlen);
+	if (rc)
+		return ERR_PTR(rc);
 
 	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)

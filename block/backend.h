@@ -120,5 +120,9 @@ static inline bool sim_backend_threaded(void)
 /* Safe error-line writer: @err may be NULL. */
 void sim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
 	__printf(3, 4);
+int sim_backend_check_geometry(const char *kind, u64 size,
+			       unsigned int *lbs, unsigned int *pbs,
+			       unsigned int *dma_alignment, char *err,
+			       size_t errlen);
 
 #endif /* _BLOCK_BACKEND_H */
