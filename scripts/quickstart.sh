@@ -49,10 +49,19 @@ build() {
 	cmake --build "$top/$dir" -j"$jobs" >/dev/null
 }
 
+# Tests passed over every ctest run, for the closing summary line.
+passed_total=0
+
 run_ctest() {
-	local dir=$1
+	local dir=$1 log n
 	shift
-	ctest --test-dir "$top/$dir" --output-on-failure -j"$jobs" "$@"
+	log=$(mktemp)
+	ctest --test-dir "$top/$dir" --output-on-failure -j"$jobs" "$@" |
+		tee "$log"
+	# a failed suite fails the command (pipefail): only passes add up here
+	n=$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$log")
+	rm -f "$log"
+	passed_total=$((passed_total + ${n:-0}))
 }
 
 cmd=${1:-}
@@ -87,6 +96,7 @@ test)
 		echo "== libFuzzer smoke"
 		"$top/fuzz/smoke.sh"
 	fi
+	echo "quickstart: $passed_total passed, 0 failed"
 	;;
 *)
 	echo "usage: $0 demo|test|deps|build" >&2
