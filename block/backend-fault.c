@@ -448,6 +448,18 @@ void sim_bdev_fault_clear(struct block_device *bdev)
 		fault_clear(fd);
 }
 
+void sim_bdev_fault_reset(struct block_device *bdev)
+{
+	struct fault_dev *fd = fault_of(bdev);
+
+	if (!fd)
+		return;
+	fault_clear(fd);
+	pthread_mutex_lock(&fd->lock);
+	fd->next_id = 0;
+	pthread_mutex_unlock(&fd->lock);
+}
+
 size_t sim_bdev_fault_list(struct block_device *bdev, char *buf, size_t len)
 {
 	struct fault_dev *fd = fault_of(bdev);

@@ -284,6 +284,24 @@ const void *sim_bdev_ram_media(struct block_device *bdev)
 	return rd->media ? rd->media : rd->data;
 }
 
+void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len)
+{
+	struct ram_dev *rd = ram_of(bdev);
+
+	if (!rd || pos >= rd->size)
+		return;
+	len = min(len, rd->size - pos);
+	pthread_rwlock_wrlock(&rd->lock);
+	memset(rd->data + pos, 0, len);
+	if (rd->media) {
+		memset(rd->media + pos, 0, len);
+		memset(rd->dirty, 0,
+		       DIV_ROUND_UP(rd->nr_chunks, BITS_PER_WORD) *
+			       sizeof(unsigned long));
+	}
+	pthread_rwlock_unlock(&rd->lock);
+}
+
 void sim_bdev_ram_power_fail(struct block_device *bdev)
 {
 	struct ram_dev *rd = ram_of(bdev);

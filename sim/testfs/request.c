@@ -122,6 +122,67 @@ static long stat_of(const char *name, struct sim_stat **cache)
 
 static struct sim_stat *st_hit, *st_pinned, *st_live;
 
+/*
+ * The low byte of x * 11 depends only on the low byte of x, and x >> 8 is
+ * the same across an aligned 256-byte run: the pattern is a table XOR one
+ * key per run, filled a word at a time (requests reach 256 KiB and the
+ * fuzzer makes several per input).
+ */
+static u8 write_pattern_table[256];
+
+static void __attribute__((constructor)) write_pattern_init(void)
+{
+	for (unsigned int i = 0; i < 256; i++)
+		write_pattern_table[i] = (u8)(i * 11);
+}
+
+void iomapsim_write_pattern_fill(u8 *dst, loff_t off, size_t len)
+{
+	while (len) {
+		size_t in = (u64)off & 255;
+		size_t n = min_t(size_t, len, 256 - in);
+		u8 key = (u8)(((u64)off >> 8) ^ 0xc3);
+		u64 wkey = key * 0x0101010101010101ULL;
+		u64 wmask = 0xfefefefefefefefeULL;
+		size_t k = 0;
+
+		for (; k + 8 <= n; k += 8) {
+			u64 w;
+
+			memcpy(&w, &write_pattern_table[in + k], 8);
+			w = (w ^ wkey) & wmask;
+			memcpy(dst + k, &w, 8);
+		}
+		for (; k < n; k++)
+			dst[k] = (write_pattern_table[in + k] ^ key) & 0xfe;
+		dst += n;
+		off += n;
+		len -= n;
+	}
+}
+
+size_t iomapsim_write_pattern_diff(const u8 *buf, loff_t off, size_t len)
+{
+	u8 want[256];
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n = min_t(size_t, len - done,
+				 256 - (((u64)off + done) & 255));
+
+		iomapsim_write_pattern_fill(want, off + done, n);
+		if (memcmp(buf + done, want, n)) {
+			size_t k = 0;
+
+			while (buf[done + k] == want[k])
+				k++;
+			return done + k;
+		}
+		done += n;
+	}
+	return len;
+}
+
 /* Where the caller's buffer and the iterator over it live. */
 struct req_buf {
 	u8 *mem;		/* page aligned allocation */
@@ -132,6 +193,23 @@ struct req_buf {
 	struct bio_vec *bv;
 };
 
+/*
+ * The caller's buffer: kept between requests and grown when needed, as
+ * fresh mappings of up to 320 KiB per request cost more in page faults
+ * than the request itself.  Single threaded, like the rest of the runner.
+ */
+static struct {
+	u8 *mem;
+	size_t size;
+} kept_buf;
+
+static void kept_buf_free(void)
+{
+	free(kept_buf.mem);
+	kept_buf.mem = NULL;
+	kept_buf.size = 0;
+}
+
 static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 		      struct iov_iter *iter, char *err, size_t errlen)
 {
@@ -139,17 +217,20 @@ static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 	size_t i;
 
 	b->memsize = ALIGN(req->buf_offset + req->len, PAGE_SIZE) + PAGE_SIZE;
-	b->mem = aligned_alloc(PAGE_SIZE, b->memsize);
-	if (!b->mem)
-		return -ENOMEM;
-	b->data = b->mem + req->buf_offset;
-	if (req->write) {
-		for (i = 0; i < req->len; i++)
-			b->data[i] = iomapsim_write_pattern(req->pos + i);
-	} else {
-		/* not zero, so that zero-filled holes show */
-		memset(b->mem, 0xee, b->memsize);
+	if (b->memsize > kept_buf.size) {
+		kept_buf_free();
+		kept_buf.mem = aligned_alloc(PAGE_SIZE, b->memsize);
+		if (!kept_buf.mem)
+			return -ENOMEM;
+		kept_buf.size = b->memsize;
 	}
+	b->mem = kept_buf.mem;
+	b->data = b->mem + req->buf_offset;
+	if (req->write)
+		iomapsim_write_pattern_fill(b->data, req->pos, req->len);
+	else
+		/* not zero, so that zero-filled holes show */
+		memset(b->data, 0xee, req->len);
 
 	switch (req->iter) {
 	case IOMAPSIM_ITER_IOVEC: {
@@ -212,7 +293,6 @@ static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 
 static void free_buf(struct req_buf *b)
 {
-	free(b->mem);
 	free(b->iov);
 	free(b->bv);
 }
@@ -337,38 +417,54 @@ static enum iomapsim_data check_data(struct testfs *tf,
 }
 
 /*
- * One testfs per geometry, kept across requests.  Building it (the ram
+ * A few testfs, kept across requests, one per device geometry (logical
+ * block size, write cache, FUA, atomic limit).  Building one (the ram
  * device, its pattern, the model) is most of what a request costs, so the
- * runner creates it once and testfs_reset() undoes each request on it.
+ * runner creates it once, testfs_reset() undoes each request on it and
+ * testfs_recycle() lays another request's map out on the same device.
  * Everything a request's outcome depends on is put back exactly, so a
  * request gives the same outcome and trace whether its testfs is new or
  * reused.  A device with a volatile write cache is kept too: only its
  * media image (what a power failure would leave), which the runner never
- * looks at, carries over.  The fault device numbers its rules for the
- * life of the device and traces show the number, so a request with bio
- * faults gets a testfs no rule was ever added to.
+ * looks at, carries over.  testfs_reset() also takes the bio fault rules
+ * away and restarts their numbering, which traces show.
  * Single threaded, like the rest of the runner.
  */
-static struct {
+#define RUNNER_SLOTS 8
+
+struct runner_slot {
 	struct testfs *tf;
 	bool stale;			/* destroy before the next use */
-	bool faulted;			/* bio fault rules were added */
+	unsigned long used;		/* when last used, for eviction */
 	struct testfs_opts key;
 	struct testfs_extent map[IOMAPSIM_MAX_MAP];
+};
+
+static struct {
+	struct runner_slot slot[RUNNER_SLOTS];
+	struct runner_slot *cur;	/* the last request's */
+	unsigned long clock;
 } cache;
+
+static void slot_evict(struct runner_slot *sl)
+{
+	if (sl->tf)
+		testfs_destroy(sl->tf);
+	sl->tf = NULL;
+	sl->stale = false;
+}
 
 static void cache_evict(void)
 {
-	if (cache.tf)
-		testfs_destroy(cache.tf);
-	cache.tf = NULL;
-	cache.stale = false;
-	cache.faulted = false;
+	for (unsigned int i = 0; i < RUNNER_SLOTS; i++)
+		slot_evict(&cache.slot[i]);
+	cache.cur = NULL;
 }
 
 void iomapsim_runner_teardown(void)
 {
 	cache_evict();
+	kept_buf_free();
 	sim_engine_drain();
 	iomap_dio_exit();
 	bio_sim_drain_caches();
@@ -384,6 +480,12 @@ static void __attribute__((constructor)) runner_register_teardown(void)
 	if (sim_test_add_teardown_check)
 		sim_test_add_teardown_check(iomapsim_runner_teardown);
 }
+
+/*
+ * Every request's device is at least this big, so that one device serves
+ * them all (testfs_recycle()); anonymous memory, paid for where touched.
+ */
+#define IOMAPSIM_DEV_SIZE (16ULL << 20)
 
 static void request_opts(const struct iomapsim_request *req,
 			 struct testfs_opts *o)
@@ -404,6 +506,7 @@ static void request_opts(const struct iomapsim_request *req,
 	o->fua = req->fua;
 	o->atomic_max = req->atomic_max;
 	o->max_offset = req->pos + req->len;
+	o->min_dev_size = IOMAPSIM_DEV_SIZE;
 	o->reusable = true;
 }
 
@@ -419,43 +522,84 @@ static loff_t span_key(const struct testfs_opts *o)
 	return DIV_ROUND_UP((u64)max(o->size, o->max_offset), fsb) * fsb;
 }
 
-static bool cache_matches(const struct testfs_opts *o, bool req_faults)
+/* What only a new device gives: a slot serves one such geometry. */
+static bool same_device(const struct testfs_opts *k,
+			const struct testfs_opts *o)
 {
-	const struct testfs_opts *k = &cache.key;
+	return k->lbs == o->lbs && k->write_cache == o->write_cache &&
+	       k->fua == o->fua && k->atomic_max == o->atomic_max;
+}
 
-	return cache.tf && !cache.stale &&
-	       !(cache.faulted && req_faults) &&
-	       k->fs_block == o->fs_block && k->lbs == o->lbs &&
-	       k->size == o->size && k->nr_map == o->nr_map &&
+static bool slot_matches(const struct runner_slot *sl,
+			 const struct testfs_opts *o)
+{
+	const struct testfs_opts *k = &sl->key;
+
+	return sl->tf && !sl->stale && same_device(k, o) &&
+	       k->fs_block == o->fs_block && k->size == o->size &&
+	       k->nr_map == o->nr_map &&
 	       (!o->nr_map ||
-		!memcmp(cache.map, o->map, o->nr_map * sizeof(*o->map))) &&
+		!memcmp(sl->map, o->map, o->nr_map * sizeof(*o->map))) &&
 	       k->encrypted == o->encrypted && k->dops == o->dops &&
 	       k->no_simple == o->no_simple &&
 	       k->sync_mount == o->sync_mount &&
-	       k->write_cache == o->write_cache && k->fua == o->fua &&
-	       k->atomic_max == o->atomic_max &&
 	       span_key(k) == span_key(o);
 }
 
-/* The testfs for @req: the kept one if it fits, else a new one. */
+/*
+ * The testfs for @req: a kept one as it is if it fits, else one for the
+ * same device recycled, else a new one in a free (or the least recently
+ * used) slot.
+ */
 static struct testfs *get_testfs(const struct iomapsim_request *req,
 				 char *err, size_t errlen)
 {
+	struct runner_slot *sl, *pick = NULL;
 	struct testfs_opts o;
-	struct testfs *tf;
+	struct testfs *tf = NULL;
+	unsigned int i;
 
 	request_opts(req, &o);
-	if (cache_matches(&o, req->nr_bio_faults))
-		return cache.tf;
-	cache_evict();
+	for (i = 0; i < RUNNER_SLOTS; i++) {
+		sl = &cache.slot[i];
+		if (slot_matches(sl, &o)) {
+			tf = sl->tf;
+			goto found;
+		}
+		if (sl->tf && same_device(&sl->key, &o))
+			pick = sl;
+	}
+	/* a new map on the same device is much cheaper than a new device */
+	if (pick && !pick->stale &&
+	    !testfs_recycle(pick->tf, &o, err, errlen)) {
+		sl = pick;
+		tf = sl->tf;
+		goto found;
+	}
+	if (!pick) {
+		pick = &cache.slot[0];
+		for (i = 0; i < RUNNER_SLOTS; i++) {
+			sl = &cache.slot[i];
+			if (!sl->tf || sl->used < pick->used)
+				pick = sl;
+			if (!sl->tf)
+				break;
+		}
+	}
+	sl = pick;
+	slot_evict(sl);
+	err[0] = '\0';
 	tf = testfs_create(&o, err, errlen);
 	if (IS_ERR(tf))
 		return tf;
-	cache.tf = tf;
-	cache.key = o;
-	cache.key.map = NULL;
+	sl->tf = tf;
+found:
+	sl->used = ++cache.clock;
+	sl->key = o;
+	sl->key.map = NULL;
 	if (o.nr_map)
-		memcpy(cache.map, o.map, o.nr_map * sizeof(*o.map));
+		memcpy(sl->map, o.map, o.nr_map * sizeof(*o.map));
+	cache.cur = sl;
 	return tf;
 }
 
@@ -484,9 +628,7 @@ int iomapsim_runner_prepare(const struct iomapsim_request *req, char *err,
 static void put_testfs(struct testfs *tf, const struct iomapsim_request *req)
 {
 	if (!testfs_reset(tf, req->pos, req->pos + (loff_t)req->len))
-		cache.stale = true;
-	if (req->nr_bio_faults)
-		cache.faulted = true;
+		cache.cur->stale = true;
 }
 
 int iomapsim_run(const struct iomapsim_request *req,
@@ -638,7 +780,8 @@ int iomapsim_run(const struct iomapsim_request *req,
 	out->end_io_flags = tf->end_io_flags;
 	out->fsync_datasync = tf->fsync_datasync;
 	out->nr_cbs = tf->nr_cbs;
-	memcpy(out->cbs, tf->cbs, sizeof(out->cbs));
+	memcpy(out->cbs, tf->cbs,
+	       min_t(size_t, tf->nr_cbs, TESTFS_MAX_CBS) * sizeof(out->cbs[0]));
 	out->i_size = i_size_read(&tf->inode);
 	out->i_dio_count = atomic_read(&tf->inode.i_dio_count);
 	out->wq_created = tf->sb.s_dio_done_wq != NULL;

@@ -194,4 +194,9 @@ static inline u8 iomapsim_write_pattern(loff_t off)
 	return (u8)((x * 11) ^ (x >> 8) ^ 0xc3) & 0xfe;
 }
 
+/* iomapsim_write_pattern() of file range [off, off + len), into @dst. */
+void iomapsim_write_pattern_fill(u8 *dst, loff_t off, size_t len);
+/* Index of the first byte of @buf that is not the pattern, or @len. */
+size_t iomapsim_write_pattern_diff(const u8 *buf, loff_t off, size_t len);
+
 #endif /* _IOMAPSIM_REQUEST_H */

@@ -153,7 +153,9 @@ static u64 alloc_addr(struct testfs *tf, u64 len)
 	u64 addr = tf->next_addr;
 
 	tf->next_addr += len + tf->fs_block;
-	if (dev)
+	tf->dev_used = max(tf->dev_used, tf->next_addr);
+	/* the initial map's blocks get their contents in setup_contents() */
+	if (dev && !tf->laying_out)
 		stale_fill(dev, addr, len);
 	return addr;
 }
@@ -651,6 +653,154 @@ static int snapshot(struct testfs *tf)
 	return 0;
 }
 
+/* Defaults, and the geometry checks, for create and recycle alike. */
+static int check_opts(struct testfs_opts *o, char *err, size_t errlen)
+{
+	if (!o->fs_block)
+		o->fs_block = 4096;
+	if (!o->lbs)
+		o->lbs = 512;
+	if (!is_power_of_2(o->fs_block) || o->fs_block < 512 ||
+	    o->fs_block > 65536) {
+		snprintf(err, errlen, "block size %u: not a power of two in 512..65536",
+			 o->fs_block);
+		return -EINVAL;
+	}
+	if (!is_power_of_2(o->lbs) || o->lbs < 512 || o->lbs > 4096 ||
+	    o->lbs > o->fs_block) {
+		snprintf(err, errlen, "logical block size %u: must be 512..4096, a power of two, <= block size",
+			 o->lbs);
+		return -EINVAL;
+	}
+	if (o->size < 0) {
+		snprintf(err, errlen, "negative size");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The extent map, device addresses and a zeroed model for @o; *@dev_size
+ * is the device it needs.  The model buffer is kept when it is big
+ * enough (testfs_recycle()).
+ */
+static int layout(struct testfs *tf, const struct testfs_opts *o,
+		  u64 *dev_size, char *err, size_t errlen)
+{
+	u64 span;
+	int ret;
+
+	tf->fs_block = o->fs_block;
+	tf->next_addr = o->fs_block;
+	tf->nr_ext = 0;
+	tf->laying_out = true;
+	ret = setup_map(tf, o, err, errlen);
+	tf->laying_out = false;
+	if (ret)
+		return ret;
+
+	/* the model covers every offset a request or an extent can reach */
+	span = max_t(u64, o->size, o->max_offset);
+	if (tf->nr_ext)
+		span = max_t(u64, span, tf->ext[tf->nr_ext - 1].off +
+					tf->ext[tf->nr_ext - 1].len);
+	span = round_up_u64(span, o->fs_block) + o->fs_block;
+	/* a kept model is all zero again (wipe_contents()) */
+	if (span > tf->model_cap) {
+		free(tf->model);
+		tf->model_cap = 0;
+		tf->model = calloc(1, span);
+		if (!tf->model)
+			return -ENOMEM;
+		tf->model_cap = span;
+	}
+	tf->model_size = span;
+
+	/* room for the map plus allocating all of span a block at a time */
+	*dev_size = round_up_u64(tf->next_addr + 2 * span + 64ULL * o->fs_block,
+				 1 << 20);
+	*dev_size = max(*dev_size, round_up_u64(o->min_dev_size, 1 << 20));
+	return 0;
+}
+
+/* What the super block, inode and dio ops take from @o. */
+static int apply_opts(struct testfs *tf, const struct testfs_opts *o,
+		      char *err, size_t errlen)
+{
+	int ret;
+
+	tf->sb.s_blocksize = o->fs_block;
+	tf->sb.s_blocksize_bits = __builtin_ctz(o->fs_block);
+	tf->inode.i_blkbits = tf->sb.s_blocksize_bits;
+	if (o->no_simple)
+		tf->sb.s_iflags |= SB_I_SIM_NO_SIMPLE_DIO;
+	else
+		tf->sb.s_iflags &= ~SB_I_SIM_NO_SIMPLE_DIO;
+	if (o->sync_mount)
+		tf->sb.s_flags |= SB_SYNCHRONOUS;
+	else
+		tf->sb.s_flags &= ~SB_SYNCHRONOUS;
+	tf->inode.i_size = o->size;
+	if (o->encrypted)
+		tf->inode.i_flags |= S_ENCRYPTED;
+	else
+		tf->inode.i_flags &= ~S_ENCRYPTED;
+
+	if (o->dops != TESTFS_DOPS_BIO_SET && tf->bio_set_ready) {
+		bioset_exit(&tf->bio_set);
+		tf->bio_set_ready = false;
+	}
+	memset(&tf->dops_storage, 0, sizeof(tf->dops_storage));
+	switch (o->dops) {
+	case TESTFS_DOPS_END_IO:
+		tf->dops_storage.end_io = testfs_dio_end_io;
+		tf->dops = &tf->dops_storage;
+		break;
+	case TESTFS_DOPS_SUBMIT_IO:
+		tf->dops_storage.submit_io = testfs_submit_io;
+		tf->dops = &tf->dops_storage;
+		break;
+	case TESTFS_DOPS_BIO_SET:
+		if (!tf->bio_set_ready) {
+			ret = bioset_init(&tf->bio_set, 4,
+					  offsetof(struct testfs_bio, bio),
+					  BIOSET_NEED_BVECS);
+			if (ret) {
+				snprintf(err, errlen, "bioset_init: %d", ret);
+				return ret;
+			}
+			tf->bio_set_ready = true;
+		}
+		tf->dops_storage.bio_set = &tf->bio_set;
+		tf->dops = &tf->dops_storage;
+		break;
+	default:
+		tf->dops = NULL;
+		break;
+	}
+	return 0;
+}
+
+/* What the device was made for: a recycled testfs must want the same. */
+static void set_dev_geometry(struct testfs *tf, const struct testfs_opts *o,
+			     u64 dev_size)
+{
+	tf->dev_geo.lbs = o->lbs;
+	tf->dev_geo.write_cache = o->write_cache;
+	tf->dev_geo.fua = o->fua;
+	tf->dev_geo.atomic_max = o->atomic_max;
+	tf->dev_geo.size = dev_size;
+}
+
+static bool dev_geometry_fits(const struct testfs *tf,
+			      const struct testfs_opts *o)
+{
+	return tf->dev_geo.lbs == o->lbs &&
+	       tf->dev_geo.write_cache == o->write_cache &&
+	       tf->dev_geo.fua == o->fua &&
+	       tf->dev_geo.atomic_max == o->atomic_max;
+}
+
 struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 			     size_t errlen)
 {
@@ -658,7 +808,7 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	struct testfs_opts o = *opts;
 	struct sim_ram_opts ro = { 0 };
 	struct testfs *tf;
-	u64 span, dev_size;
+	u64 dev_size;
 	int ret;
 
 	if (!err) {
@@ -666,54 +816,19 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 		errlen = sizeof(dummy);
 	}
 	err[0] = '\0';
-	if (!o.fs_block)
-		o.fs_block = 4096;
-	if (!o.lbs)
-		o.lbs = 512;
-	if (!is_power_of_2(o.fs_block) || o.fs_block < 512 ||
-	    o.fs_block > 65536) {
-		snprintf(err, errlen, "block size %u: not a power of two in 512..65536",
-			 o.fs_block);
-		return ERR_PTR(-EINVAL);
-	}
-	if (!is_power_of_2(o.lbs) || o.lbs < 512 || o.lbs > 4096 ||
-	    o.lbs > o.fs_block) {
-		snprintf(err, errlen, "logical block size %u: must be 512..4096, a power of two, <= block size",
-			 o.lbs);
-		return ERR_PTR(-EINVAL);
-	}
-	if (o.size < 0) {
-		snprintf(err, errlen, "negative size");
-		return ERR_PTR(-EINVAL);
-	}
+	ret = check_opts(&o, err, errlen);
+	if (ret)
+		return ERR_PTR(ret);
 
 	tf = calloc(1, sizeof(*tf));
 	if (!tf)
 		return ERR_PTR(-ENOMEM);
 	pthread_mutex_init(&tf->lock, NULL);
-	tf->fs_block = o.fs_block;
-	tf->next_addr = o.fs_block;
 
-	ret = setup_map(tf, &o, err, errlen);
+	ret = layout(tf, &o, &dev_size, err, errlen);
 	if (ret)
 		goto out_free;
 
-	/* the model covers every offset a request or an extent can reach */
-	span = max_t(u64, o.size, o.max_offset);
-	if (tf->nr_ext)
-		span = max_t(u64, span, tf->ext[tf->nr_ext - 1].off +
-					tf->ext[tf->nr_ext - 1].len);
-	span = round_up_u64(span, o.fs_block) + o.fs_block;
-	tf->model_size = span;
-	tf->model = calloc(1, span);
-	if (!tf->model) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-
-	/* room for the map plus allocating all of span a block at a time */
-	dev_size = tf->next_addr + 2 * span + 64ULL * o.fs_block;
-	dev_size = round_up_u64(dev_size, 1 << 20);
 	ro.name = "testfs-ram";
 	ro.size = dev_size;
 	ro.logical_block_size = o.lbs;
@@ -735,6 +850,7 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 		tf->ram = NULL;
 		goto out_free;
 	}
+	set_dev_geometry(tf, &o, dev_size);
 	setup_contents(tf);
 	if (o.atomic_max) {
 		struct block_device *d[] = { tf->bdev, tf->ram };
@@ -749,23 +865,15 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	}
 
 	/* super block, inode, file */
-	tf->sb.s_blocksize = o.fs_block;
-	tf->sb.s_blocksize_bits = __builtin_ctz(o.fs_block);
 	snprintf(tf->sb.s_id, sizeof(tf->sb.s_id), "testfs");
 	tf->sb.s_bdev = tf->bdev;
 	tf->sb.s_fs_info = tf;
-	if (o.no_simple)
-		tf->sb.s_iflags |= SB_I_SIM_NO_SIMPLE_DIO;
-	if (o.sync_mount)
-		tf->sb.s_flags |= SB_SYNCHRONOUS;
-
+	tf->sb.s_blocksize = o.fs_block;
+	tf->sb.s_blocksize_bits = __builtin_ctz(o.fs_block);
 	inode_init_once_sim(&tf->inode, &tf->sb);
 	tf->inode.i_ino = TESTFS_INO;
 	tf->inode.i_mode = S_IFREG | 0644;
-	tf->inode.i_size = o.size;
 	tf->inode.i_private = tf;
-	if (o.encrypted)
-		tf->inode.i_flags |= S_ENCRYPTED;
 
 	tf->fops.read_iter = testfs_read_iter;
 	tf->fops.write_iter = testfs_write_iter;
@@ -780,31 +888,9 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	tf->ops.iomap_begin = testfs_iomap_begin;
 	tf->ops.iomap_end = testfs_iomap_end;
 
-	switch (o.dops) {
-	case TESTFS_DOPS_END_IO:
-		tf->dops_storage.end_io = testfs_dio_end_io;
-		tf->dops = &tf->dops_storage;
-		break;
-	case TESTFS_DOPS_SUBMIT_IO:
-		tf->dops_storage.submit_io = testfs_submit_io;
-		tf->dops = &tf->dops_storage;
-		break;
-	case TESTFS_DOPS_BIO_SET:
-		ret = bioset_init(&tf->bio_set, 4,
-				  offsetof(struct testfs_bio, bio),
-				  BIOSET_NEED_BVECS);
-		if (ret) {
-			snprintf(err, errlen, "bioset_init: %d", ret);
-			goto out_dev;
-		}
-		tf->bio_set_ready = true;
-		tf->dops_storage.bio_set = &tf->bio_set;
-		tf->dops = &tf->dops_storage;
-		break;
-	default:
-		tf->dops = NULL;
-		break;
-	}
+	ret = apply_opts(tf, &o, err, errlen);
+	if (ret)
+		goto out_dev;
 	if (o.reusable) {
 		ret = snapshot(tf);
 		if (ret)
@@ -827,6 +913,60 @@ out_free:
 	if (!err[0])
 		snprintf(err, errlen, "testfs: error %d", ret);
 	return ERR_PTR(ret);
+}
+
+/*
+ * Undo setup_contents() on a testfs that testfs_reset() put back to its
+ * initial state: then only the initial map's extents hold anything, in
+ * the model and on the device, plus the blocks requests allocated past
+ * it.  Cheaper than zeroing the whole model and device.
+ */
+static void wipe_contents(struct testfs *tf)
+{
+	for (unsigned int i = 0; i < tf->nr_ext0; i++) {
+		const struct testfs_extent *e = &tf->ext0[i];
+
+		if ((e->type == IOMAP_MAPPED || e->type == IOMAP_DELALLOC ||
+		     e->type == IOMAP_INLINE) &&
+		    (u64)e->off < tf->model_size)
+			memset(tf->model + e->off, 0,
+			       min_t(u64, e->len, tf->model_size - e->off));
+		if (e->type == IOMAP_MAPPED || e->type == IOMAP_UNWRITTEN)
+			sim_bdev_ram_zero(tf->ram, e->addr, e->len);
+	}
+	if (tf->dev_used > tf->next_addr0)
+		sim_bdev_ram_zero(tf->ram, tf->next_addr0,
+				  tf->dev_used - tf->next_addr0);
+}
+
+int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
+		   char *err, size_t errlen)
+{
+	struct testfs_opts o = *opts;
+	u64 dev_size;
+	int ret;
+
+	err[0] = '\0';
+	ret = check_opts(&o, err, errlen);
+	if (ret)
+		return ret;
+	if (!tf->ext0 || !o.reusable || !dev_geometry_fits(tf, &o))
+		return -EAGAIN;
+
+	wipe_contents(tf);
+	tf->dev_used = 0;
+	free(tf->ext0);
+	tf->ext0 = NULL;
+	ret = layout(tf, &o, &dev_size, err, errlen);
+	if (ret)
+		return ret;
+	if (dev_size != tf->dev_geo.size)
+		return -EAGAIN;
+	setup_contents(tf);
+	ret = apply_opts(tf, &o, err, errlen);
+	if (ret)
+		return ret;
+	return snapshot(tf);
 }
 
 void testfs_destroy(struct testfs *tf)
@@ -1045,7 +1185,7 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 	/* what a request allocates goes, as testfs_destroy() frees it */
 	sb_destroy_dio_done_wq(&tf->sb);
 	sim_pc_destroy(tf->inode.i_mapping);
-	sim_bdev_fault_clear(tf->bdev);
+	sim_bdev_fault_reset(tf->bdev);
 	if (!tf->ext0)
 		return false;
 

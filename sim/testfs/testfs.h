@@ -72,6 +72,12 @@ struct testfs_opts {
 	/* the largest file offset a request may touch (sizes the device) */
 	loff_t max_offset;
 	/*
+	 * A device at least this big (bytes): only a bio past the end of
+	 * the smaller one would see the difference, and one size for every
+	 * request lets testfs_recycle() keep the device.
+	 */
+	u64 min_dev_size;
+	/*
 	 * Keep a copy of the initial state so that testfs_reset() can undo
 	 * a request cheaply (the request runner reuses one testfs).
 	 */
@@ -119,7 +125,15 @@ struct testfs {
 	u64 next_addr;			/* allocation cursor on the device */
 
 	u8 *model;			/* what reads must return */
-	size_t model_size;
+	size_t model_size, model_cap;
+	u64 dev_used;			/* high-water mark of next_addr */
+	bool laying_out;		/* setup_map() from layout() */
+	/* what the device was created for (testfs_recycle()) */
+	struct {
+		unsigned int lbs, atomic_max;
+		bool write_cache, fua;
+		u64 size;
+	} dev_geo;
 
 	struct testfs_cb cbs[TESTFS_MAX_CBS];
 	unsigned int nr_cbs;		/* recorded (may exceed the array) */
@@ -183,6 +197,15 @@ static inline u8 testfs_stale(u64 addr)
 struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 			     size_t errlen);
 void testfs_destroy(struct testfs *tf);
+/*
+ * Rebuild a reusable @tf, just reset (testfs_reset() returned true), for
+ * @opts in place: the same as testfs_create(@opts) would give, without a
+ * new device.  -EAGAIN when the device does not fit @opts (its logical
+ * block size, cache, atomic limit or size differ); after any error @tf
+ * can only be destroyed.
+ */
+int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
+		   char *err, size_t errlen);
 
 static inline struct testfs *testfs_from_inode(struct inode *inode)
 {

@@ -89,6 +89,12 @@ u64 sim_bdev_ram_size(struct block_device *bdev);
  * the same as sim_bdev_ram_data().
  */
 const void *sim_bdev_ram_media(struct block_device *bdev);
+/*
+ * Bytes [@pos, @pos + @len) of both images read as zero again, and
+ * nothing is dirty: for a test that reuses a device, zeroing what it
+ * wrote makes it as new.
+ */
+void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len);
 /* Lose the write cache: data reverts to the media contents. */
 void sim_bdev_ram_power_fail(struct block_device *bdev);
 
@@ -208,6 +214,12 @@ int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
 		       char *err, size_t errlen);
 int sim_bdev_fault_remove(struct block_device *bdev, int id);
 void sim_bdev_fault_clear(struct block_device *bdev);
+/*
+ * Clear, and number the next rule 1 again, as on a freshly wrapped
+ * device: rule ids show in traces, so a device reused between runs must
+ * not carry its old numbering into the next one.
+ */
+void sim_bdev_fault_reset(struct block_device *bdev);
 /*
  * One line per rule, "ID SPEC hits=H", in @buf; returns the length the
  * whole listing needs (as snprintf does).
