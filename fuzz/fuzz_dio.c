@@ -60,7 +60,12 @@ struct run {
 
 static struct dio_input cur;
 static struct run runs[3];
-static u8 bufs[3][DIO_MAX_BUF];
+/*
+ * Each run's buffer is the runner's own memory (no copy afterwards):
+ * page aligned, room for any decoded offset (16 bits) and length.
+ */
+#define RUN_MEM_SIZE IOMAPSIM_BUF_MEM_SIZE(0xffff, DIO_MAX_LEN)
+static u8 bufs[3][RUN_MEM_SIZE] __attribute__((aligned(4096)));
 
 static bool have_outcome;
 
@@ -83,16 +88,17 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	struct iomapsim_request req = in->req;
 
 	req.no_simple |= no_simple;
-	req.data_out = buf;
-	r->buf = buf;
+	req.buf_mem = buf;
+	req.buf_mem_size = RUN_MEM_SIZE;
+	r->buf = buf + req.buf_offset;
 	r->err[0] = '\0';
 	FUZZ_CHECK(!sim_engine_init(&eo), "engine did not start");
 	sim_task_set_cpu(0);
 	sim_trace_reset();
 	r->rc = iomapsim_run(&req, &r->out, r->err, sizeof(r->err));
-	/* the runner fills it only for a request it ran */
+	/* what a request the runner refused leaves there is not its data */
 	if (r->rc)
-		memset(buf, 0x5a, req.len);
+		memset(r->buf, 0x5a, req.len);
 	r->trace_hash = sim_trace_hash();
 	r->trace_count = sim_trace_count();
 }

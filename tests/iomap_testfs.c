@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <linux/fserror.h>
+#include <sim/stats.h>
 #include <sim/trace.h>
 #include "iomap_common.h"
 
@@ -527,6 +528,100 @@ START_TEST(test_runner_reuse_is_invisible)
 }
 END_TEST
 
+/* What a request's outcome must be on any testfs that fits it. */
+static void expect_same_run(const struct iomapsim_outcome *a, u64 ha,
+			    const struct iomapsim_outcome *b, u64 hb)
+{
+	ck_assert_int_eq(a->ret, b->ret);
+	ck_assert_int_eq(a->data, b->data);
+	ck_assert_uint_eq(a->bios, b->bios);
+	ck_assert_int_eq(a->i_size, b->i_size);
+	ck_assert_uint_eq(a->allocations, b->allocations);
+	ck_assert_uint_eq(a->conversions, b->conversions);
+	ck_assert_uint_eq(a->dev.write_bytes, b->dev.write_bytes);
+	ck_assert_uint_eq(ha, hb);
+}
+
+/* On a fresh engine, as `iomapsim run` and the fuzzer run a request. */
+static u64 traced_run(const struct iomapsim_request *r,
+		      struct iomapsim_outcome *o)
+{
+	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET, .seed = 1 };
+
+	ck_assert_int_eq(sim_engine_init(&eo), 0);
+	sim_trace_reset();
+	run_ok(r, o);
+	return sim_trace_hash();
+}
+
+static long runner_stat(const char *name)
+{
+	struct sim_stat *st = sim_stat_find(name);
+
+	ck_assert_ptr_nonnull(st);
+	return sim_stat_read(st);
+}
+
+/*
+ * The runner lays another request's map out on the device it has
+ * (testfs_recycle()) instead of making a new one: a request must give
+ * the same outcome, data and trace either way, bio fault rules included
+ * (their numbers show in the trace).
+ */
+START_TEST(test_runner_recycle_is_invisible)
+{
+	static const struct testfs_extent map_x[] = {
+		E(IOMAP_MAPPED, 0, 8192),
+		E(IOMAP_UNWRITTEN, 16384, 8192),
+	};
+	struct iomapsim_request x, y, z;
+	struct iomapsim_outcome a, a2, c, c2, c3;
+	u64 ha, ha2, hc, hc2, hc3;
+	long made, recycled;
+
+	/* x writes over mapped, hole (allocates) and unwritten blocks */
+	iomapsim_request_init(&x);
+	x.size = 32768;
+	memcpy(x.map, map_x, sizeof(map_x));
+	x.nr_map = ARRAY_SIZE(map_x);
+	x.write = true;
+	x.pos = 4096;
+	x.len = 16384;
+	/* y: another map and size, the same device */
+	iomapsim_request_init(&y);
+	y.size = 200000;
+	y.pos = 0;
+	y.len = 8192;
+	/* z: a read whose bio fails */
+	iomapsim_request_init(&z);
+	z.size = 65536;
+	z.pos = 0;
+	z.len = 8192;
+	z.bio_faults[0] = "bio-error:1";
+	z.nr_bio_faults = 1;
+
+	iomapsim_runner_teardown();
+	ha = traced_run(&x, &a);
+	ck_assert_int_eq(a.ret, 16384);
+	ck_assert_int_eq(a.data, IOMAPSIM_DATA_OK);
+	ck_assert_uint_gt(a.allocations, 0);
+	iomapsim_runner_teardown();
+	hc = traced_run(&z, &c);
+
+	made = runner_stat("runner_testfs_new");
+	recycled = runner_stat("runner_testfs_recycled");
+	run_ok(&y, &a2);
+	ha2 = traced_run(&x, &a2);
+	hc2 = traced_run(&z, &c2);
+	hc3 = traced_run(&z, &c3);
+	ck_assert_int_eq(runner_stat("runner_testfs_new"), made);
+	ck_assert_int_eq(runner_stat("runner_testfs_recycled"), recycled + 3);
+	expect_same_run(&a, ha, &a2, ha2);
+	expect_same_run(&c, hc, &c2, hc2);
+	expect_same_run(&c, hc, &c3, hc3);
+}
+END_TEST
+
 static Suite *testfs_suite(void)
 {
 	Suite *s = suite_create("iomap_testfs");
@@ -546,6 +641,7 @@ static Suite *testfs_suite(void)
 	tcase_add_test(tc, test_runner_eof_tail_zeroing);
 	tcase_add_test(tc, test_runner_new_block_zeroing);
 	tcase_add_test(tc, test_runner_reuse_is_invisible);
+	tcase_add_test(tc, test_runner_recycle_is_invisible);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("pagecache");

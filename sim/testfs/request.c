@@ -216,15 +216,24 @@ static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 	unsigned int dir = req->write ? ITER_SOURCE : ITER_DEST;
 	size_t i;
 
-	b->memsize = ALIGN(req->buf_offset + req->len, PAGE_SIZE) + PAGE_SIZE;
-	if (b->memsize > kept_buf.size) {
+	b->memsize = IOMAPSIM_BUF_MEM_SIZE(req->buf_offset, req->len);
+	if (req->buf_mem) {
+		if (req->buf_mem_size < b->memsize ||
+		    offset_in_page(req->buf_mem)) {
+			snprintf(err, errlen, "buffer memory: %zu bytes, page aligned, needed",
+				 b->memsize);
+			return -EINVAL;
+		}
+		b->mem = req->buf_mem;
+	} else if (b->memsize > kept_buf.size) {
 		kept_buf_free();
 		kept_buf.mem = aligned_alloc(PAGE_SIZE, b->memsize);
 		if (!kept_buf.mem)
 			return -ENOMEM;
 		kept_buf.size = b->memsize;
 	}
-	b->mem = kept_buf.mem;
+	if (!req->buf_mem)
+		b->mem = kept_buf.mem;
 	b->data = b->mem + req->buf_offset;
 	if (req->write)
 		iomapsim_write_pattern_fill(b->data, req->pos, req->len);
@@ -378,12 +387,8 @@ static void wait_async(struct testfs *tf, struct kiocb *iocb)
 
 static bool all_zero(const u8 *p, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
+	/* zero if the first byte is and every byte equals the one before */
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
 }
 
 static enum iomapsim_data check_data(struct testfs *tf,
@@ -431,6 +436,9 @@ static enum iomapsim_data check_data(struct testfs *tf,
  * Single threaded, like the rest of the runner.
  */
 #define RUNNER_SLOTS 8
+
+DEFINE_SIM_STAT(runner_stat_new, "runner_testfs_new");
+DEFINE_SIM_STAT(runner_stat_recycled, "runner_testfs_recycled");
 
 struct runner_slot {
 	struct testfs *tf;
@@ -486,6 +494,8 @@ static void __attribute__((constructor)) runner_register_teardown(void)
  * them all (testfs_recycle()); anonymous memory, paid for where touched.
  */
 #define IOMAPSIM_DEV_SIZE (16ULL << 20)
+/* ... and models 4 MiB of file: requests at other offsets fit the same */
+#define IOMAPSIM_MODEL_SPAN (4ULL << 20)
 
 static void request_opts(const struct iomapsim_request *req,
 			 struct testfs_opts *o)
@@ -507,19 +517,21 @@ static void request_opts(const struct iomapsim_request *req,
 	o->atomic_max = req->atomic_max;
 	o->max_offset = req->pos + req->len;
 	o->min_dev_size = IOMAPSIM_DEV_SIZE;
+	o->min_span = IOMAPSIM_MODEL_SPAN;
 	o->reusable = true;
 }
 
 /*
  * testfs_create() sizes the model and device from the block-rounded
- * max(size, max_offset) (and the map): requests that agree on it get the
- * same testfs.
+ * max(size, max_offset, min_span) (and the map): requests that agree on
+ * it get the same testfs.
  */
 static loff_t span_key(const struct testfs_opts *o)
 {
 	u64 fsb = o->fs_block ? o->fs_block : 4096;
+	u64 span = max_t(u64, max(o->size, o->max_offset), o->min_span);
 
-	return DIV_ROUND_UP((u64)max(o->size, o->max_offset), fsb) * fsb;
+	return DIV_ROUND_UP(span, fsb) * fsb;
 }
 
 /* What only a new device gives: a slot serves one such geometry. */
@@ -530,20 +542,30 @@ static bool same_device(const struct testfs_opts *k,
 	       k->fua == o->fua && k->atomic_max == o->atomic_max;
 }
 
+/* The same map, model and device: the contents are right as they are. */
+static bool slot_same_layout(const struct runner_slot *sl,
+			     const struct testfs_opts *o)
+{
+	const struct testfs_opts *k = &sl->key;
+
+	/* i_size shapes only the default map; testfs_retune() sets it */
+	return sl->tf && !sl->stale && same_device(k, o) &&
+	       k->fs_block == o->fs_block &&
+	       (o->nr_map || k->size == o->size) && k->nr_map == o->nr_map &&
+	       (!o->nr_map ||
+		!memcmp(sl->map, o->map, o->nr_map * sizeof(*o->map))) &&
+	       span_key(k) == span_key(o);
+}
+
 static bool slot_matches(const struct runner_slot *sl,
 			 const struct testfs_opts *o)
 {
 	const struct testfs_opts *k = &sl->key;
 
-	return sl->tf && !sl->stale && same_device(k, o) &&
-	       k->fs_block == o->fs_block && k->size == o->size &&
-	       k->nr_map == o->nr_map &&
-	       (!o->nr_map ||
-		!memcmp(sl->map, o->map, o->nr_map * sizeof(*o->map))) &&
-	       k->encrypted == o->encrypted && k->dops == o->dops &&
-	       k->no_simple == o->no_simple &&
-	       k->sync_mount == o->sync_mount &&
-	       span_key(k) == span_key(o);
+	return slot_same_layout(sl, o) && k->size == o->size &&
+	       k->encrypted == o->encrypted &&
+	       k->dops == o->dops && k->no_simple == o->no_simple &&
+	       k->sync_mount == o->sync_mount;
 }
 
 /*
@@ -569,9 +591,17 @@ static struct testfs *get_testfs(const struct iomapsim_request *req,
 		if (sl->tf && same_device(&sl->key, &o))
 			pick = sl;
 	}
+	/* only i_size, the inode's and super block's flags or dio ops differ */
+	if (pick && slot_same_layout(pick, &o) &&
+	    !testfs_retune(pick->tf, &o, err, errlen)) {
+		sl = pick;
+		tf = sl->tf;
+		goto found;
+	}
 	/* a new map on the same device is much cheaper than a new device */
 	if (pick && !pick->stale &&
 	    !testfs_recycle(pick->tf, &o, err, errlen)) {
+		sim_stat_inc(&runner_stat_recycled);
 		sl = pick;
 		tf = sl->tf;
 		goto found;
@@ -592,6 +622,7 @@ static struct testfs *get_testfs(const struct iomapsim_request *req,
 	tf = testfs_create(&o, err, errlen);
 	if (IS_ERR(tf))
 		return tf;
+	sim_stat_inc(&runner_stat_new);
 	sl->tf = tf;
 found:
 	sl->used = ++cache.clock;

@@ -106,7 +106,22 @@ struct iomapsim_request {
 	enum iomapsim_complete complete;
 	/* copy the caller's buffer here afterwards (len bytes), if set */
 	void *data_out;
+	/*
+	 * Or be the caller's buffer: page-aligned memory of buf_mem_size
+	 * bytes, at least IOMAPSIM_BUF_MEM_SIZE() of this request; the data
+	 * is then at buf_mem + buf_offset, with no copy.
+	 */
+	void *buf_mem;
+	size_t buf_mem_size;
 };
+
+/*
+ * The memory a request's buffer takes: its offset and length, rounded up
+ * to pages, and a page of slack after it (a constant expression, for
+ * static buffers).
+ */
+#define IOMAPSIM_BUF_MEM_SIZE(buf_offset, len) \
+	((((size_t)(buf_offset) + (len) + 4095) & ~(size_t)4095) + 4096)
 
 struct iomapsim_outcome {
 	/* the `iomapsim run` JSON keys */

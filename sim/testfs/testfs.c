@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -292,6 +293,9 @@ static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
 
 	if (idx < tf->nr_ext && ext_contains(&tf->ext[idx], pos))
 		e = &tf->ext[idx];
+	/* a write may change the model (inline data) and the device */
+	if (flags & IOMAP_WRITE)
+		tf->written = true;
 
 	if (!(flags & IOMAP_WRITE)) {
 		struct testfs_extent hole;
@@ -653,6 +657,28 @@ static int snapshot(struct testfs *tf)
 	return 0;
 }
 
+/*
+ * The model is mapped, not calloc'ed: it spans megabytes of which a
+ * request touches little, fresh anonymous pages are zero for free, and
+ * glibc serves a calloc that size from the heap once one was freed,
+ * clearing all of it.
+ */
+static u8 *model_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void model_free(struct testfs *tf)
+{
+	if (tf->model)
+		munmap(tf->model, tf->model_cap);
+	tf->model = NULL;
+	tf->model_cap = 0;
+}
+
 /* Defaults, and the geometry checks, for create and recycle alike. */
 static int check_opts(struct testfs_opts *o, char *err, size_t errlen)
 {
@@ -700,16 +726,15 @@ static int layout(struct testfs *tf, const struct testfs_opts *o,
 		return ret;
 
 	/* the model covers every offset a request or an extent can reach */
-	span = max_t(u64, o->size, o->max_offset);
+	span = max_t(u64, max_t(u64, o->size, o->max_offset), o->min_span);
 	if (tf->nr_ext)
 		span = max_t(u64, span, tf->ext[tf->nr_ext - 1].off +
 					tf->ext[tf->nr_ext - 1].len);
 	span = round_up_u64(span, o->fs_block) + o->fs_block;
 	/* a kept model is all zero again (wipe_contents()) */
 	if (span > tf->model_cap) {
-		free(tf->model);
-		tf->model_cap = 0;
-		tf->model = calloc(1, span);
+		model_free(tf);
+		tf->model = model_alloc(span);
 		if (!tf->model)
 			return -ENOMEM;
 		tf->model_cap = span;
@@ -905,7 +930,7 @@ out_bioset:
 out_dev:
 	sim_bdev_destroy(tf->bdev);
 out_free:
-	free(tf->model);
+	model_free(tf);
 	free(tf->ext);
 	free(tf->ext0);
 	pthread_mutex_destroy(&tf->lock);
@@ -937,6 +962,15 @@ static void wipe_contents(struct testfs *tf)
 	if (tf->dev_used > tf->next_addr0)
 		sim_bdev_ram_zero(tf->ram, tf->next_addr0,
 				  tf->dev_used - tf->next_addr0);
+}
+
+int testfs_retune(struct testfs *tf, const struct testfs_opts *opts,
+		  char *err, size_t errlen)
+{
+	err[0] = '\0';
+	/* as snapshot() keeps it, for testfs_reset() */
+	tf->size0 = opts->size;
+	return apply_opts(tf, opts, err, errlen);
 }
 
 int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
@@ -979,7 +1013,7 @@ void testfs_destroy(struct testfs *tf)
 		bioset_exit(&tf->bio_set);
 	if (tf->bdev)
 		sim_bdev_destroy(tf->bdev);
-	free(tf->model);
+	model_free(tf);
 	free(tf->ext);
 	free(tf->ext0);
 	pthread_mutex_destroy(&tf->lock);
@@ -1034,6 +1068,7 @@ void testfs_model_write(struct testfs *tf, loff_t pos, const void *buf,
 	unsigned int idx;
 
 	pthread_mutex_lock(&tf->lock);
+	tf->written = true;
 	for (idx = ext_find(tf, pos); idx < tf->nr_ext; idx++) {
 		const struct testfs_extent *e = &tf->ext[idx];
 		loff_t s, t;
@@ -1211,7 +1246,10 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 		pthread_mutex_unlock(&tf->lock);
 		return false;
 	}
-	restore_range(tf, dev, s, t);
+	/* after a pure read there is nothing to put back */
+	if (tf->written || c.write_bytes)
+		restore_range(tf, dev, s, t);
+	tf->written = false;
 	if (ext_reserve(tf, tf->nr_ext0 > tf->nr_ext ?
 				    tf->nr_ext0 - tf->nr_ext : 0)) {
 		pthread_mutex_unlock(&tf->lock);

@@ -78,6 +78,12 @@ struct testfs_opts {
 	 */
 	u64 min_dev_size;
 	/*
+	 * Model at least this many bytes of file (rounded to blocks): a
+	 * bigger model changes nothing a request sees, and one span for
+	 * requests at different offsets lets the runner keep its testfs.
+	 */
+	u64 min_span;
+	/*
 	 * Keep a copy of the initial state so that testfs_reset() can undo
 	 * a request cheaply (the request runner reuses one testfs).
 	 */
@@ -127,6 +133,7 @@ struct testfs {
 	u8 *model;			/* what reads must return */
 	size_t model_size, model_cap;
 	u64 dev_used;			/* high-water mark of next_addr */
+	bool written;			/* a write since the last reset */
 	bool laying_out;		/* setup_map() from layout() */
 	/* what the device was created for (testfs_recycle()) */
 	struct {
@@ -206,6 +213,15 @@ void testfs_destroy(struct testfs *tf);
  */
 int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
 		   char *err, size_t errlen);
+/*
+ * Only what the super block, inode and dio ops take from @opts (i_size,
+ * encrypted, dops, no_simple, sync_mount), on a testfs whose map, model
+ * and device already are @opts's (with an explicit map, i_size does not
+ * shape them).  After an error @tf can only be
+ * destroyed.
+ */
+int testfs_retune(struct testfs *tf, const struct testfs_opts *opts,
+		  char *err, size_t errlen);
 
 static inline struct testfs *testfs_from_inode(struct inode *inode)
 {
