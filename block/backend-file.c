@@ -73,6 +73,7 @@ struct bfile_rq {
 	bool write;
 	bool dsync;
 	bool nowait;
+	bool alone; /* nothing else was in flight when it was taken */
 	bool done; /* deterministic engine: finished, not yet handed over */
 	blk_status_t status;
 	u64 pos;	    /* byte offset of what is left */
@@ -108,6 +109,7 @@ struct bfile_dev {
 	pthread_mutex_t cq_lock;
 	bool threaded;
 	bool submitter_polls;
+	unsigned int poll_us;
 	struct bfile_tring *trings; /* under bfile_tr_lock */
 	unsigned int nr_trings;	    /* atomic: the reaper sweeps if any */
 	pthread_t reaper;
@@ -132,6 +134,7 @@ static struct bfile_rq *bfile_get_rq(struct bfile_dev *dev)
 	if (rq) {
 		dev->free = rq->next_free;
 		dev->inflight++;
+		rq->alone = dev->inflight == 1;
 		if (dev->inflight > dev->be.cnt.max_inflight)
 			__atomic_store_n(&dev->be.cnt.max_inflight,
 					 dev->inflight, __ATOMIC_RELAXED);
@@ -177,6 +180,7 @@ struct bfile_tring {
 	pthread_mutex_t sq_lock; /* owner and a sweep's reissue */
 	pthread_mutex_t cq_lock;
 	bool reaping;		 /* under cq_lock: the owner is polling */
+	bool lone_read;		 /* atomic: one went out on an idle device */
 	unsigned int outstanding; /* atomic: bios on it not yet ended */
 	struct bfile_tring *next; /* dev->trings */
 };
@@ -332,6 +336,7 @@ static int bfile_tr_drain(struct bfile_tring *tr)
 static int bfile_tr_poll(struct bfile_dev *dev)
 {
 	struct bfile_tring *tr = bfile_my_tr;
+	unsigned int spin_us;
 	int done = 0;
 
 	if (!tr)
@@ -340,6 +345,8 @@ static int bfile_tr_poll(struct bfile_dev *dev)
 		return 0;
 	if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
 		return 0;
+	spin_us = __atomic_exchange_n(&tr->lone_read, false, __ATOMIC_RELAXED) ?
+			  dev->poll_us : 0;
 	pthread_mutex_lock(&tr->cq_lock);
 	tr->reaping = true; /* the sweep keeps off from here */
 	for (;;) {
@@ -347,7 +354,7 @@ static int bfile_tr_poll(struct bfile_dev *dev)
 		if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
 			break;
 		pthread_mutex_unlock(&tr->cq_lock);
-		if (bfu_wait_ready(tr->ring) < 0) {
+		if (bfu_wait_ready(tr->ring, spin_us) < 0) {
 			/* the sweep cannot do better: let it try anyway */
 			pthread_mutex_lock(&tr->cq_lock);
 			break;
@@ -799,9 +806,14 @@ static void bfile_submit(struct block_device *bdev, struct bio *bio)
 	rq->bio = bio;
 	if (dev->submitter_polls) {
 		rq->tr = bfile_tr_for(dev, bio);
-		if (rq->tr)
+		if (rq->tr) {
 			__atomic_fetch_add(&rq->tr->outstanding, 1,
 					   __ATOMIC_RELAXED);
+			/* the device is idle but for it: worth polling for */
+			if (rq->alone)
+				__atomic_store_n(&rq->tr->lone_read, true,
+						 __ATOMIC_RELAXED);
+		}
 	}
 	rq->done = false;
 	rq->status = BLK_STS_OK;
@@ -1024,6 +1036,7 @@ struct block_device *sim_bdev_file_open(const char *path,
 
 	/* completions: a reaper thread, or the deterministic engine's source */
 	dev->threaded = sim_backend_threaded();
+	dev->poll_us = o.poll_us;
 	/* the reaper's sweep needs a wait with a timeout */
 	dev->submitter_polls = dev->threaded && o.submitter_polls &&
 			       bfu_has_ext_arg(dev->ring);

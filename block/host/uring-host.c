@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <liburing.h>
 #include "uring-host.h"
 
@@ -128,11 +129,32 @@ bool bfu_has_ext_arg(struct bfu_ring *r)
 	return r->ring.features & IORING_FEAT_EXT_ARG;
 }
 
-int bfu_wait_ready(struct bfu_ring *r)
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+int bfu_wait_ready(struct bfu_ring *r, unsigned int spin_us)
 {
 	struct io_uring_cqe *cqe;
 	int ret;
 
+	if (spin_us) {
+		uint64_t end = mono_ns() + spin_us * 1000ull;
+
+		/*
+		 * A task-run ring posts completions only when its task
+		 * enters the kernel: ask for them, without sleeping.
+		 */
+		do {
+			if (io_uring_cq_ready(&r->ring))
+				return 0;
+			io_uring_get_events(&r->ring);
+		} while (mono_ns() < end);
+	}
 	do {
 		ret = io_uring_wait_cqe(&r->ring, &cqe);
 	} while (ret == -EINTR);

@@ -60,7 +60,10 @@ int bfu_reap(struct bfu_ring *r, bool wait, uint64_t *user_data, int *res);
 int bfu_reap_timeout(struct bfu_ring *r, unsigned int ms, uint64_t *user_data,
 		     int *res);
 bool bfu_has_ext_arg(struct bfu_ring *r);
-/* Block until a completion is ready without taking it: 0 or -errno. */
-int bfu_wait_ready(struct bfu_ring *r);
+/*
+ * Block until a completion is ready without taking it: 0 or -errno.
+ * Busy-polls up to @spin_us microseconds first.
+ */
+int bfu_wait_ready(struct bfu_ring *r, unsigned int spin_us);
 
 #endif /* _BLOCK_HOST_URING_HOST_H */

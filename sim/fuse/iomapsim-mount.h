@@ -23,6 +23,11 @@ struct iomapsim_mount_opts {
 	unsigned int queue_depth;	/* qd=N: bios in flight on the device */
 	unsigned int cpus;		/* cpus=N: simulated CPUs */
 	unsigned int max_threads;	/* threads=N: FUSE worker threads */
+	/*
+	 * poll=MICROSECONDS: how long a lone worker busy-polls for the next
+	 * request and for its read's completion before it sleeps (0: never)
+	 */
+	unsigned int poll_us;
 	unsigned int commit_interval;	/* commit=SECONDS, 0: only on fsync */
 	unsigned int max_background;	/* max_background=N (FUSE) */
 	bool allow_other;		/* allow_other (FUSE) */

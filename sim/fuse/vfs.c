@@ -120,6 +120,7 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 		.queue_depth = o->queue_depth ? o->queue_depth : 128,
 		/* see sfs_reap_own() */
 		.submitter_polls = true,
+		.poll_us = o->poll_us,
 	};
 	struct simfs_mount_opts mo = {
 		.read_only = o->read_only,

@@ -149,6 +149,14 @@ struct sim_file_opts {
 	 * SIM_BDEV_FILE_SWEEP_MS.  The FUSE mount uses it.
 	 */
 	bool submitter_polls;
+	/*
+	 * With submitter_polls: when the owner of a thread ring polls for a
+	 * read it submitted while nothing else was in flight on the device,
+	 * it busy-polls this many microseconds before it sleeps (0: sleep at
+	 * once), as the kernel's hybrid polling does.  An idle CPU in a VM
+	 * takes long to wake; under load the CPU has better things to do.
+	 */
+	unsigned int poll_us;
 };
 
 #define SIM_BDEV_FILE_SWEEP_MS 10

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The FUSE front end: libfuse3's low-level API, multithreaded session
- * (fuse_session_loop_mt), each request handed to the simulated kernel
+ * (our own loop of workers, fuse-loop.c), each request handed to the
+ * simulated kernel
  * through sfs.h.  Host code: it sees the system's headers only (libfuse,
  * <linux/fuse.h>), never the kernel-shaped ones.
  *
@@ -41,6 +42,7 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>
 #include "../iomapsim-mount.h"
+#include "fuse-loop.h"
 #include "sfs.h"
 
 #define ATTR_TIMEOUT 1.0
@@ -535,6 +537,7 @@ void iomapsim_mount_opts_init(struct iomapsim_mount_opts *o)
 	o->parallel_write = true;
 	o->dops = "none";
 	o->commit_interval = 5;
+	o->poll_us = 50;
 }
 
 static int parse_onoff(const char *v, bool *out)
@@ -601,6 +604,8 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 		} else if (!strcmp(opt, "threads") && v) {
 			bad = parse_uint(v, 1024, &o->max_threads) ||
 			      !o->max_threads;
+		} else if (!strcmp(opt, "poll") && v) {
+			bad = parse_uint(v, 10000, &o->poll_us);
 		} else if (!strcmp(opt, "commit") && v) {
 			bad = parse_uint(v, 86400, &o->commit_interval);
 		} else if (!strcmp(opt, "max_background") && v) {
@@ -696,7 +701,6 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 	char err[512], fsname[600], opts[800], msg[700];
 	char *argv[4];
 	struct fuse_args args;
-	struct fuse_loop_config *cfg;
 	struct commit_arg ca;
 	pthread_t ct;
 	bool ct_started = false;
@@ -767,28 +771,20 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		ct_started = !pthread_create(&ct, NULL, commit_thread, &ca);
 	}
 
-	cfg = fuse_loop_cfg_create();
 	{
 		/*
 		 * A worker stays with a direct read until it completes
 		 * (sfs_reap_own()), as passthrough_ll's stays in pread();
 		 * more workers than this only add switching between them
 		 * on a small machine.  Writes and buffered I/O do not hold
-		 * a worker that long.
+		 * a worker that long.  Each worker owns a ring of the
+		 * device's (submitter_polls): they all start now and live
+		 * as long as the mount.
 		 */
-		unsigned int max = o->max_threads ? o->max_threads : 16;
+		unsigned int nr = o->max_threads ? o->max_threads : 16;
 
-		fuse_loop_cfg_set_max_threads(cfg, max);
-		/*
-		 * No cap on idle workers: each one owns a ring of the
-		 * device's (submitter_polls), and libfuse ending and
-		 * starting workers as the load breathes would set up and
-		 * tear down rings for nothing.
-		 */
-		fuse_loop_cfg_set_idle_threads(cfg, max);
+		ret = sfs_fuse_loop(c.se, nr, o->poll_us) ? 1 : 0;
 	}
-	ret = fuse_session_loop_mt(c.se, cfg) ? 1 : 0;
-	fuse_loop_cfg_destroy(cfg);
 
 	if (ct_started) {
 		pthread_mutex_lock(&commit_lock);

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The FUSE request loop (fuse-loop.c).  A host header. */
+#ifndef _SFS_FUSE_LOOP_H
+#define _SFS_FUSE_LOOP_H
+
+struct fuse_session;
+
+/*
+ * Serve @se with @nr_threads workers until the session ends (unmount,
+ * fuse_session_exit()).  While the mount is otherwise idle, the reading
+ * worker busy-polls /dev/fuse up to @poll_us microseconds before it
+ * sleeps.  Returns 0, or -errno for a failure to read or to start.
+ */
+int sfs_fuse_loop(struct fuse_session *se, unsigned int nr_threads,
+		  unsigned int poll_us);
+
+#endif /* _SFS_FUSE_LOOP_H */
