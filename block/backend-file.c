@@ -332,6 +332,24 @@ static int bfile_tr_drain(struct bfile_tring *tr)
 	return d.done;
 }
 
+/* The owner, not waiting: end what has completed on its ring. */
+static int bfile_tr_reap_ready(struct bfile_dev *dev)
+{
+	struct bfile_tring *tr = bfile_my_tr;
+	int done;
+
+	if (!tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev ||
+	    !__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&tr->cq_lock);
+	tr->reaping = true;
+	bfu_get_events(tr->ring);
+	done = bfile_tr_drain(tr);
+	tr->reaping = false;
+	pthread_mutex_unlock(&tr->cq_lock);
+	return done;
+}
+
 /* ->poll of the owner: wait for and end every read on its ring. */
 static int bfile_tr_poll(struct bfile_dev *dev)
 {
@@ -1064,6 +1082,50 @@ struct block_device *sim_bdev_file_open(const char *path,
 fail:
 	bfile_free(dev);
 	return ERR_PTR(ret);
+}
+
+/* The file device under @bdev (itself, or a fault wrapper's lower). */
+static struct bfile_dev *file_of(struct block_device *bdev)
+{
+	if (bdev && bdev->bd_ops == &sim_fault_ops)
+		bdev = sim_bdev_fault_lower(bdev);
+	if (!bdev || bdev->bd_ops != &sim_file_ops)
+		return NULL;
+	return to_bfile(bdev);
+}
+
+int sim_bdev_file_thread_fd(struct block_device *bdev)
+{
+	struct bfile_dev *dev = file_of(bdev);
+	struct bfile_tring *tr;
+
+	if (!dev || !dev->submitter_polls)
+		return -EOPNOTSUPP;
+	tr = bfile_my_tr;
+	if (!tr)
+		tr = bfile_tr_create(dev);
+	if (!tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev)
+		return -ENODEV;
+	return bfu_eventfd(tr->ring);
+}
+
+unsigned int sim_bdev_file_thread_outstanding(struct block_device *bdev)
+{
+	struct bfile_dev *dev = file_of(bdev);
+	struct bfile_tring *tr = bfile_my_tr;
+
+	if (!dev || !tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev)
+		return 0;
+	return __atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE);
+}
+
+int sim_bdev_file_thread_reap(struct block_device *bdev, bool wait)
+{
+	struct bfile_dev *dev = file_of(bdev);
+
+	if (!dev || !dev->submitter_polls)
+		return 0;
+	return wait ? bfile_tr_poll(dev) : bfile_tr_reap_ready(dev);
 }
 
 bool sim_bdev_file_info(struct block_device *bdev, struct sim_file_info *out)

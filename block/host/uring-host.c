@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <liburing.h>
 #include "uring-host.h"
 
 struct bfu_ring {
 	struct io_uring ring;
+	int efd;	/* registered eventfd, -1: none */
 };
 
 int bfu_ring_create(unsigned int entries, unsigned int flags,
@@ -37,8 +40,33 @@ int bfu_ring_create(unsigned int entries, unsigned int flags,
 		free(r);
 		return ret;
 	}
+	r->efd = -1;
 	*out = r;
 	return 0;
+}
+
+int bfu_eventfd(struct bfu_ring *r)
+{
+	int fd, ret;
+
+	if (r->efd >= 0)
+		return r->efd;
+	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = io_uring_register_eventfd(&r->ring, fd);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	r->efd = fd;
+	return fd;
+}
+
+void bfu_get_events(struct bfu_ring *r)
+{
+	if (!io_uring_cq_ready(&r->ring))
+		io_uring_get_events(&r->ring);
 }
 
 void bfu_ring_destroy(struct bfu_ring *r)
@@ -46,6 +74,8 @@ void bfu_ring_destroy(struct bfu_ring *r)
 	if (!r)
 		return;
 	io_uring_queue_exit(&r->ring);
+	if (r->efd >= 0)
+		close(r->efd);
 	free(r);
 }
 

@@ -61,6 +61,14 @@ int bfu_reap_timeout(struct bfu_ring *r, unsigned int ms, uint64_t *user_data,
 		     int *res);
 bool bfu_has_ext_arg(struct bfu_ring *r);
 /*
+ * An eventfd (non-blocking) the ring signals for every completion it
+ * posts: created and registered on the first call.  The fd or -errno.
+ */
+int bfu_eventfd(struct bfu_ring *r);
+/* Have completions that wait for this task's task work posted, without
+ * sleeping. */
+void bfu_get_events(struct bfu_ring *r);
+/*
  * Block until a completion is ready without taking it: 0 or -errno.
  * Busy-polls up to @spin_us microseconds first.
  */

@@ -7,7 +7,7 @@
  * simfs's read_iter/write_iter; when iomap_dio_rw() queues it, the reply
  * is sent from ->ki_complete, in whatever context the completion runs
  * (the device's completion thread, a dio workqueue worker, or for a read
- * the FUSE worker itself, polling the device for it: sfs_reap_own()).
+ * the FUSE worker itself, reaping its own ring: sfs_reap()).
  *
  * FUSE delivers write payloads right behind its request headers, so they
  * are never page aligned; the payload is copied once into an aligned
@@ -118,7 +118,7 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 	struct sim_file_opts fo = {
 		.read_only = o->read_only,
 		.queue_depth = o->queue_depth ? o->queue_depth : 128,
-		/* see sfs_reap_own() */
+		/* see sfs_reap() */
 		.submitter_polls = true,
 		.poll_us = o->poll_us,
 	};
@@ -543,21 +543,30 @@ static struct sfs_io *io_alloc(struct sfs_mount *m, struct file *file,
 }
 
 /*
- * Poll the device for the reads this worker just queued, as an io_uring
- * IOPOLL submitter polls for its own: the device ends them here, in
- * hard-IRQ context, and ->ki_complete replies.  Without it the worker
- * would go back to /dev/fuse and the device's reaper would end them, at
- * the price of two more thread wake-ups per read (io_uring posts a
- * completion from its submitter's task work).  Like passthrough_ll
- * blocking in pread(), the worker is busy until then; libfuse starts
- * more workers for the requests behind it.
+ * The reads a worker queued go on a ring of its own (submitter_polls),
+ * and the worker ends them itself, in hard-IRQ context, as an io_uring
+ * IOPOLL submitter polls for its own: ->ki_complete replies from there.
+ * Left to the device's reaper they would cost two more thread wake-ups
+ * each (io_uring posts a completion from its submitter's task work).
+ * The FUSE loop (fuse-loop.c) decides when: at once, waiting, when the
+ * mount is otherwise idle, as passthrough_ll's worker waits in pread();
+ * under load only after it has taken the next requests.
  */
-static void sfs_reap_own(struct sfs_mount *m)
+int sfs_own_fd(struct sfs_mount *m)
 {
-	struct block_device *bdev = m->bdev;
+	sfs_thread_enter();
+	return sim_bdev_file_thread_fd(m->bdev);
+}
 
-	if (bdev->bd_ops->poll)
-		bdev->bd_ops->poll(bdev);
+unsigned int sfs_own_outstanding(struct sfs_mount *m)
+{
+	return sim_bdev_file_thread_outstanding(m->bdev);
+}
+
+void sfs_reap(struct sfs_mount *m, bool wait)
+{
+	sfs_thread_enter();
+	sim_bdev_file_thread_reap(m->bdev, wait);
 }
 
 static void io_submitted(struct sfs_io *io, ssize_t ret)
@@ -610,8 +619,6 @@ void sfs_read(struct sfs_mount *m, uint64_t fh, size_t size, uint64_t off,
 	ret = h->file->f_op->read_iter(&io->iocb, &io->iter);
 	/* @io may be gone once it is queued: only @ret says what happened */
 	io_submitted(io, ret);
-	if (ret == -EIOCBQUEUED)
-		sfs_reap_own(m);
 }
 
 void sfs_write(struct sfs_mount *m, uint64_t fh, const void *data,

@@ -162,6 +162,21 @@ struct sim_file_opts {
 #define SIM_BDEV_FILE_SWEEP_MS 10
 
 /*
+ * The calling thread's ring (submitter_polls) on the file device under
+ * @bdev (itself or under a fault wrapper), for an event loop that keeps
+ * several reads in flight instead of waiting for each:
+ *  - _fd: an eventfd the ring signals as reads complete, the ring made
+ *    on first use; or -EOPNOTSUPP (not a file device, or no thread
+ *    rings), -ENODEV;
+ *  - _outstanding: the thread's reads on it not yet ended;
+ *  - _reap: end what has completed (@wait: wait for all of them, as
+ *    ->poll does), in hard-IRQ context on this thread; how many.
+ */
+int sim_bdev_file_thread_fd(struct block_device *bdev);
+unsigned int sim_bdev_file_thread_outstanding(struct block_device *bdev);
+int sim_bdev_file_thread_reap(struct block_device *bdev, bool wait);
+
+/*
  * Opens @path (regular file or block device) with O_DIRECT.  Start the
  * engine first: completions go to a reaper thread if it is the threaded
  * engine, else to an engine source (see backend-file.c), chosen here.

@@ -10,9 +10,9 @@
  * completes them.  A direct write that iomap queued is answered from the
  * block device's completion thread (or a dio workqueue worker), while the
  * FUSE worker that submitted it is already reading the next request; a
- * direct read is answered from the completion too, but the worker polls
- * the device for it first, so that completion runs on the worker (see
- * sfs_reap_own() in vfs.c).
+ * direct read is answered from the completion too, which runs on the
+ * worker that submitted it when it reaps its own ring of the device (see
+ * sfs_reap() in vfs.c and the loop in fuse-loop.c).
  *
  * An open with O_DIRECT is answered with FOPEN_DIRECT_IO, so the kernel
  * FUSE client sends the user's offset and length through untouched, and
@@ -773,17 +773,14 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 
 	{
 		/*
-		 * A worker stays with a direct read until it completes
-		 * (sfs_reap_own()), as passthrough_ll's stays in pread();
-		 * more workers than this only add switching between them
-		 * on a small machine.  Writes and buffered I/O do not hold
-		 * a worker that long.  Each worker owns a ring of the
-		 * device's (submitter_polls): they all start now and live
-		 * as long as the mount.
+		 * Each worker owns a ring of the device's
+		 * (submitter_polls) and keeps reads in flight on it
+		 * (fuse-loop.c): they all start now and live as long as
+		 * the mount.
 		 */
 		unsigned int nr = o->max_threads ? o->max_threads : 16;
 
-		ret = sfs_fuse_loop(c.se, nr, o->poll_us) ? 1 : 0;
+		ret = sfs_fuse_loop(c.se, c.m, nr, o->poll_us) ? 1 : 0;
 	}
 
 	if (ct_started) {

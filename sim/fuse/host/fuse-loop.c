@@ -1,30 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The FUSE request loop: a fixed set of worker threads over libfuse's
- * low-level session, each reading /dev/fuse and serving what it read, as
- * libfuse's own loop (fuse_session_loop_mt) does.
+ * low-level session, each reading requests from /dev/fuse and serving
+ * them, as libfuse's own loop (fuse_session_loop_mt) does, with two
+ * things that loop cannot do.
  *
- * What that loop cannot do: a worker that finishes a request while no
- * other is being served busy-polls /dev/fuse for up to poll_us
- * microseconds before it sleeps in read().  A client at queue depth 1
- * sends its next request a few microseconds after the reply; a CPU that
- * went idle in between (in a VM, a halted vCPU) takes far longer to get
- * back to it than that.  The kernel still wakes a sleeping worker for
- * the request, but the polling one, already running, usually reads it
- * first (the other finds nothing and sleeps on inside read()).  Under
- * load other requests are being served and nobody spins; a single
- * spinner never competes with a worker that polls for its read's
- * completion (backend-file.c) for the CPU the client needs.
+ * A direct read leaves the worker queued on the worker's own ring of the
+ * device (sfs_read(), sfs_reap() in vfs.c).  When the mount is otherwise
+ * idle the worker waits for it at once, as passthrough_ll's worker waits
+ * in pread().  Under load it first takes the next request: a worker
+ * keeps several reads in flight and ends them in batches, where waiting
+ * for each would put it to sleep and wake it again every time.  Each
+ * worker waits in epoll for either a request (/dev/fuse, non-blocking,
+ * EPOLLEXCLUSIVE so one worker wakes per request) or its reads (the
+ * ring's eventfd).
  *
- * Shutdown is libfuse's: the workers block signals, the main thread
- * waits for the session to end (unmount, fuse_session_exit() from a
- * signal handler), then cancels the workers - cancellation is enabled
- * only while they wait for a request - and joins them.
+ * A worker that has just finished the only request in service
+ * busy-polls /dev/fuse for up to poll_us microseconds before it sleeps:
+ * a client at queue depth 1 sends its next request a few microseconds
+ * after the reply, and a CPU that went idle in between (in a VM, a
+ * halted vCPU) takes far longer to get back to it than that.  Under
+ * load nobody spins.
+ *
+ * Shutdown: the workers block signals; the main thread waits for the
+ * session to end (unmount, fuse_session_exit() from a signal handler),
+ * then wakes every worker through a stop eventfd; each ends the reads it
+ * still has in flight and exits.
  *
  * A host file: system headers and libfuse only (see sim/fuse/host/).
  */
 #define FUSE_USE_VERSION 312
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -34,16 +41,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <fuse_lowlevel.h>
 #include "fuse-loop.h"
+#include "sfs.h"
 
 struct fuse_loop {
 	struct fuse_session *se;
+	struct sfs_mount *m;
 	unsigned int poll_us;
+	int fd;			/* /dev/fuse, non-blocking */
+	int stop_fd;		/* eventfd: the loop ends */
 
+	unsigned int serving;	/* atomic: workers inside a request */
+	bool stopping;		/* atomic */
 	pthread_mutex_t lock;
-	unsigned int serving;	/* workers inside a request */
-	int error;		/* the first receive error, -errno */
+	int error;		/* under lock: the first receive error */
 	sem_t finish;		/* a worker saw the session end */
 };
 
@@ -67,22 +82,20 @@ static void spin_for_request(int fd, unsigned int us)
 	} while (now_us() < end);
 }
 
+static void serving(struct fuse_loop *l)
+{
+	__atomic_add_fetch(&l->serving, 1, __ATOMIC_RELAXED);
+}
+
 /* One request less in service; true if the mount is now idle. */
 static bool served(struct fuse_loop *l)
 {
-	bool idle;
-
-	pthread_mutex_lock(&l->lock);
-	idle = !--l->serving;
-	pthread_mutex_unlock(&l->lock);
-	return idle;
+	return !__atomic_sub_fetch(&l->serving, 1, __ATOMIC_RELAXED);
 }
 
-static void serving(struct fuse_loop *l)
+static bool stopping(struct fuse_loop *l)
 {
-	pthread_mutex_lock(&l->lock);
-	l->serving++;
-	pthread_mutex_unlock(&l->lock);
+	return __atomic_load_n(&l->stopping, __ATOMIC_ACQUIRE);
 }
 
 static void session_ended(struct fuse_loop *l, int err)
@@ -94,34 +107,55 @@ static void session_ended(struct fuse_loop *l, int err)
 	sem_post(&l->finish);
 }
 
-static void free_fbuf(void *p)
+static int epoll_add(int epfd, int fd, uint32_t events)
 {
-	free(((struct fuse_buf *)p)->mem);
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Sleep until a request, a read of ours, or the end: which fds woke. */
+static void wait_event(struct fuse_loop *l, int epfd, int own_fd)
+{
+	struct epoll_event ev[3];
+	int n = epoll_wait(epfd, ev, 3, -1);
+	uint64_t v;
+
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.fd == own_fd && read(own_fd, &v, sizeof(v)) < 0)
+			continue; /* EAGAIN: another wake-up took it */
 }
 
 static void *worker(void *arg)
 {
 	struct fuse_loop *l = arg;
 	struct fuse_buf fbuf = { .mem = NULL };
-	int fd = fuse_session_fd(l->se);
+	int own_fd = sfs_own_fd(l->m);
+	int epfd = epoll_create1(EPOLL_CLOEXEC);
 	bool spin = false;
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-	/* a worker cancelled at shutdown still frees its buffer */
-	pthread_cleanup_push(free_fbuf, &fbuf);
-	for (;;) {
+	if (epfd < 0 || epoll_add(epfd, l->fd, EPOLLIN | EPOLLEXCLUSIVE) ||
+	    epoll_add(epfd, l->stop_fd, EPOLLIN) ||
+	    (own_fd >= 0 && epoll_add(epfd, own_fd, EPOLLIN))) {
+		session_ended(l, -errno);
+		goto out;
+	}
+	while (!stopping(l)) {
+		bool idle;
 		int res;
 
-		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		if (own_fd >= 0 && sfs_own_outstanding(l->m))
+			sfs_reap(l->m, false);
 		if (spin)
-			spin_for_request(fd, l->poll_us);
+			spin_for_request(l->fd, l->poll_us);
+		spin = false;
 		res = fuse_session_receive_buf(l->se, &fbuf);
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-
-		if (res == -EINTR || res == -EAGAIN) {
-			spin = false;
+		if (res == -EAGAIN) {
+			wait_event(l, epfd, own_fd);
 			continue;
 		}
+		if (res == -EINTR)
+			continue;
 		if (res <= 0 || fuse_session_exited(l->se)) {
 			if (res < 0)
 				fuse_session_exit(l->se);
@@ -130,23 +164,43 @@ static void *worker(void *arg)
 		}
 		serving(l);
 		fuse_session_process_buf(l->se, &fbuf);
-		spin = served(l) && l->poll_us;
+		idle = served(l);
+		/* alone: wait for the read now, then look out for the next */
+		if (idle || own_fd < 0)
+			sfs_reap(l->m, true);
+		spin = idle && l->poll_us;
 	}
-	pthread_cleanup_pop(1);
+out:
+	/* nothing may be left on this worker's ring when it goes */
+	sfs_reap(l->m, true);
+	if (epfd >= 0)
+		close(epfd);
+	free(fbuf.mem);
 	return NULL;
 }
 
-int sfs_fuse_loop(struct fuse_session *se, unsigned int nr_threads,
-		  unsigned int poll_us)
+int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
+		  unsigned int nr_threads, unsigned int poll_us)
 {
-	struct fuse_loop l = { .se = se, .poll_us = poll_us };
+	struct fuse_loop l = { .se = se, .m = m, .poll_us = poll_us };
 	pthread_t *tids = calloc(nr_threads, sizeof(*tids));
 	sigset_t all, old;
 	unsigned int n = 0;
-	int ret;
+	int flags, ret;
 
 	if (!tids)
 		return -ENOMEM;
+	l.fd = fuse_session_fd(se);
+	flags = fcntl(l.fd, F_GETFL);
+	l.stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (flags < 0 || fcntl(l.fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
+	    l.stop_fd < 0) {
+		ret = -errno;
+		if (l.stop_fd >= 0)
+			close(l.stop_fd);
+		free(tids);
+		return ret;
+	}
 	pthread_mutex_init(&l.lock, NULL);
 	sem_init(&l.finish, 0, 0);
 
@@ -163,14 +217,15 @@ int sfs_fuse_loop(struct fuse_session *se, unsigned int nr_threads,
 	while (n && !fuse_session_exited(se))
 		sem_wait(&l.finish);
 
-	/* out of read() or poll(), the only places they may be cancelled */
-	for (unsigned int i = 0; i < n; i++)
-		pthread_cancel(tids[i]);
+	__atomic_store_n(&l.stopping, true, __ATOMIC_RELEASE);
+	if (eventfd_write(l.stop_fd, 1))
+		ret = ret ?: -errno;
 	for (unsigned int i = 0; i < n; i++)
 		pthread_join(tids[i], NULL);
 
 	if (!ret)
 		ret = l.error;
+	close(l.stop_fd);
 	sem_destroy(&l.finish);
 	pthread_mutex_destroy(&l.lock);
 	free(tids);

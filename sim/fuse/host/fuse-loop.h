@@ -4,14 +4,15 @@
 #define _SFS_FUSE_LOOP_H
 
 struct fuse_session;
+struct sfs_mount;
 
 /*
- * Serve @se with @nr_threads workers until the session ends (unmount,
- * fuse_session_exit()).  While the mount is otherwise idle, the reading
- * worker busy-polls /dev/fuse up to @poll_us microseconds before it
- * sleeps.  Returns 0, or -errno for a failure to read or to start.
+ * Serve @se, the FUSE session of mount @m, with @nr_threads workers until
+ * the session ends (unmount, fuse_session_exit()).  A worker that leaves
+ * the mount idle busy-polls /dev/fuse up to @poll_us microseconds before
+ * it sleeps.  Returns 0, or -errno for a failure to read or to start.
  */
-int sfs_fuse_loop(struct fuse_session *se, unsigned int nr_threads,
-		  unsigned int poll_us);
+int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
+		  unsigned int nr_threads, unsigned int poll_us);
 
 #endif /* _SFS_FUSE_LOOP_H */

@@ -91,6 +91,19 @@ void sfs_read(struct sfs_mount *m, uint64_t fh, size_t size, uint64_t off,
 	      sfs_io_done_t done, void *arg);
 void sfs_write(struct sfs_mount *m, uint64_t fh, const void *data,
 	       size_t size, uint64_t off, sfs_io_done_t done, void *arg);
+/*
+ * A direct read leaves sfs_read() queued on the calling worker's own
+ * ring of the device, where nobody ends it until the worker reaps
+ * (within SIM_BDEV_FILE_SWEEP_MS the device does it anyway):
+ *  - sfs_own_fd: an eventfd that turns readable as such reads complete
+ *    (-errno: no ring here, reap with wait after each request);
+ *  - sfs_own_outstanding: reads of this worker not yet ended;
+ *  - sfs_reap: end (and so reply to) those that completed, or with
+ *    @wait all of them, waiting.
+ */
+int sfs_own_fd(struct sfs_mount *m);
+unsigned int sfs_own_outstanding(struct sfs_mount *m);
+void sfs_reap(struct sfs_mount *m, bool wait);
 int sfs_fsync(struct sfs_mount *m, uint64_t fh, int datasync);
 int sfs_fallocate(struct sfs_mount *m, uint64_t fh, int mode, int64_t off,
 		  int64_t len);
