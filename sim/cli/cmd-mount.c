@@ -45,7 +45,7 @@ static void usage(FILE *f)
 "     threads=N             FUSE worker threads (default 16)\n"
 "     poll=MICROSECONDS     a lone worker busy-polls this long for the next\n"
 "                           request and for its read's completion before\n"
-"                           it sleeps (default 50, 0: never)\n"
+"                           it sleeps (default 100, 0: never)\n"
 "     commit=SECONDS        periodic commit, 0 for fsync/unmount only\n"
 "                           (default 5)\n"
 "     max_background=N      FUSE background requests (default 256)\n"

@@ -537,7 +537,7 @@ void iomapsim_mount_opts_init(struct iomapsim_mount_opts *o)
 	o->parallel_write = true;
 	o->dops = "none";
 	o->commit_interval = 5;
-	o->poll_us = 50;
+	o->poll_us = 100;
 }
 
 static int parse_onoff(const char *v, bool *out)

@@ -7,7 +7,8 @@
  *
  * A direct read leaves the worker queued on the worker's own ring of the
  * device (sfs_read(), sfs_reap() in vfs.c).  When the mount is otherwise
- * idle the worker waits for it at once, as passthrough_ll's worker waits
+ * idle (no other request in service, no other I/O in flight) the worker
+ * waits for it at once, as passthrough_ll's worker waits
  * in pread().  Under load it first takes the next request: a worker
  * keeps several reads in flight and ends them in batches, where waiting
  * for each would put it to sleep and wake it again every time.  Each
@@ -164,11 +165,12 @@ static void *worker(void *arg)
 		}
 		serving(l);
 		fuse_session_process_buf(l->se, &fbuf);
-		idle = served(l);
+		/* nothing else in service, and no I/O but this request's */
+		idle = served(l) && sfs_inflight(l->m) <= 1;
 		/* alone: wait for the read now, then look out for the next */
 		if (idle || own_fd < 0)
 			sfs_reap(l->m, true);
-		spin = idle && l->poll_us;
+		spin = idle && l->poll_us && !sfs_inflight(l->m);
 	}
 out:
 	/* nothing may be left on this worker's ring when it goes */
