@@ -171,6 +171,12 @@ static void bfile_put_rq(struct bfile_dev *dev, struct bfile_rq *rq)
  * a forced wait), the reaper ends them in its periodic sweep: the owner's
  * task work still posts their CQEs, since io_uring wakes a sleeping
  * submitter for it.
+ *
+ * An owner with an event loop (the FUSE workers) need not wait for each
+ * read: the ring's eventfd (sim_bdev_file_thread_fd()) tells it when
+ * reads complete, and it ends them when it gets to them
+ * (sim_bdev_file_thread_reap()).  Waiting, it busy-polls first
+ * (sim_file_opts.poll_us) when the read went out on an idle device.
  */
 #define BFILE_TR_DEPTH 16
 

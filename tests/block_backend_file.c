@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sim/report.h>
@@ -667,6 +668,89 @@ START_TEST(test_file_threaded)
 }
 END_TEST
 
+/*
+ * submitter_polls, as the FUSE loop drives it: a thread's plain reads go
+ * on its own ring, its eventfd turns readable as they complete, and
+ * they end only when the thread reaps them, there and then.
+ */
+START_TEST(test_file_thread_ring_event_loop)
+{
+	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true,
+				   .poll_us = 20 };
+	struct block_device *bdev = open_file(1 << 20, &o);
+	enum { N = 3, LEN = 4096 };
+	struct bb_async a[N];
+	struct pollfd p;
+	char *w, *r;
+	u64 deadline;
+	int fd;
+
+	if (!bdev)
+		return;
+	/* as the FUSE mount has it: bio_endio() where the device ends it */
+	blk_sim_set_completion(bdev, BLK_SIM_COMPLETE_INLINE);
+	w = bb_alloc(N * LEN);
+	r = bb_alloc(N * LEN);
+	bb_fill(w, N * LEN, 0, 5);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, N * LEN), 0);
+
+	fd = sim_bdev_file_thread_fd(bdev);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(sim_bdev_file_thread_fd(bdev), fd);
+	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 0);
+	memset(r, 0, N * LEN);
+	for (int i = 0; i < N; i++)
+		bb_submit_async(bb_bio(bdev, REQ_OP_READ,
+				       (sector_t)i * (LEN >> 9), r + i * LEN,
+				       LEN), &a[i]);
+	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), N);
+
+	/* nobody else ends them: they wait for this thread */
+	deadline = bb_now_ns() + 5000000000ull;
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	while (sim_bdev_file_thread_outstanding(bdev) &&
+	       bb_now_ns() < deadline) {
+		if (poll(&p, 1, 100) > 0) {
+			u64 v;
+
+			ck_assert_int_eq(read(fd, &v, sizeof(v)), sizeof(v));
+			ck_assert_uint_ge(v, 1);
+		}
+		sim_bdev_file_thread_reap(bdev, false);
+	}
+	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 0);
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(a[i].ended, 1);
+		ck_assert_int_eq(a[i].status, BLK_STS_OK);
+	}
+	ck_assert(bb_check(r, N * LEN, 0, 5));
+
+	/* waiting: one read, reaped (busy-polled first: it went out alone) */
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
+	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 1);
+	ck_assert_int_eq(sim_bdev_file_thread_reap(bdev, true), 1);
+	ck_assert_int_eq(a[0].ended, 1);
+	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 0);
+
+	bb_free(w, N * LEN);
+	bb_free(r, N * LEN);
+	sim_bdev_destroy(bdev);
+}
+END_TEST
+
+/* Not a file device (a ram device): no thread ring to be had. */
+START_TEST(test_file_thread_ring_other_device)
+{
+	struct block_device *ram = sim_bdev_ram_create(NULL, NULL, 0);
+
+	ck_assert(!IS_ERR(ram));
+	ck_assert_int_eq(sim_bdev_file_thread_fd(ram), -EOPNOTSUPP);
+	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(ram), 0);
+	ck_assert_int_eq(sim_bdev_file_thread_reap(ram, true), 0);
+	sim_bdev_destroy(ram);
+}
+END_TEST
+
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("block_backend_file");
@@ -696,6 +780,8 @@ static Suite *file_suite(void)
 	tcase_add_checked_fixture(thr, bb_threaded_setup, file_teardown);
 	tcase_set_timeout(thr, 60);
 	tcase_add_test(thr, test_file_threaded);
+	tcase_add_test(thr, test_file_thread_ring_event_loop);
+	tcase_add_test(thr, test_file_thread_ring_other_device);
 	suite_add_tcase(s, thr);
 	return s;
 }
