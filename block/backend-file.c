@@ -347,9 +347,13 @@ static int bfile_tr_reap_ready(struct bfile_dev *dev)
 	if (!tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev ||
 	    !__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
 		return 0;
+	/*
+	 * Only what is posted: the owner's next system call runs the task
+	 * work that posts the rest (and cuts a sleep short for it), so an
+	 * event loop need not spend one on that here.
+	 */
 	pthread_mutex_lock(&tr->cq_lock);
 	tr->reaping = true;
-	bfu_get_events(tr->ring);
 	done = bfile_tr_drain(tr);
 	tr->reaping = false;
 	pthread_mutex_unlock(&tr->cq_lock);

@@ -63,11 +63,6 @@ int bfu_eventfd(struct bfu_ring *r)
 	return fd;
 }
 
-void bfu_get_events(struct bfu_ring *r)
-{
-	if (!io_uring_cq_ready(&r->ring))
-		io_uring_get_events(&r->ring);
-}
 
 void bfu_ring_destroy(struct bfu_ring *r)
 {

@@ -65,9 +65,6 @@ bool bfu_has_ext_arg(struct bfu_ring *r);
  * posts: created and registered on the first call.  The fd or -errno.
  */
 int bfu_eventfd(struct bfu_ring *r);
-/* Have completions that wait for this task's task work posted, without
- * sleeping. */
-void bfu_get_events(struct bfu_ring *r);
 /*
  * Block until a completion is ready without taking it: 0 or -errno.
  * Busy-polls up to @spin_us microseconds first.

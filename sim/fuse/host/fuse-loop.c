@@ -115,16 +115,16 @@ static int epoll_add(int epfd, int fd, uint32_t events)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/* Sleep until a request, a read of ours, or the end: which fds woke. */
-static void wait_event(struct fuse_loop *l, int epfd, int own_fd)
+/*
+ * Sleep until a request, a read of ours, or the end.  The ring's
+ * eventfd is edge-triggered: every completion it posts wakes us, and
+ * its count need not be read back.
+ */
+static void wait_event(int epfd)
 {
 	struct epoll_event ev[3];
-	int n = epoll_wait(epfd, ev, 3, -1);
-	uint64_t v;
 
-	for (int i = 0; i < n; i++)
-		if (ev[i].data.fd == own_fd && read(own_fd, &v, sizeof(v)) < 0)
-			continue; /* EAGAIN: another wake-up took it */
+	epoll_wait(epfd, ev, 3, -1);
 }
 
 static void *worker(void *arg)
@@ -137,7 +137,7 @@ static void *worker(void *arg)
 
 	if (epfd < 0 || epoll_add(epfd, l->fd, EPOLLIN | EPOLLEXCLUSIVE) ||
 	    epoll_add(epfd, l->stop_fd, EPOLLIN) ||
-	    (own_fd >= 0 && epoll_add(epfd, own_fd, EPOLLIN))) {
+	    (own_fd >= 0 && epoll_add(epfd, own_fd, EPOLLIN | EPOLLET))) {
 		session_ended(l, -errno);
 		goto out;
 	}
@@ -152,7 +152,7 @@ static void *worker(void *arg)
 		spin = false;
 		res = fuse_session_receive_buf(l->se, &fbuf);
 		if (res == -EAGAIN) {
-			wait_event(l, epfd, own_fd);
+			wait_event(epfd);
 			continue;
 		}
 		if (res == -EINTR)
