@@ -7,7 +7,11 @@
 # Prints IOPS for each and the ratio iomapsim / passthrough_ll.  A
 # benchmark, not a test: the figures depend on the machine.
 #
-#   bench/fuse-vs-passthrough.sh BUILD_DIR [SECONDS]
+#   bench/fuse-vs-passthrough.sh BUILD_DIR [SECONDS] [ROUNDS]
+#
+# Each depth is measured ROUNDS times (default 3), the two servers taking
+# turns, and the median of each is reported: on a shared or virtual
+# machine one run of either can be off by a tenth.
 #
 # Needs root, /dev/fuse, fio and the libfuse3-dev examples
 # (/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c), which this
@@ -16,8 +20,13 @@
 # iomapsim can be given in $IOMAPSIM_BENCH_OPTS.
 set -euo pipefail
 
-build=$(realpath "${1:?usage: $0 BUILD_DIR [SECONDS]}")
+build=$(realpath "${1:?usage: $0 BUILD_DIR [SECONDS] [ROUNDS]}")
 secs=${2:-10}
+rounds=${3:-3}
+[[ $secs =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] || {
+	echo "bench: SECONDS and ROUNDS must be positive integers" >&2
+	exit 1
+}
 bin=$build/iomapsim
 ex=/usr/share/doc/libfuse3-dev/examples
 size_mb=256
@@ -70,16 +79,28 @@ fio_iops() { # FILE ENGINE DEPTH [extra fio options]
 		python3 -c 'import json,sys; print(int(json.load(sys.stdin)["jobs"][0]["read"]["iops"]))'
 }
 
-declare -A res
+median() { # numbers...
+	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END {
+		print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+declare -A res all
 for depth in 1 64; do
 	if [ $depth = 1 ]; then engine=psync; else engine=io_uring; fi
-	res[sim,$depth]=$(fio_iops "$m_sim/data" $engine $depth)
-	# the image's first $size_mb MiB: the same backing file and span
-	res[pll,$depth]=$(fio_iops "$m_pll/image" $engine $depth)
+	sims=() plls=()
+	for ((r = 0; r < rounds; r++)); do
+		sims+=("$(fio_iops "$m_sim/data" $engine $depth)")
+		# the image's first $size_mb MiB: the same file and span
+		plls+=("$(fio_iops "$m_pll/image" $engine $depth)")
+	done
+	res[sim,$depth]=$(median "${sims[@]}")
+	res[pll,$depth]=$(median "${plls[@]}")
+	all[sim,$depth]="${sims[*]}"
+	all[pll,$depth]="${plls[*]}"
 done
 
 echo "4 KiB O_DIRECT random reads, ${secs} s each, ${size_mb} MiB span," \
-	"backing file $img"
+	"backing file $img; median of $rounds rounds, taking turns"
 printf '%-28s %12s %16s %8s\n' "" "iomapsim" "passthrough_ll" "ratio"
 for depth in 1 64; do
 	if [ $depth = 1 ]; then what="QD1 (psync)"; else what="QD64 (io_uring)"; fi
@@ -87,6 +108,10 @@ for depth in 1 64; do
 	p=${res[pll,$depth]}
 	printf '%-28s %12s %16s %8s\n' "$what IOPS" "$s" "$p" \
 		"$(python3 -c "print(f'{$s/$p:.2f}' if $p else 'n/a')")"
+done
+echo
+for depth in 1 64; do
+	echo "QD$depth rounds: iomapsim ${all[sim,$depth]}; passthrough_ll ${all[pll,$depth]}"
 done
 echo
 echo "iomapsim counters for the run:"
