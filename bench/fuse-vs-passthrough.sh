@@ -10,8 +10,10 @@
 #   bench/fuse-vs-passthrough.sh BUILD_DIR [SECONDS] [ROUNDS]
 #
 # Each depth is measured ROUNDS times (default 3), the two servers taking
-# turns, and the median of each is reported: on a shared or virtual
-# machine one run of either can be off by a tenth.
+# turns; the IOPS reported are each server's median, the ratio is the
+# median of the rounds' ratios (each round's two runs back to back): on a
+# shared or virtual machine the speed drifts by a tenth and more between
+# runs, and a ratio within a round sees the least of it.
 #
 # Needs root, /dev/fuse, fio and the libfuse3-dev examples
 # (/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c), which this
@@ -87,16 +89,26 @@ median() { # numbers...
 declare -A res all
 for depth in 1 64; do
 	if [ $depth = 1 ]; then engine=psync; else engine=io_uring; fi
-	sims=() plls=()
+	sims=() plls=() ratios=()
 	for ((r = 0; r < rounds; r++)); do
-		sims+=("$(fio_iops "$m_sim/data" $engine $depth)")
+		s=$(fio_iops "$m_sim/data" $engine $depth)
 		# the image's first $size_mb MiB: the same file and span
-		plls+=("$(fio_iops "$m_pll/image" $engine $depth)")
+		p=$(fio_iops "$m_pll/image" $engine $depth)
+		sims+=("$s")
+		plls+=("$p")
+		ratios+=("$(python3 -c "print(f'{$s/$p:.3f}' if $p else 0)")")
 	done
 	res[sim,$depth]=$(median "${sims[@]}")
 	res[pll,$depth]=$(median "${plls[@]}")
+	res[ratio,$depth]=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '
+		{ v[NR] = $1 }
+		END {
+			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.2f", m
+		}')
 	all[sim,$depth]="${sims[*]}"
 	all[pll,$depth]="${plls[*]}"
+	all[ratio,$depth]="${ratios[*]}"
 done
 
 echo "4 KiB O_DIRECT random reads, ${secs} s each, ${size_mb} MiB span," \
@@ -104,14 +116,13 @@ echo "4 KiB O_DIRECT random reads, ${secs} s each, ${size_mb} MiB span," \
 printf '%-28s %12s %16s %8s\n' "" "iomapsim" "passthrough_ll" "ratio"
 for depth in 1 64; do
 	if [ $depth = 1 ]; then what="QD1 (psync)"; else what="QD64 (io_uring)"; fi
-	s=${res[sim,$depth]}
-	p=${res[pll,$depth]}
-	printf '%-28s %12s %16s %8s\n' "$what IOPS" "$s" "$p" \
-		"$(python3 -c "print(f'{$s/$p:.2f}' if $p else 'n/a')")"
+	printf '%-28s %12s %16s %8s\n' "$what IOPS" "${res[sim,$depth]}" \
+		"${res[pll,$depth]}" "${res[ratio,$depth]}"
 done
 echo
 for depth in 1 64; do
-	echo "QD$depth rounds: iomapsim ${all[sim,$depth]}; passthrough_ll ${all[pll,$depth]}"
+	echo "QD$depth rounds: iomapsim ${all[sim,$depth]}; passthrough_ll" \
+		"${all[pll,$depth]}; ratios ${all[ratio,$depth]}"
 done
 echo
 echo "iomapsim counters for the run:"
