@@ -138,7 +138,11 @@ static void *worker(void *arg)
 	if (epfd < 0 || epoll_add(epfd, l->fd, EPOLLIN | EPOLLEXCLUSIVE) ||
 	    epoll_add(epfd, l->stop_fd, EPOLLIN) ||
 	    (own_fd >= 0 && epoll_add(epfd, own_fd, EPOLLIN | EPOLLET))) {
-		session_ended(l, -errno);
+		/* a mount with a worker short fails whole, not half */
+		int err = -errno;
+
+		fuse_session_exit(l->se);
+		session_ended(l, err);
 		goto out;
 	}
 	while (!stopping(l)) {
