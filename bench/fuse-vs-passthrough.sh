@@ -81,9 +81,15 @@ fio_iops() { # FILE ENGINE DEPTH [extra fio options]
 		python3 -c 'import json,sys; print(int(json.load(sys.stdin)["jobs"][0]["read"]["iops"]))'
 }
 
-median() { # numbers...
-	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END {
-		print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+median() { # PRINTF_FORMAT numbers...
+	local fmt=$1
+	shift
+	printf '%s\n' "$@" | sort -g | awk -v fmt="$fmt" '
+		{ v[NR] = $1 }
+		END {
+			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf fmt, m
+		}'
 }
 
 declare -A res all
@@ -98,14 +104,9 @@ for depth in 1 64; do
 		plls+=("$p")
 		ratios+=("$(python3 -c "print(f'{$s/$p:.3f}' if $p else 0)")")
 	done
-	res[sim,$depth]=$(median "${sims[@]}")
-	res[pll,$depth]=$(median "${plls[@]}")
-	res[ratio,$depth]=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '
-		{ v[NR] = $1 }
-		END {
-			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.2f", m
-		}')
+	res[sim,$depth]=$(median %d "${sims[@]}")
+	res[pll,$depth]=$(median %d "${plls[@]}")
+	res[ratio,$depth]=$(median %.2f "${ratios[@]}")
 	all[sim,$depth]="${sims[*]}"
 	all[pll,$depth]="${plls[*]}"
 	all[ratio,$depth]="${ratios[*]}"

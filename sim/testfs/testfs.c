@@ -893,8 +893,7 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	snprintf(tf->sb.s_id, sizeof(tf->sb.s_id), "testfs");
 	tf->sb.s_bdev = tf->bdev;
 	tf->sb.s_fs_info = tf;
-	tf->sb.s_blocksize = o.fs_block;
-	tf->sb.s_blocksize_bits = __builtin_ctz(o.fs_block);
+	/* block size and i_blkbits: apply_opts(), as for a recycled one */
 	inode_init_once_sim(&tf->inode, &tf->sb);
 	tf->inode.i_ino = TESTFS_INO;
 	tf->inode.i_mode = S_IFREG | 0644;
