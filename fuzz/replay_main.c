@@ -7,6 +7,7 @@
  * once fixed and saved there, stays fixed on every build.
  *
  *   fuzz_replay_<target> [-v] [--print|--json] [--min N] FILE|DIR...
+ *   fuzz_replay_<target> --bench ROUNDS FILE|DIR...
  *
  * Directories are read in name order (stable output).  --print shows the
  * target's description of each input (for fuzz_dio: the equivalent
@@ -16,12 +17,18 @@
  * the run when fewer than N inputs were found (an empty corpus must not
  * pass as "all inputs held").  An oracle
  * failure aborts with the file named; a clean run prints one summary line.
+ *
+ * --bench ROUNDS loads the inputs, then runs them ROUNDS times, each round
+ * in another (fixed) shuffled order as a fuzzer would pick them, and
+ * prints the target's time per input: a figure for the target alone,
+ * without the fuzzing engine around it.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <linux/types.h>
 #include "fuzz_common.h"
@@ -37,6 +44,70 @@ void fuzz_json_input(const u8 *data, size_t size, FILE *out)
 
 static bool verbose, print_only, print_json;
 static unsigned long nr_run;
+
+/* --bench: the loaded inputs */
+static unsigned int bench_rounds;
+static struct bench_input {
+	u8 *data;
+	size_t len;
+} *bench_in;
+static size_t nr_bench, bench_cap;
+
+static void bench_keep(u8 *data, size_t len)
+{
+	if (nr_bench == bench_cap) {
+		bench_cap = bench_cap ? 2 * bench_cap : 256;
+		bench_in = realloc(bench_in, bench_cap * sizeof(*bench_in));
+		if (!bench_in)
+			abort();
+	}
+	bench_in[nr_bench++] = (struct bench_input){ data, len };
+}
+
+static u64 bench_rand(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int bench(void)
+{
+	size_t *order = malloc((nr_bench ? nr_bench : 1) * sizeof(*order));
+	struct timespec a, b;
+	u64 rng = 0x9e3779b97f4a7c15ULL;
+	double us;
+
+	if (!order)
+		abort();
+	for (size_t i = 0; i < nr_bench; i++)
+		order[i] = i;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (unsigned int r = 0; r < bench_rounds; r++) {
+		for (size_t i = nr_bench; i > 1; i--) {
+			size_t j = bench_rand(&rng) % i, t = order[i - 1];
+
+			order[i - 1] = order[j];
+			order[j] = t;
+		}
+		for (size_t i = 0; i < nr_bench; i++)
+			LLVMFuzzerTestOneInput(bench_in[order[i]].data,
+					       bench_in[order[i]].len);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	free(order);
+	nr_run = nr_bench * bench_rounds;
+	if (!nr_run) {
+		fprintf(stderr, "replay: --bench: no inputs\n");
+		return 1;
+	}
+	us = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3;
+	printf("bench: %zu input(s) x %u round(s): %.2f us per input, "
+	       "%.0f inputs/s\n", nr_bench, bench_rounds, us / nr_run,
+	       nr_run / (us / 1e6));
+	return 0;
+}
 
 static int run_file(const char *path)
 {
@@ -63,6 +134,10 @@ static int run_file(const char *path)
 		return -1;
 	}
 	fclose(f);
+	if (bench_rounds) {
+		bench_keep(buf, len);
+		return 0;
+	}
 	if (print_json && fuzz_json_input) {
 		fuzz_json_input(buf, len, stdout);
 	} else if (print_only) {
@@ -149,6 +224,14 @@ int main(int argc, char **argv)
 			min_inputs = strtoul(argv[++i], NULL, 0);
 			continue;
 		}
+		if (!strcmp(argv[i], "--bench") && i + 1 < argc) {
+			bench_rounds = strtoul(argv[++i], NULL, 0);
+			if (!bench_rounds) {
+				fprintf(stderr, "replay: --bench: ROUNDS must be a positive number\n");
+				return 1;
+			}
+			continue;
+		}
 		if (!strcmp(argv[i], "--json")) {
 			print_only = print_json = true;
 			continue;
@@ -172,6 +255,8 @@ int main(int argc, char **argv)
 	}
 	if (print_only)
 		return ret;
+	if (bench_rounds)
+		return ret ? ret : bench();
 	if (nr_run < min_inputs) {
 		fprintf(stderr, "replay: only %lu input(s) found, %lu expected\n",
 			nr_run, min_inputs);

@@ -622,6 +622,94 @@ START_TEST(test_runner_recycle_is_invisible)
 }
 END_TEST
 
+/*
+ * testfs_recycle() only rewrites what differs between the last map's
+ * contents and the next one's: after any sequence of maps (longer,
+ * shifted, other types, another block size, blocks a write allocated),
+ * model and device must hold exactly what a new testfs for that map
+ * holds.
+ */
+START_TEST(test_recycle_contents_as_new)
+{
+	static const struct testfs_extent m3[] = {
+		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_UNWRITTEN, 16384, 8192),
+		E(IOMAP_DELALLOC, 32768, 4096), E(IOMAP_INLINE, 40960, 4096),
+		E(IOMAP_MAPPED, 49152, 8192),
+	};
+	/* the first extent longer: every later device address moves */
+	static const struct testfs_extent m4[] = {
+		E(IOMAP_MAPPED, 0, 12288), E(IOMAP_UNWRITTEN, 16384, 8192),
+		E(IOMAP_MAPPED, 32768, 4096), E(IOMAP_MAPPED, 49152, 8192),
+	};
+	static const struct testfs_extent m5[] = {
+		E(IOMAP_MAPPED, 0, 3072), E(IOMAP_MAPPED, 8192, 2048),
+		E(IOMAP_UNWRITTEN, 12288, 1024),
+	};
+	static const struct {
+		unsigned int fs_block;
+		loff_t size;
+		const struct testfs_extent *map;
+		unsigned int nr_map;
+		loff_t write_at; /* a write into a hole there, or -1 */
+	} steps[] = {
+		{ 4096, 40000, NULL, 0, 65536 },
+		{ 4096, 100000, NULL, 0, -1 },
+		{ 4096, 60000, m3, ARRAY_SIZE(m3), 28672 },
+		{ 4096, 60000, m4, ARRAY_SIZE(m4), 8192 * 3 + 4096 },
+		{ 4096, 100000, NULL, 0, -1 },
+		{ 1024, 20000, m5, ARRAY_SIZE(m5), 4096 },
+		{ 65536, 300000, NULL, 0, -1 },
+		{ 4096, 60000, m3, ARRAY_SIZE(m3), -1 },
+	};
+	static u8 buf[4096] __attribute__((aligned(4096)));
+	struct testfs *tf = NULL, *fresh;
+	char err[128];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		struct testfs_opts o = {
+			.fs_block = steps[i].fs_block,
+			.size = steps[i].size,
+			.map = steps[i].map,
+			.nr_map = steps[i].nr_map,
+			.reusable = true,
+			.min_dev_size = 16 << 20,
+			.min_span = 1 << 20,
+		};
+		u64 dev_size;
+
+		if (!tf) {
+			tf = testfs_create(&o, err, sizeof(err));
+			ck_assert_msg(!IS_ERR(tf), "%s", err);
+		} else {
+			ck_assert_msg(!testfs_recycle(tf, &o, err, sizeof(err)),
+				      "step %u: %s", i, err);
+		}
+		fresh = testfs_create(&o, err, sizeof(err));
+		ck_assert_msg(!IS_ERR(fresh), "%s", err);
+		dev_size = tf->dev_geo.size;
+		ck_assert_uint_eq(fresh->dev_geo.size, dev_size);
+		ck_assert_uint_eq(tf->model_size, fresh->model_size);
+		ck_assert_msg(!memcmp(tf->model, fresh->model, tf->model_size),
+			      "step %u: model differs from a new testfs", i);
+		ck_assert_msg(!memcmp(sim_bdev_ram_data(tf->ram),
+				      sim_bdev_ram_data(fresh->ram), dev_size),
+			      "step %u: device differs from a new testfs", i);
+		testfs_destroy(fresh);
+
+		/* leave blocks allocated past the initial map behind */
+		if (steps[i].write_at >= 0) {
+			memset(buf, 0xab, sizeof(buf));
+			ck_assert_int_eq(dio(tf, true, steps[i].write_at, buf,
+					     sizeof(buf)), sizeof(buf));
+			ck_assert_uint_gt(tf->dev_used, tf->next_addr0);
+		}
+		ck_assert(testfs_reset(tf, 0, 1 << 20));
+	}
+	testfs_destroy(tf);
+}
+END_TEST
+
 static Suite *testfs_suite(void)
 {
 	Suite *s = suite_create("iomap_testfs");
@@ -642,6 +730,7 @@ static Suite *testfs_suite(void)
 	tcase_add_test(tc, test_runner_new_block_zeroing);
 	tcase_add_test(tc, test_runner_reuse_is_invisible);
 	tcase_add_test(tc, test_runner_recycle_is_invisible);
+	tcase_add_test(tc, test_recycle_contents_as_new);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("pagecache");

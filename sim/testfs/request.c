@@ -434,8 +434,12 @@ static enum iomapsim_data check_data(struct testfs *tf,
  * looks at, carries over.  testfs_reset() also takes the bio fault rules
  * away and restarts their numbering, which traces show.
  * Single threaded, like the rest of the runner.
+ *
+ * 32 slots: the fuzzer's inputs spread over 16 geometries (4 logical
+ * block sizes, write cache, FUA), and a new device costs page faults over
+ * everything it touches; the kept ones take a few dozen MiB in all.
  */
-#define RUNNER_SLOTS 8
+#define RUNNER_SLOTS 32
 
 DEFINE_SIM_STAT(runner_stat_new, "runner_testfs_new");
 DEFINE_SIM_STAT(runner_stat_recycled, "runner_testfs_recycled");

@@ -155,7 +155,7 @@ static u64 alloc_addr(struct testfs *tf, u64 len)
 
 	tf->next_addr += len + tf->fs_block;
 	tf->dev_used = max(tf->dev_used, tf->next_addr);
-	/* the initial map's blocks get their contents in setup_contents() */
+	/* the initial map's blocks get their contents in set_contents() */
 	if (dev && !tf->laying_out)
 		stale_fill(dev, addr, len);
 	return addr;
@@ -537,6 +537,202 @@ static ssize_t testfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 			     iocb, from, 0, 0);
 }
 
+/*
+ * ---- contents of the initial map -------------------------------------
+ *
+ * What the initial map leaves in one stretch of the model or the device:
+ * at byte x, the pattern of file offset x + delta (data of a mapped,
+ * delalloc or inline extent), stale bytes (the blocks of an unwritten
+ * extent), or whatever requests left there (blocks allocated past the
+ * initial map: only ever wiped).
+ */
+enum { RUN_PATTERN, RUN_STALE, RUN_DIRTY };
+
+struct content_run {
+	u64 start, end;
+	int kind;
+	s64 delta;
+};
+
+static bool data_type(u16 type)
+{
+	return type == IOMAP_MAPPED || type == IOMAP_DELALLOC ||
+	       type == IOMAP_INLINE;
+}
+
+/* The model's runs for @ext, in file order, cut at @limit. */
+static unsigned int model_runs(const struct testfs_extent *ext,
+			       unsigned int n, u64 limit,
+			       struct content_run *out)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct testfs_extent *e = &ext[i];
+
+		if (!data_type(e->type) || (u64)e->off >= limit)
+			continue;
+		out[k++] = (struct content_run){
+			.start = e->off,
+			.end = min_t(u64, e->off + e->len, limit),
+			.kind = RUN_PATTERN,
+		};
+	}
+	return k;
+}
+
+/*
+ * The device's runs for @ext (addresses grow in file order), then the
+ * blocks requests allocated in [@dirty_from, @dirty_to).
+ */
+static unsigned int dev_runs(const struct testfs_extent *ext, unsigned int n,
+			     u64 dirty_from, u64 dirty_to,
+			     struct content_run *out)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct testfs_extent *e = &ext[i];
+
+		if (e->type == IOMAP_MAPPED)
+			out[k++] = (struct content_run){
+				.start = e->addr,
+				.end = e->addr + e->len,
+				.kind = RUN_PATTERN,
+				.delta = (s64)e->off - (s64)e->addr,
+			};
+		else if (e->type == IOMAP_UNWRITTEN)
+			out[k++] = (struct content_run){
+				.start = e->addr,
+				.end = e->addr + e->len,
+				.kind = RUN_STALE,
+			};
+	}
+	if (dirty_to > dirty_from)
+		out[k++] = (struct content_run){
+			.start = dirty_from,
+			.end = dirty_to,
+			.kind = RUN_DIRTY,
+		};
+	return k;
+}
+
+/* (a new map has no dirty runs: what requests left is never kept) */
+static bool same_contents(const struct content_run *a,
+			  const struct content_run *b)
+{
+	return a->kind == b->kind && a->delta == b->delta;
+}
+
+struct contents_ops {
+	void (*fill)(struct testfs *tf, const struct content_run *r, u64 s,
+		     u64 t);
+	void (*zero)(struct testfs *tf, u64 s, u64 t);
+};
+
+/*
+ * Turn what the @old runs left into what the @new runs want (both sorted,
+ * neither overlapping itself): fill where new wants other contents than
+ * old left, zero where only old left something, and leave alone what both
+ * agree on.  A map laid out again for another input mostly agrees with
+ * the last one (same extents, one longer), which is why testfs_recycle()
+ * is cheap.
+ */
+static void apply_runs(struct testfs *tf, const struct contents_ops *ops,
+		       const struct content_run *old, unsigned int no,
+		       const struct content_run *new, unsigned int nn)
+{
+	unsigned int i = 0, j = 0;
+	u64 p = 0;
+
+	for (;;) {
+		u64 os = U64_MAX, ns = U64_MAX, s, t;
+		bool oc, nc;
+
+		while (i < no && old[i].end <= p)
+			i++;
+		while (j < nn && new[j].end <= p)
+			j++;
+		if (i < no)
+			os = max(old[i].start, p);
+		if (j < nn)
+			ns = max(new[j].start, p);
+		s = min(os, ns);
+		if (s == U64_MAX)
+			break;
+		/* the stretch from s on where the same runs cover s */
+		oc = os == s;
+		nc = ns == s;
+		t = min(oc ? old[i].end : os, nc ? new[j].end : ns);
+		if (nc && !(oc && same_contents(&old[i], &new[j])))
+			ops->fill(tf, &new[j], s, t);
+		else if (oc && !nc)
+			ops->zero(tf, s, t);
+		p = t;
+	}
+}
+
+static void model_fill(struct testfs *tf, const struct content_run *r, u64 s,
+		       u64 t)
+{
+	testfs_pattern_fill(tf->model + s, s + r->delta, t - s);
+}
+
+static void model_zero(struct testfs *tf, u64 s, u64 t)
+{
+	memset(tf->model + s, 0, t - s);
+}
+
+static void dev_fill(struct testfs *tf, const struct content_run *r, u64 s,
+		     u64 t)
+{
+	u8 *dev = sim_bdev_ram_data(tf->ram);
+
+	if (r->kind == RUN_STALE)
+		stale_fill(dev, s, t - s);
+	else
+		testfs_pattern_fill(dev + s, s + r->delta, t - s);
+}
+
+static void dev_zero(struct testfs *tf, u64 s, u64 t)
+{
+	sim_bdev_ram_zero(tf->ram, s, t - s);
+}
+
+static const struct contents_ops model_ops = { model_fill, model_zero };
+static const struct contents_ops dev_ops = { dev_fill, dev_zero };
+
+/*
+ * Model and device contents for the map just laid out, on a model and
+ * device that hold what the map @old (@nr_old extents, the model
+ * @old_model bytes long) left after testfs_reset(), plus blocks requests
+ * allocated in [@dirty_from, @dirty_to).  A new testfs passes nothing old:
+ * everything starts zero.  (The media image of a write-cache device is
+ * not testfs's: nothing here reads it.)
+ */
+static int set_contents(struct testfs *tf, const struct testfs_extent *old,
+			unsigned int nr_old, u64 old_model, u64 dirty_from,
+			u64 dirty_to)
+{
+	struct content_run *o, *n;
+	unsigned int no, nn;
+
+	o = malloc((nr_old + 1 + tf->nr_ext) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	n = o + nr_old + 1;
+
+	no = model_runs(old, nr_old, old_model, o);
+	nn = model_runs(tf->ext, tf->nr_ext, tf->model_size, n);
+	apply_runs(tf, &model_ops, o, no, n, nn);
+
+	no = dev_runs(old, nr_old, dirty_from, dirty_to, o);
+	nn = dev_runs(tf->ext, tf->nr_ext, 0, 0, n);
+	apply_runs(tf, &dev_ops, o, no, n, nn);
+	free(o);
+	return 0;
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 static int ext_cmp(const void *a, const void *b)
@@ -605,36 +801,6 @@ static int setup_map(struct testfs *tf, const struct testfs_opts *o,
 			e->addr = IOMAP_NULL_ADDR;
 	}
 	return 0;
-}
-
-/* Device and model contents for the initial map. */
-static void setup_contents(struct testfs *tf)
-{
-	u8 *dev = sim_bdev_ram_data(tf->ram);
-	unsigned int i;
-
-	for (i = 0; i < tf->nr_ext; i++) {
-		const struct testfs_extent *e = &tf->ext[i];
-
-		switch (e->type) {
-		case IOMAP_MAPPED:
-			testfs_pattern_fill(tf->model + e->off, e->off, e->len);
-			memcpy(dev + e->addr, tf->model + e->off, e->len);
-			break;
-		case IOMAP_DELALLOC:
-		case IOMAP_INLINE:
-			/* the data lives in memory (page cache, inode) */
-			testfs_pattern_fill(tf->model + e->off, e->off, e->len);
-			break;
-		case IOMAP_UNWRITTEN:
-			/* reads see zeroes; the blocks hold stale data */
-			stale_fill(dev, e->addr, e->len);
-			break;
-		default:
-			/* holes read as zeroes */
-			break;
-		}
-	}
 }
 
 /*
@@ -731,13 +897,19 @@ static int layout(struct testfs *tf, const struct testfs_opts *o,
 		span = max_t(u64, span, tf->ext[tf->nr_ext - 1].off +
 					tf->ext[tf->nr_ext - 1].len);
 	span = round_up_u64(span, o->fs_block) + o->fs_block;
-	/* a kept model is all zero again (wipe_contents()) */
+	/*
+	 * A kept model holds the last map's contents (set_contents() turns
+	 * them into this map's); its size is rounded up so that one model
+	 * serves every block size.
+	 */
 	if (span > tf->model_cap) {
 		model_free(tf);
-		tf->model = model_alloc(span);
-		if (!tf->model)
+		tf->model_cap = round_up_u64(span, 1 << 20);
+		tf->model = model_alloc(tf->model_cap);
+		if (!tf->model) {
+			tf->model_cap = 0;
 			return -ENOMEM;
-		tf->model_cap = span;
+		}
 	}
 	tf->model_size = span;
 
@@ -876,7 +1048,9 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 		goto out_free;
 	}
 	set_dev_geometry(tf, &o, dev_size);
-	setup_contents(tf);
+	ret = set_contents(tf, NULL, 0, 0, 0, 0);
+	if (ret)
+		goto out_dev;
 	if (o.atomic_max) {
 		struct block_device *d[] = { tf->bdev, tf->ram };
 		unsigned int i;
@@ -939,30 +1113,6 @@ out_free:
 	return ERR_PTR(ret);
 }
 
-/*
- * Undo setup_contents() on a testfs that testfs_reset() put back to its
- * initial state: then only the initial map's extents hold anything, in
- * the model and on the device, plus the blocks requests allocated past
- * it.  Cheaper than zeroing the whole model and device.
- */
-static void wipe_contents(struct testfs *tf)
-{
-	for (unsigned int i = 0; i < tf->nr_ext0; i++) {
-		const struct testfs_extent *e = &tf->ext0[i];
-
-		if ((e->type == IOMAP_MAPPED || e->type == IOMAP_DELALLOC ||
-		     e->type == IOMAP_INLINE) &&
-		    (u64)e->off < tf->model_size)
-			memset(tf->model + e->off, 0,
-			       min_t(u64, e->len, tf->model_size - e->off));
-		if (e->type == IOMAP_MAPPED || e->type == IOMAP_UNWRITTEN)
-			sim_bdev_ram_zero(tf->ram, e->addr, e->len);
-	}
-	if (tf->dev_used > tf->next_addr0)
-		sim_bdev_ram_zero(tf->ram, tf->next_addr0,
-				  tf->dev_used - tf->next_addr0);
-}
-
 int testfs_retune(struct testfs *tf, const struct testfs_opts *opts,
 		  char *err, size_t errlen)
 {
@@ -976,7 +1126,9 @@ int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
 		   char *err, size_t errlen)
 {
 	struct testfs_opts o = *opts;
-	u64 dev_size;
+	struct testfs_extent *old;
+	u64 dev_size, old_model, dirty_to;
+	u8 *model;
 	int ret;
 
 	err[0] = '\0';
@@ -986,16 +1138,23 @@ int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
 	if (!tf->ext0 || !o.reusable || !dev_geometry_fits(tf, &o))
 		return -EAGAIN;
 
-	wipe_contents(tf);
-	tf->dev_used = 0;
-	free(tf->ext0);
+	/* what testfs_reset() left: the last map's initial contents */
+	old = tf->ext0;
 	tf->ext0 = NULL;
+	model = tf->model;
+	old_model = tf->model_size;
+	dirty_to = tf->dev_used;
+	tf->dev_used = 0;
 	ret = layout(tf, &o, &dev_size, err, errlen);
+	if (!ret && dev_size != tf->dev_geo.size)
+		ret = -EAGAIN;
+	if (!ret)
+		ret = set_contents(tf, old, tf->nr_ext0,
+				   tf->model == model ? old_model : 0,
+				   tf->next_addr0, dirty_to);
+	free(old);
 	if (ret)
-		return ret;
-	if (dev_size != tf->dev_geo.size)
-		return -EAGAIN;
-	setup_contents(tf);
+		return ret; /* without ext0, never recycled or reset again */
 	ret = apply_opts(tf, &o, err, errlen);
 	if (ret)
 		return ret;
@@ -1141,7 +1300,7 @@ void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
 }
 
 /*
- * Model and device under file range [s, t) back to what setup_contents()
+ * Model and device under file range [s, t) back to what set_contents()
  * made of the initial extents.  Blocks allocated later lie past
  * next_addr0 and get stale contents when allocated again.
  */
