@@ -261,7 +261,6 @@ void blk_sim_bdev_init(struct block_device *bdev, const char *name,
 	INIT_WORK(&bdev->bd_sim_timeout_work, blk_sim_poll_timeout_work);
 	bdev->bd_sim_timeout_src.poll = blk_sim_timeout_poll;
 	bdev->bd_sim_timeout_src.inflight = blk_sim_timeout_inflight;
-	sim_engine_add_source(&bdev->bd_sim_timeout_src);
 	bdev->bd_sim_magic = BLK_SIM_BDEV_MAGIC;
 }
 
@@ -346,7 +345,13 @@ void blk_sim_complete(struct bio *bio, blk_status_t status)
 		spin_lock(&bdev->bd_sim_poll_lock);
 		bio->bi_next = bdev->bd_sim_polled;
 		bdev->bd_sim_polled = bio;
-		bdev->bd_sim_nr_polled++;
+		/*
+		 * The timeout source is on the engine's list only while bios
+		 * are parked: the engine asks every source each time it runs
+		 * out of events, and a fuzzer keeps dozens of devices.
+		 */
+		if (!bdev->bd_sim_nr_polled++)
+			sim_engine_add_source(&bdev->bd_sim_timeout_src);
 		spin_unlock(&bdev->bd_sim_poll_lock);
 		return;
 	}
@@ -753,7 +758,9 @@ static int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie)
 	while ((bio = *pp)) {
 		if (bio->bi_cookie == cookie) {
 			*pp = bio->bi_next;
-			bdev->bd_sim_nr_polled--;
+			if (!--bdev->bd_sim_nr_polled)
+				sim_engine_remove_source(
+					&bdev->bd_sim_timeout_src);
 			bio->bi_next = done;
 			done = bio;
 			found++;

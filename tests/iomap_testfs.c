@@ -622,12 +622,32 @@ START_TEST(test_runner_recycle_is_invisible)
 }
 END_TEST
 
+/* @tf's model and device hold what a new testfs for @o holds */
+static void expect_contents_as_new(struct testfs *tf,
+				   const struct testfs_opts *o,
+				   unsigned int step)
+{
+	char err[128];
+	struct testfs *fresh = testfs_create(o, err, sizeof(err));
+	u64 dev_size = tf->dev_geo.size;
+
+	ck_assert_msg(!IS_ERR(fresh), "%s", err);
+	ck_assert_uint_eq(fresh->dev_geo.size, dev_size);
+	ck_assert_uint_eq(tf->model_size, fresh->model_size);
+	ck_assert_msg(!memcmp(tf->model, fresh->model, tf->model_size),
+		      "step %u: model differs from a new testfs", step);
+	ck_assert_msg(!memcmp(sim_bdev_ram_data(tf->ram),
+			      sim_bdev_ram_data(fresh->ram), dev_size),
+		      "step %u: device differs from a new testfs", step);
+	testfs_destroy(fresh);
+}
+
 /*
  * testfs_recycle() only rewrites what differs between the last map's
  * contents and the next one's: after any sequence of maps (longer,
- * shifted, other types, another block size, blocks a write allocated),
- * model and device must hold exactly what a new testfs for that map
- * holds.
+ * shifted, other types, another block size, blocks a write allocated,
+ * another window, before or after the reset), model and device must hold
+ * exactly what a new testfs for that map and window holds.
  */
 START_TEST(test_recycle_contents_as_new)
 {
@@ -651,18 +671,23 @@ START_TEST(test_recycle_contents_as_new)
 		const struct testfs_extent *map;
 		unsigned int nr_map;
 		loff_t write_at; /* a write into a hole there, or -1 */
+		loff_t win[2];	  /* window, then another after the reset */
+		loff_t win2[2];
 	} steps[] = {
-		{ 4096, 40000, NULL, 0, 65536 },
-		{ 4096, 100000, NULL, 0, -1 },
-		{ 4096, 60000, m3, ARRAY_SIZE(m3), 28672 },
-		{ 4096, 60000, m4, ARRAY_SIZE(m4), 8192 * 3 + 4096 },
-		{ 4096, 100000, NULL, 0, -1 },
-		{ 1024, 20000, m5, ARRAY_SIZE(m5), 4096 },
-		{ 65536, 300000, NULL, 0, -1 },
-		{ 4096, 60000, m3, ARRAY_SIZE(m3), -1 },
+		{ 4096, 40000, NULL, 0, 65536, { 0, 0 }, { 8192, 16384 } },
+		{ 4096, 100000, NULL, 0, -1, { 4096, 12288 }, { 8192, 65536 } },
+		{ 4096, 60000, m3, ARRAY_SIZE(m3), 28672, { 0, 0 }, { 0, 0 } },
+		{ 4096, 60000, m4, ARRAY_SIZE(m4), 8192 * 3 + 4096,
+		  { 4096, 57344 }, { 16384, 20480 } },
+		{ 4096, 100000, NULL, 0, -1, { 0, 0 }, { 0, 0 } },
+		{ 1024, 20000, m5, ARRAY_SIZE(m5), 4096, { 2048, 10240 },
+		  { 0, 0 } },
+		{ 65536, 300000, NULL, 0, -1, { 65536, 131072 }, { 0, 0 } },
+		{ 4096, 60000, m3, ARRAY_SIZE(m3), -1, { 12288, 45056 },
+		  { 40960, 53248 } },
 	};
 	static u8 buf[4096] __attribute__((aligned(4096)));
-	struct testfs *tf = NULL, *fresh;
+	struct testfs *tf = NULL;
 	char err[128];
 	unsigned int i;
 
@@ -676,8 +701,9 @@ START_TEST(test_recycle_contents_as_new)
 			.min_dev_size = 16 << 20,
 			.min_span = 1 << 20,
 		};
-		u64 dev_size;
 
+		o.window_start = steps[i].win[0];
+		o.window_end = steps[i].win[1];
 		if (!tf) {
 			tf = testfs_create(&o, err, sizeof(err));
 			ck_assert_msg(!IS_ERR(tf), "%s", err);
@@ -685,17 +711,7 @@ START_TEST(test_recycle_contents_as_new)
 			ck_assert_msg(!testfs_recycle(tf, &o, err, sizeof(err)),
 				      "step %u: %s", i, err);
 		}
-		fresh = testfs_create(&o, err, sizeof(err));
-		ck_assert_msg(!IS_ERR(fresh), "%s", err);
-		dev_size = tf->dev_geo.size;
-		ck_assert_uint_eq(fresh->dev_geo.size, dev_size);
-		ck_assert_uint_eq(tf->model_size, fresh->model_size);
-		ck_assert_msg(!memcmp(tf->model, fresh->model, tf->model_size),
-			      "step %u: model differs from a new testfs", i);
-		ck_assert_msg(!memcmp(sim_bdev_ram_data(tf->ram),
-				      sim_bdev_ram_data(fresh->ram), dev_size),
-			      "step %u: device differs from a new testfs", i);
-		testfs_destroy(fresh);
+		expect_contents_as_new(tf, &o, i);
 
 		/* leave blocks allocated past the initial map behind */
 		if (steps[i].write_at >= 0) {
@@ -705,6 +721,13 @@ START_TEST(test_recycle_contents_as_new)
 			ck_assert_uint_gt(tf->dev_used, tf->next_addr0);
 		}
 		ck_assert(testfs_reset(tf, 0, 1 << 20));
+
+		/* a kept testfs moved to another window */
+		ck_assert_int_eq(testfs_set_window(tf, steps[i].win2[0],
+						   steps[i].win2[1]), 0);
+		o.window_start = steps[i].win2[0];
+		o.window_end = steps[i].win2[1];
+		expect_contents_as_new(tf, &o, i);
 	}
 	testfs_destroy(tf);
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Named counters and the trace ring. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <sim/rand.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
@@ -68,6 +71,43 @@ START_TEST(test_trace_records_context_and_args)
 }
 END_TEST
 
+/* A record reads exactly as snprintf() prints it, whatever the format. */
+#define EXPECT_TRACED(fmt, ...)                                            \
+	do {                                                               \
+		char want[200], got[200];                                  \
+		snprintf(want, sizeof(want), "T0 ev: " fmt, ##__VA_ARGS__); \
+		sim_trace("ev", fmt, ##__VA_ARGS__);                       \
+		ck_assert(sim_trace_get(0, got, sizeof(got)));             \
+		ck_assert_str_eq(got, want);                               \
+	} while (0)
+
+START_TEST(test_trace_format_as_printf)
+{
+	EXPECT_TRACED("a=%d b=%d c=%u d=%x", INT_MIN, INT_MAX, UINT_MAX,
+		      0xdeadbeefU);
+	EXPECT_TRACED("%ld %lu %lx", LONG_MIN, ULONG_MAX, 0x123456789aUL);
+	EXPECT_TRACED("%lld %llu %llx", LLONG_MIN, ULLONG_MAX, 0ULL);
+	EXPECT_TRACED("%zd %zu %zx", (ssize_t)-4095, (size_t)0, SIZE_MAX);
+	EXPECT_TRACED("dev=%s%s op=%s 100%%", "ram0", "", "write");
+	/* what the hand-written path leaves to vsnprintf() */
+	EXPECT_TRACED("%5d|%-4u|%#x|%08llx|%c|%.2s", 42, 7U, 255U,
+		      0xabcULL, 'q', "xyz");
+	EXPECT_TRACED("%d then %5d", 1, 2);
+	/* longer than a record: cut as snprintf would at the same size */
+	sim_trace("ev", "%s%s%s", "0123456789012345678901234567890123456789"
+		  "0123456789012345678901234567890123456789",
+		  "0123456789012345678901234567890123456789"
+		  "0123456789012345678901234567890123456789", "tail");
+	{
+		char got[300];
+
+		ck_assert(sim_trace_get(0, got, sizeof(got)));
+		ck_assert_uint_eq(strlen(got), 159);
+		ck_assert(!strncmp(got, "T0 ev: 0123", 11));
+	}
+}
+END_TEST
+
 START_TEST(test_trace_hash_depends_on_content)
 {
 	u64 h1, h2;
@@ -81,6 +121,16 @@ START_TEST(test_trace_hash_depends_on_content)
 	sim_trace_reset();
 	sim_trace("ev", "a=%d", 1);
 	ck_assert_uint_eq(sim_trace_hash(), h1);
+
+	/* the same bytes cut into other records hash differently */
+	sim_trace_reset();
+	sim_trace("ev", "abcdefghij");
+	sim_trace("ev", "k");
+	h1 = sim_trace_hash();
+	sim_trace_reset();
+	sim_trace("ev", "abcdefghi");
+	sim_trace("ev", "jk");
+	ck_assert_uint_ne(sim_trace_hash(), h1);
 }
 END_TEST
 
@@ -135,6 +185,7 @@ static Suite *stats_suite(void)
 	tcase_add_test(tc, test_json_output_sorted);
 	tcase_add_test(tc, test_trace_records_context_and_args);
 	tcase_add_test(tc, test_trace_hash_depends_on_content);
+	tcase_add_test(tc, test_trace_format_as_printf);
 	tcase_add_test(tc, test_trace_disabled_records_nothing);
 	tcase_add_test(tc, test_trace_dump_last_n);
 	tcase_add_test(tc, test_rand_reproducible);

@@ -501,6 +501,28 @@ static void __attribute__((constructor)) runner_register_teardown(void)
 /* ... and models 4 MiB of file: requests at other offsets fit the same */
 #define IOMAPSIM_MODEL_SPAN (4ULL << 20)
 
+/*
+ * The file blocks a request can touch: its range, and [i_size, pos) of a
+ * write into inline data past EOF, which is zeroed first (testfs_reset()
+ * puts back the same range).  Only there do model and device get the
+ * map's contents.
+ */
+static void request_window(const struct iomapsim_request *req,
+			   loff_t *start, loff_t *end)
+{
+	u64 fsb = req->fs_block ? req->fs_block : 4096;
+	u64 s = ALIGN_DOWN((u64)req->pos, fsb);
+	unsigned int i;
+
+	if (s > (u64)req->size) {
+		for (i = 0; i < req->nr_map; i++)
+			if (req->map[i].type == IOMAP_INLINE)
+				s = ALIGN_DOWN((u64)req->size, fsb);
+	}
+	*start = s;
+	*end = max(ALIGN((u64)req->pos + req->len, fsb), s + fsb);
+}
+
 static void request_opts(const struct iomapsim_request *req,
 			 struct testfs_opts *o)
 {
@@ -520,6 +542,7 @@ static void request_opts(const struct iomapsim_request *req,
 	o->fua = req->fua;
 	o->atomic_max = req->atomic_max;
 	o->max_offset = req->pos + req->len;
+	request_window(req, &o->window_start, &o->window_end);
 	o->min_dev_size = IOMAPSIM_DEV_SIZE;
 	o->min_span = IOMAPSIM_MODEL_SPAN;
 	o->reusable = true;
@@ -629,6 +652,12 @@ static struct testfs *get_testfs(const struct iomapsim_request *req,
 	sim_stat_inc(&runner_stat_new);
 	sl->tf = tf;
 found:
+	/* a kept or retuned one still has the last request's window */
+	if (testfs_set_window(tf, o.window_start, o.window_end)) {
+		slot_evict(sl);
+		snprintf(err, errlen, "testfs: out of memory");
+		return ERR_PTR(-ENOMEM);
+	}
 	sl->used = ++cache.clock;
 	sl->key = o;
 	sl->key.map = NULL;

@@ -560,53 +560,65 @@ static bool data_type(u16 type)
 	       type == IOMAP_INLINE;
 }
 
-/* The model's runs for @ext, in file order, cut at @limit. */
-static unsigned int model_runs(const struct testfs_extent *ext,
-			       unsigned int n, u64 limit,
+/*
+ * What a map holds where: its extents, the model's length, and the file
+ * range whose contents are kept (the rest is zero, see testfs_opts).
+ */
+struct contents_view {
+	const struct testfs_extent *ext;
+	unsigned int nr;
+	u64 model_size;
+	loff_t win_start, win_end;
+};
+
+/* The model's runs for @v, in file order. */
+static unsigned int model_runs(const struct contents_view *v,
 			       struct content_run *out)
 {
+	u64 lo = v->win_start, hi = min_t(u64, v->win_end, v->model_size);
 	unsigned int i, k = 0;
 
-	for (i = 0; i < n; i++) {
-		const struct testfs_extent *e = &ext[i];
+	for (i = 0; i < v->nr; i++) {
+		const struct testfs_extent *e = &v->ext[i];
+		u64 s = max_t(u64, e->off, lo);
+		u64 t = min_t(u64, e->off + e->len, hi);
 
-		if (!data_type(e->type) || (u64)e->off >= limit)
-			continue;
-		out[k++] = (struct content_run){
-			.start = e->off,
-			.end = min_t(u64, e->off + e->len, limit),
-			.kind = RUN_PATTERN,
-		};
+		if (data_type(e->type) && s < t)
+			out[k++] = (struct content_run){
+				.start = s,
+				.end = t,
+				.kind = RUN_PATTERN,
+			};
 	}
 	return k;
 }
 
 /*
- * The device's runs for @ext (addresses grow in file order), then the
+ * The device's runs for @v (addresses grow in file order), then the
  * blocks requests allocated in [@dirty_from, @dirty_to).
  */
-static unsigned int dev_runs(const struct testfs_extent *ext, unsigned int n,
-			     u64 dirty_from, u64 dirty_to,
-			     struct content_run *out)
+static unsigned int dev_runs(const struct contents_view *v, u64 dirty_from,
+			     u64 dirty_to, struct content_run *out)
 {
 	unsigned int i, k = 0;
 
-	for (i = 0; i < n; i++) {
-		const struct testfs_extent *e = &ext[i];
+	for (i = 0; i < v->nr; i++) {
+		const struct testfs_extent *e = &v->ext[i];
+		u64 s = max_t(u64, e->off, v->win_start);
+		u64 t = min_t(u64, e->off + e->len, v->win_end);
 
-		if (e->type == IOMAP_MAPPED)
-			out[k++] = (struct content_run){
-				.start = e->addr,
-				.end = e->addr + e->len,
-				.kind = RUN_PATTERN,
-				.delta = (s64)e->off - (s64)e->addr,
-			};
-		else if (e->type == IOMAP_UNWRITTEN)
-			out[k++] = (struct content_run){
-				.start = e->addr,
-				.end = e->addr + e->len,
-				.kind = RUN_STALE,
-			};
+		if ((e->type != IOMAP_MAPPED && e->type != IOMAP_UNWRITTEN) ||
+		    s >= t)
+			continue;
+		out[k++] = (struct content_run){
+			.start = e->addr + (s - e->off),
+			.end = e->addr + (t - e->off),
+			.kind = e->type == IOMAP_MAPPED ? RUN_PATTERN :
+							  RUN_STALE,
+			.delta = e->type == IOMAP_MAPPED ?
+					 (s64)e->off - (s64)e->addr :
+					 0,
+		};
 	}
 	if (dirty_to > dirty_from)
 		out[k++] = (struct content_run){
@@ -617,7 +629,6 @@ static unsigned int dev_runs(const struct testfs_extent *ext, unsigned int n,
 	return k;
 }
 
-/* (a new map has no dirty runs: what requests left is never kept) */
 static bool same_contents(const struct content_run *a,
 			  const struct content_run *b)
 {
@@ -703,34 +714,84 @@ static const struct contents_ops model_ops = { model_fill, model_zero };
 static const struct contents_ops dev_ops = { dev_fill, dev_zero };
 
 /*
- * Model and device contents for the map just laid out, on a model and
- * device that hold what the map @old (@nr_old extents, the model
- * @old_model bytes long) left after testfs_reset(), plus blocks requests
- * allocated in [@dirty_from, @dirty_to).  A new testfs passes nothing old:
- * everything starts zero.  (The media image of a write-cache device is
- * not testfs's: nothing here reads it.)
+ * Turn the contents @old left (after testfs_reset(): its initial ones),
+ * plus blocks requests allocated in [@dirty_from, @dirty_to), into what
+ * @new wants.  A new testfs has nothing old: everything starts zero.
+ * (The media image of a write-cache device is not testfs's: nothing
+ * here reads it.)
  */
-static int set_contents(struct testfs *tf, const struct testfs_extent *old,
-			unsigned int nr_old, u64 old_model, u64 dirty_from,
+static int set_contents(struct testfs *tf, const struct contents_view *old,
+			const struct contents_view *new, u64 dirty_from,
 			u64 dirty_to)
 {
 	struct content_run *o, *n;
 	unsigned int no, nn;
 
-	o = malloc((nr_old + 1 + tf->nr_ext) * sizeof(*o));
+	o = malloc((old->nr + 1 + new->nr) * sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	n = o + nr_old + 1;
+	n = o + old->nr + 1;
 
-	no = model_runs(old, nr_old, old_model, o);
-	nn = model_runs(tf->ext, tf->nr_ext, tf->model_size, n);
+	no = model_runs(old, o);
+	nn = model_runs(new, n);
 	apply_runs(tf, &model_ops, o, no, n, nn);
 
-	no = dev_runs(old, nr_old, dirty_from, dirty_to, o);
-	nn = dev_runs(tf->ext, tf->nr_ext, 0, 0, n);
+	no = dev_runs(old, dirty_from, dirty_to, o);
+	nn = dev_runs(new, 0, 0, n);
 	apply_runs(tf, &dev_ops, o, no, n, nn);
-	free(o);
+	tf->win_start = new->win_start;
+	tf->win_end = new->win_end;
 	return 0;
+}
+
+/* The map just laid out, with the window @o asks for. */
+static void laid_out(const struct testfs *tf, const struct testfs_opts *o,
+		     struct contents_view *v)
+{
+	*v = (struct contents_view){
+		.ext = tf->ext,
+		.nr = tf->nr_ext,
+		.model_size = tf->model_size,
+		.win_start = o->window_end ? o->window_start : 0,
+		.win_end = o->window_end ? o->window_end : LLONG_MAX,
+	};
+}
+
+/* The initial map as it stands (after testfs_reset()). */
+static void initial(const struct testfs *tf, struct contents_view *v)
+{
+	*v = (struct contents_view){
+		.ext = tf->ext0,
+		.nr = tf->nr_ext0,
+		.model_size = tf->model_size,
+		.win_start = tf->win_start,
+		.win_end = tf->win_end,
+	};
+}
+
+int testfs_set_window(struct testfs *tf, loff_t start, loff_t end)
+{
+	struct contents_view old, new;
+	int ret;
+
+	if (!tf->ext0)
+		return -EINVAL;
+	if (!end) {
+		start = 0;
+		end = LLONG_MAX;
+	}
+	if (start == tf->win_start && end == tf->win_end &&
+	    tf->dev_used <= tf->next_addr0)
+		return 0;
+	initial(tf, &old);
+	new = old;
+	new.win_start = start;
+	new.win_end = end;
+	/* and blocks requests allocated go back to zero, as on a new one */
+	ret = set_contents(tf, &old, &new, tf->next_addr0, tf->dev_used);
+	if (!ret)
+		tf->dev_used = tf->next_addr0;
+	return ret;
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -1004,6 +1065,7 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	char dummy[8];
 	struct testfs_opts o = *opts;
 	struct sim_ram_opts ro = { 0 };
+	struct contents_view want;
 	struct testfs *tf;
 	u64 dev_size;
 	int ret;
@@ -1048,7 +1110,8 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 		goto out_free;
 	}
 	set_dev_geometry(tf, &o, dev_size);
-	ret = set_contents(tf, NULL, 0, 0, 0, 0);
+	laid_out(tf, &o, &want);
+	ret = set_contents(tf, &(struct contents_view){ 0 }, &want, 0, 0);
 	if (ret)
 		goto out_dev;
 	if (o.atomic_max) {
@@ -1126,8 +1189,8 @@ int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
 		   char *err, size_t errlen)
 {
 	struct testfs_opts o = *opts;
-	struct testfs_extent *old;
-	u64 dev_size, old_model, dirty_to;
+	struct contents_view old, want;
+	u64 dev_size, dirty_to;
 	u8 *model;
 	int ret;
 
@@ -1139,20 +1202,22 @@ int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
 		return -EAGAIN;
 
 	/* what testfs_reset() left: the last map's initial contents */
-	old = tf->ext0;
+	initial(tf, &old);
 	tf->ext0 = NULL;
 	model = tf->model;
-	old_model = tf->model_size;
 	dirty_to = tf->dev_used;
 	tf->dev_used = 0;
 	ret = layout(tf, &o, &dev_size, err, errlen);
 	if (!ret && dev_size != tf->dev_geo.size)
 		ret = -EAGAIN;
-	if (!ret)
-		ret = set_contents(tf, old, tf->nr_ext0,
-				   tf->model == model ? old_model : 0,
-				   tf->next_addr0, dirty_to);
-	free(old);
+	if (!ret) {
+		/* a model mapped afresh is all zero */
+		if (tf->model != model)
+			old.model_size = 0;
+		laid_out(tf, &o, &want);
+		ret = set_contents(tf, &old, &want, tf->next_addr0, dirty_to);
+	}
+	free((void *)old.ext);
 	if (ret)
 		return ret; /* without ext0, never recycled or reset again */
 	ret = apply_opts(tf, &o, err, errlen);
@@ -1311,6 +1376,9 @@ static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t)
 	if ((size_t)s < tf->model_size)
 		memset(tf->model + s, 0,
 		       min_t(size_t, t, tf->model_size) - s);
+	/* only the window holds the map's contents (set_contents()) */
+	s = max_t(loff_t, s, tf->win_start);
+	t = min_t(loff_t, t, tf->win_end);
 	for (idx = 0; idx < tf->nr_ext0; idx++) {
 		const struct testfs_extent *e = &tf->ext0[idx];
 		loff_t a = max_t(loff_t, s, e->off);

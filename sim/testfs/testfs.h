@@ -84,6 +84,15 @@ struct testfs_opts {
 	 */
 	u64 min_span;
 	/*
+	 * The file range requests will touch, [window_start, window_end),
+	 * block aligned (window_end 0: the whole file).  Model and device
+	 * hold the map's contents only there and zeroes elsewhere: filling
+	 * a file of megabytes for a request of a few blocks was most of
+	 * what the runner's requests cost.  A request outside its window
+	 * reads zeroes where the map says data, which the data checks see.
+	 */
+	loff_t window_start, window_end;
+	/*
 	 * Keep a copy of the initial state so that testfs_reset() can undo
 	 * a request cheaply (the request runner reuses one testfs).
 	 */
@@ -133,6 +142,7 @@ struct testfs {
 	u8 *model;			/* what reads must return */
 	size_t model_size, model_cap;
 	u64 dev_used;			/* high-water mark of next_addr */
+	loff_t win_start, win_end;	/* testfs_opts.window_*, end > 0 */
 	bool written;			/* a write since the last reset */
 	bool laying_out;		/* setup_map() from layout() */
 	/* what the device was created for (testfs_recycle()) */
@@ -217,11 +227,17 @@ int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
  * Only what the super block, inode and dio ops take from @opts (i_size,
  * encrypted, dops, no_simple, sync_mount), on a testfs whose map, model
  * and device already are @opts's (with an explicit map, i_size does not
- * shape them).  After an error @tf can only be
- * destroyed.
+ * shape them).  The window stays: testfs_set_window().  After an error
+ * @tf can only be destroyed.
  */
 int testfs_retune(struct testfs *tf, const struct testfs_opts *opts,
 		  char *err, size_t errlen);
+/*
+ * Another window (as testfs_opts.window_start/_end) on a reusable @tf
+ * just reset: rewrites only what the two windows do not share, and
+ * zeroes the blocks requests allocated, as a new testfs has them.
+ */
+int testfs_set_window(struct testfs *tf, loff_t start, loff_t end);
 
 static inline struct testfs *testfs_from_inode(struct inode *inode)
 {
