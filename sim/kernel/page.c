@@ -6,8 +6,8 @@
  * away when its last pin or reference is dropped: the simulator forgets a
  * user page's dirty bit then, as if it had been written back.
  */
+#include <sched.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <sim/stats.h>
@@ -24,9 +24,16 @@ struct page_state {
 };
 
 static struct page_state *buckets[PAGE_BUCKETS];
-static pthread_mutex_t locks[PAGE_LOCKS] = {
-	[0 ... PAGE_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER
-};
+/*
+ * Bucket locks guard a few loads and stores and are taken several times
+ * per page of every I/O: a test-and-set lock costs a fraction of an
+ * uncontended mutex.  A holder the host descheduled is waited out with
+ * sched_yield().  One cache line each, so threads on other buckets do not
+ * bounce it.
+ */
+static struct {
+	unsigned char held;
+} __aligned(64) locks[PAGE_LOCKS];
 
 DEFINE_SIM_GAUGE(stat_pinned_pages, "pages_pinned");
 DEFINE_SIM_GAUGE(stat_page_refs, "page_refs");
@@ -46,9 +53,26 @@ static unsigned long hash_addr(unsigned long addr)
 	return (addr >> PAGE_SHIFT) * 0x9e3779b97f4a7c15ULL >> 52;
 }
 
-static pthread_mutex_t *lock_for(unsigned long h)
+static void bucket_lock(unsigned long h)
 {
-	return &locks[h % PAGE_LOCKS];
+	unsigned char *l = &locks[h % PAGE_LOCKS].held;
+	unsigned int spins = 0;
+
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+			if (++spins % 128 == 0)
+				sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+			else
+				__builtin_ia32_pause();
+#endif
+		}
+	}
+}
+
+static void bucket_unlock(unsigned long h)
+{
+	__atomic_store_n(&locks[h % PAGE_LOCKS].held, 0, __ATOMIC_RELEASE);
 }
 
 /* Find (or with @create make) the state of @page; bucket lock held. */
@@ -91,12 +115,12 @@ static void state_put(unsigned long h, struct page_state *s)
 		unsigned long __addr = (unsigned long)(page);            \
 		unsigned long __h = hash_addr(__addr);                   \
 		struct page_state *s;                                    \
-		pthread_mutex_lock(lock_for(__h));                       \
+		bucket_lock(__h);                                        \
 		s = state_get(__h, __addr, create);                      \
 		body;                                                    \
 		if (s && (create))                                       \
 			state_put(__h, s);                               \
-		pthread_mutex_unlock(lock_for(__h));                     \
+		bucket_unlock(__h);                                      \
 	} while (0)
 
 void sim_pin_user_page(struct page *page)

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The trace ring.  Records are formatted at the trace point (they are
- * small) and folded into a running hash, so determinism checks compare
- * two numbers instead of two logs.
+ * The trace ring.  A trace point keeps its arguments raw (the format
+ * string is parsed once, the first time it is seen) and folds them into a
+ * running hash, so determinism checks compare two numbers instead of two
+ * logs; records become text only when someone reads them.  A format with
+ * anything but %d %u %x %s (with l, ll or z) is printed at the trace
+ * point instead, as are records whose strings do not fit.
+ *
+ * The hash identifies a trace within one process: it mixes in where the
+ * event name and format live, not their text.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,92 +19,60 @@
 #include <sim/trace.h>
 
 #define TRACE_RING 4096
-#define TRACE_LEN 160
+#define TRACE_LEN 160	/* a record as text, with its NUL, at most */
+#define TRACE_ARGS 12
+#define TRACE_STRS 64	/* the copied %s arguments of one record */
+#define FMT_SLOTS 512	/* formats seen, an open-addressed table */
+
+/* one conversion: 'd', 'u', 'x' or 's', and l (1), ll (2) or z (3) */
+struct conv {
+	char type;
+	u8 len;
+};
+
+struct fmt_spec {
+	const char *fmt;	/* NULL: free slot */
+	bool eager;		/* not ours: vsnprintf() at the trace point */
+	u8 nr;
+	struct conv c[TRACE_ARGS];
+};
+
+struct trace_rec {
+	const char *event;
+	const struct fmt_spec *spec;	/* NULL: text holds the arguments */
+	char tag;
+	unsigned int cpu;
+	union {
+		struct {
+			u64 v[TRACE_ARGS];	/* %s: offset into strs */
+			char strs[TRACE_STRS];
+		} a;
+		char text[TRACE_LEN];
+	};
+};
 
 bool sim_trace_on = true;
 
-static char ring[TRACE_RING][TRACE_LEN];
+static struct trace_rec ring[TRACE_RING];
+static struct fmt_spec fmts[FMT_SLOTS];
 static u64 nr_records;
 static u64 hash = 0xcbf29ce484222325ULL;
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const ctx_tag[] = {
-	[SIM_CTX_TASK] = "T",
-	[SIM_CTX_SOFTIRQ] = "S",
-	[SIM_CTX_HARDIRQ] = "H",
-};
+/* ---- formats ------------------------------------------------------- */
 
-/*
- * "<context><cpu> <event>: " into @buf, as snprintf would, by hand: it
- * opens every record, and a second printf per trace point was a good part
- * of what tracing cost.
- */
-static int trace_prefix(char *buf, size_t size, const char *event)
+/* What @fmt asks for, if it is only what compile() knows. */
+static bool compile(const char *fmt, struct fmt_spec *sp)
 {
-	const char *tag = sim_ctx == SIM_CTX_TASK &&
-					  (current->flags & PF_WQ_WORKER) ?
-				  "W" :
-				  ctx_tag[sim_ctx];
-	unsigned int cpu = raw_smp_processor_id();
-	char digits[12];
-	size_t n = 0, d = 0;
-
-	do
-		digits[d++] = '0' + cpu % 10;
-	while ((cpu /= 10));
-	while (*tag && n < size - 1)
-		buf[n++] = *tag++;
-	while (d && n < size - 1)
-		buf[n++] = digits[--d];
-	if (n < size - 1)
-		buf[n++] = ' ';
-	while (*event && n < size - 1)
-		buf[n++] = *event++;
-	for (const char *p = ": "; *p && n < size - 1; p++)
-		buf[n++] = *p;
-	buf[n] = '\0';
-	return n;
-}
-
-/* @v in @base (10 or 16), after a '-' if @neg, at buf[n]; returns n after */
-static size_t put_num(char *buf, size_t size, size_t n, unsigned long long v,
-		      unsigned int base, bool neg)
-{
-	char digits[24];
-	size_t d = 0;
-
-	do {
-		digits[d++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	if (neg && n < size - 1)
-		buf[n++] = '-';
-	while (d && n < size - 1)
-		buf[n++] = digits[--d];
-	return n;
-}
-
-/*
- * The arguments as vsnprintf() would print them, by hand for what trace
- * points use (%d %u %x %s with l, ll or z): vsnprintf's setup cost more
- * than a whole I/O's bookkeeping.  Anything else (flags, widths, other
- * conversions) is left to vsnprintf(): returns false, having consumed
- * nothing the caller cannot start again from a copy of @ap.
- */
-static bool trace_format(char *buf, size_t size, size_t n, const char *fmt,
-			 va_list ap)
-{
+	sp->nr = 0;
 	for (const char *f = fmt; *f; f++) {
-		unsigned long long u;
-		long long sv;
-		int len = 0;	/* 0 int, 1 long, 2 long long, 3 size_t */
+		u8 len = 0;
 
-		if (*f != '%') {
-			if (n < size - 1)
-				buf[n++] = *f;
+		if (*f != '%')
 			continue;
-		}
 		f++;
+		if (*f == '%')
+			continue;
 		if (*f == 'l') {
 			len = 1;
 			if (*++f == 'l') {
@@ -109,91 +83,220 @@ static bool trace_format(char *buf, size_t size, size_t n, const char *fmt,
 			len = 3;
 			f++;
 		}
-		switch (*f) {
-		case 'd':
-			sv = len == 0 ? va_arg(ap, int) :
-			     len == 1 ? va_arg(ap, long) :
-			     len == 2 ? va_arg(ap, long long) :
-					va_arg(ap, ssize_t);
-			n = put_num(buf, size, n,
-				    sv < 0 ? -(unsigned long long)sv :
-					     (unsigned long long)sv,
-				    10,
-				    sv < 0);
-			break;
-		case 'u':
-		case 'x':
-			u = len == 0 ? va_arg(ap, unsigned int) :
-			    len == 1 ? va_arg(ap, unsigned long) :
-			    len == 2 ? va_arg(ap, unsigned long long) :
-				       va_arg(ap, size_t);
-			n = put_num(buf, size, n, u, *f == 'x' ? 16 : 10,
-				    false);
-			break;
-		case 's': {
-			const char *str = va_arg(ap, const char *);
-
-			if (len)
-				return false;
-			if (!str)
-				str = "(null)";
-			while (*str && n < size - 1)
-				buf[n++] = *str++;
-			break;
-		}
-		case '%':
-			if (len)
-				return false;
-			if (n < size - 1)
-				buf[n++] = '%';
-			break;
-		default:
+		if (*f != 'd' && *f != 'u' && *f != 'x' && *f != 's')
 			return false;
-		}
+		if ((*f == 's' && len) || sp->nr == TRACE_ARGS)
+			return false;
+		sp->c[sp->nr++] = (struct conv){ *f, len };
 	}
-	buf[n] = '\0';
 	return true;
 }
 
-/*
- * Fold @len bytes of @buf into the running hash, a word at a time (a
- * multiply per byte was most of what a trace point cost); xor-shift so
- * that high bytes reach the low bits too.
- */
-static void hash_record(const char *buf, size_t len)
+/* The compiled @fmt (trace_lock held); NULL when the table is full. */
+static const struct fmt_spec *spec_of(const char *fmt)
+{
+	unsigned long h = (unsigned long)fmt * 0x9e3779b97f4a7c15ULL >> 55;
+
+	for (unsigned int i = 0; i < FMT_SLOTS; i++) {
+		struct fmt_spec *sp = &fmts[(h + i) % FMT_SLOTS];
+
+		if (sp->fmt == fmt)
+			return sp;
+		if (!sp->fmt) {
+			sp->fmt = fmt;
+			sp->eager = !compile(fmt, sp);
+			return sp;
+		}
+	}
+	return NULL;
+}
+
+/* ---- text ---------------------------------------------------------- */
+
+/* @v in @base (10 or 16), after a '-' if @neg, at buf[n]; returns n after */
+static size_t put_num(char *buf, size_t size, size_t n, unsigned long long v,
+		      unsigned int base, bool neg)
+{
+	char digits[24];
+	size_t d = 0;
+
+	if (base == 16) {
+		do {
+			digits[d++] = "0123456789abcdef"[v & 15];
+			v >>= 4;
+		} while (v);
+	} else {
+		do {
+			digits[d++] = '0' + v % 10;
+			v /= 10;
+		} while (v);
+	}
+	if (neg && n < size - 1)
+		buf[n++] = '-';
+	while (d && n < size - 1)
+		buf[n++] = digits[--d];
+	return n;
+}
+
+static size_t put_str(char *buf, size_t size, size_t n, const char *s)
+{
+	while (*s && n < size - 1)
+		buf[n++] = *s++;
+	return n;
+}
+
+/* "<context><cpu> <event>: " */
+static size_t put_prefix(char *buf, size_t size, const struct trace_rec *r)
+{
+	size_t n = 0;
+
+	buf[n++] = r->tag;
+	n = put_num(buf, size, n, r->cpu, 10, false);
+	n = put_str(buf, size, n, " ");
+	n = put_str(buf, size, n, r->event);
+	return put_str(buf, size, n, ": ");
+}
+
+/* Record @r as vsnprintf() would have printed it, into @buf. */
+static void render(const struct trace_rec *r, char *buf, size_t size)
+{
+	const struct conv *c;
+	size_t n = put_prefix(buf, size, r);
+	unsigned int k = 0;
+
+	if (!r->spec) {
+		n = put_str(buf, size, n, r->text);
+		buf[n] = '\0';
+		return;
+	}
+	for (const char *f = r->spec->fmt; *f; f++) {
+		u64 v;
+
+		if (*f != '%') {
+			if (n < size - 1)
+				buf[n++] = *f;
+			continue;
+		}
+		if (*++f == '%') {
+			if (n < size - 1)
+				buf[n++] = '%';
+			continue;
+		}
+		while (*f == 'l' || *f == 'z')
+			f++;
+		c = &r->spec->c[k];
+		v = r->a.v[k++];
+		if (c->type == 's')
+			n = put_str(buf, size, n, r->a.strs + v);
+		else if (c->type == 'd')
+			n = put_num(buf, size, n, (s64)v < 0 ? -v : v, 10,
+				    (s64)v < 0);
+		else
+			n = put_num(buf, size, n, v, c->type == 'x' ? 16 : 10,
+				    false);
+	}
+	buf[n] = '\0';
+}
+
+/* ---- recording ----------------------------------------------------- */
+
+static inline void mix(u64 w)
+{
+	hash = (hash ^ w) * 0x100000001b3ULL;
+	hash ^= hash >> 29;
+}
+
+/* @len bytes a word at a time, the length in the top byte of the tail */
+static void mix_bytes(const char *buf, size_t len)
 {
 	u64 w;
 
 	for (; len >= 8; buf += 8, len -= 8) {
 		memcpy(&w, buf, 8);
-		hash = (hash ^ w) * 0x100000001b3ULL;
-		hash ^= hash >> 29;
+		mix(w);
 	}
-	/* the tail, its length in the top byte: where the record ends */
 	w = 0;
 	memcpy(&w, buf, len);
-	hash = (hash ^ w ^ (u64)len << 56) * 0x100000001b3ULL;
-	hash ^= hash >> 29;
+	mix(w ^ (u64)len << 56);
+}
+
+/*
+ * The arguments into @r, as @sp says (trace_lock held).  False when the
+ * strings do not fit: the caller prints the record instead.
+ */
+static bool keep_args(struct trace_rec *r, const struct fmt_spec *sp,
+		      va_list ap)
+{
+	size_t used = 0;
+
+	for (unsigned int k = 0; k < sp->nr; k++) {
+		const struct conv *c = &sp->c[k];
+		const char *s;
+		size_t l;
+		u64 v;
+
+		switch (c->type) {
+		case 's':
+			s = va_arg(ap, const char *);
+			if (!s)
+				s = "(null)";
+			l = strlen(s) + 1;
+			if (used + l > TRACE_STRS)
+				return false;
+			memcpy(r->a.strs + used, s, l);
+			v = used;
+			used += l;
+			break;
+		case 'd':
+			v = c->len == 0 ? (u64)va_arg(ap, int) :
+			    c->len == 1 ? (u64)va_arg(ap, long) :
+			    c->len == 2 ? (u64)va_arg(ap, long long) :
+					  (u64)va_arg(ap, ssize_t);
+			break;
+		default:
+			v = c->len == 0 ? va_arg(ap, unsigned int) :
+			    c->len == 1 ? va_arg(ap, unsigned long) :
+			    c->len == 2 ? va_arg(ap, unsigned long long) :
+					  va_arg(ap, size_t);
+			break;
+		}
+		r->a.v[k] = v;
+		mix(v);
+	}
+	if (used)
+		mix_bytes(r->a.strs, used);
+	return true;
 }
 
 void __sim_trace(const char *event, const char *fmt, ...)
 {
-	char buf[TRACE_LEN];
-	size_t n;
-	va_list ap, again;
-
-	n = trace_prefix(buf, sizeof(buf), event);
-	va_start(ap, fmt);
-	va_copy(again, ap);
-	if (!trace_format(buf, sizeof(buf), n, fmt, ap))
-		vsnprintf(buf + n, sizeof(buf) - n, fmt, again);
-	va_end(again);
-	va_end(ap);
-	n += strlen(buf + n);
+	const struct fmt_spec *sp;
+	struct trace_rec *r;
+	va_list ap;
 
 	pthread_mutex_lock(&trace_lock);
-	memcpy(ring[nr_records % TRACE_RING], buf, n + 1);
-	hash_record(buf, n);
+	r = &ring[nr_records % TRACE_RING];
+	r->event = event;
+	r->tag = sim_ctx == SIM_CTX_TASK && (current->flags & PF_WQ_WORKER) ?
+			 'W' :
+		 sim_ctx == SIM_CTX_SOFTIRQ ? 'S' :
+		 sim_ctx == SIM_CTX_HARDIRQ ? 'H' :
+					      'T';
+	r->cpu = raw_smp_processor_id();
+	mix((u64)(unsigned long)event);
+	mix((u64)(unsigned long)fmt);
+	mix((u64)r->tag << 32 | r->cpu);
+
+	sp = spec_of(fmt);
+	va_start(ap, fmt);
+	r->spec = sp && !sp->eager && keep_args(r, sp, ap) ? sp : NULL;
+	va_end(ap);
+	if (!r->spec) {
+		va_start(ap, fmt);
+		vsnprintf(r->text, sizeof(r->text), fmt, ap);
+		va_end(ap);
+		mix_bytes(r->text, strlen(r->text));
+	}
 	nr_records++;
 	pthread_mutex_unlock(&trace_lock);
 }
@@ -233,11 +336,14 @@ u64 sim_trace_hash(void)
 
 bool sim_trace_get(unsigned int back, char *buf, size_t len)
 {
+	char line[TRACE_LEN];
 	bool ok = false;
 
 	pthread_mutex_lock(&trace_lock);
 	if (back < nr_records && back < TRACE_RING) {
-		snprintf(buf, len, "%s", ring[(nr_records - 1 - back) % TRACE_RING]);
+		render(&ring[(nr_records - 1 - back) % TRACE_RING], line,
+		       sizeof(line));
+		snprintf(buf, len, "%s", line);
 		ok = true;
 	}
 	pthread_mutex_unlock(&trace_lock);
@@ -246,14 +352,16 @@ bool sim_trace_get(unsigned int back, char *buf, size_t len)
 
 void sim_trace_dump(FILE *out, unsigned int n)
 {
+	char line[TRACE_LEN];
 	u64 first;
 
 	pthread_mutex_lock(&trace_lock);
 	first = nr_records > TRACE_RING ? nr_records - TRACE_RING : 0;
 	if (n && nr_records - first > n)
 		first = nr_records - n;
-	for (u64 i = first; i < nr_records; i++)
-		fprintf(out, "%6llu %s\n", (unsigned long long)i,
-			ring[i % TRACE_RING]);
+	for (u64 i = first; i < nr_records; i++) {
+		render(&ring[i % TRACE_RING], line, sizeof(line));
+		fprintf(out, "%6llu %s\n", (unsigned long long)i, line);
+	}
 	pthread_mutex_unlock(&trace_lock);
 }

@@ -709,7 +709,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	ssize_t ret;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, offsetof(struct iomapsim_outcome, cbs));
 	rc = validate(req, err, errlen);
 	if (rc)
 		return rc;

@@ -161,7 +161,6 @@ struct iomapsim_outcome {
 	unsigned int end_io_flags;
 	int fsync_datasync;
 	unsigned int nr_cbs;
-	struct testfs_cb cbs[TESTFS_MAX_CBS];
 	loff_t i_size;
 	int i_dio_count;
 	bool wq_created;
@@ -172,6 +171,11 @@ struct iomapsim_outcome {
 	long alloc_injected;
 	long alloc_seen;		/* failable allocations while armed */
 	long deadlocks;
+	/*
+	 * Last, and only the first nr_cbs (at most TESTFS_MAX_CBS) are set:
+	 * clearing kilobytes of log for every request showed in the fuzzer.
+	 */
+	struct testfs_cb cbs[TESTFS_MAX_CBS];
 };
 
 void iomapsim_request_init(struct iomapsim_request *req);
