@@ -8,6 +8,7 @@
  */
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <sim/stats.h>
@@ -33,7 +34,15 @@ static struct page_state *buckets[PAGE_BUCKETS];
  */
 static struct {
 	unsigned char held;
+	/*
+	 * States freed under this lock, for reuse: a state lives from a
+	 * pin to its unpin, and malloc/free per page of every I/O showed.
+	 */
+	struct page_state *spare;
+	unsigned int nr_spare;
 } __aligned(64) locks[PAGE_LOCKS];
+
+#define PAGE_SPARES 32
 
 DEFINE_SIM_GAUGE(stat_pinned_pages, "pages_pinned");
 DEFINE_SIM_GAUGE(stat_page_refs, "page_refs");
@@ -86,9 +95,16 @@ static struct page_state *state_get(unsigned long h, unsigned long addr,
 			return s;
 	if (!create)
 		return NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	s = locks[h % PAGE_LOCKS].spare;
+	if (s) {
+		locks[h % PAGE_LOCKS].spare = s->next;
+		locks[h % PAGE_LOCKS].nr_spare--;
+		memset(s, 0, sizeof(*s));
+	} else {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			abort();
+	}
 	s->addr = addr;
 	s->next = buckets[h];
 	buckets[h] = s;
@@ -104,7 +120,13 @@ static void state_put(unsigned long h, struct page_state *s)
 	for (pp = &buckets[h]; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
 			*pp = s->next;
-			free(s);
+			if (locks[h % PAGE_LOCKS].nr_spare < PAGE_SPARES) {
+				s->next = locks[h % PAGE_LOCKS].spare;
+				locks[h % PAGE_LOCKS].spare = s;
+				locks[h % PAGE_LOCKS].nr_spare++;
+			} else {
+				free(s);
+			}
 			return;
 		}
 	}
