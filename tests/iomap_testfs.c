@@ -733,6 +733,34 @@ START_TEST(test_recycle_contents_as_new)
 }
 END_TEST
 
+/*
+ * The write pattern filled and checked in bulk is the byte-wise one, at
+ * any offset and across its 64 KiB period; a changed byte is found.
+ */
+START_TEST(test_write_pattern_fill_and_diff)
+{
+	static u8 buf[200000];
+	static const loff_t offs[] = { 0, 1, 255, 4097, 65535, 65536 * 3 - 7,
+				       (1LL << 32) + 12345 };
+	unsigned int i;
+	size_t k;
+
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
+		iomapsim_write_pattern_fill(buf, offs[i], sizeof(buf));
+		for (k = 0; k < sizeof(buf); k++)
+			ck_assert_uint_eq(buf[k],
+					  iomapsim_write_pattern(offs[i] + k));
+		ck_assert_uint_eq(iomapsim_write_pattern_diff(buf, offs[i],
+							      sizeof(buf)),
+				  sizeof(buf));
+		buf[131072 + i] ^= 0x40;
+		ck_assert_uint_eq(iomapsim_write_pattern_diff(buf, offs[i],
+							      sizeof(buf)),
+				  131072 + i);
+	}
+}
+END_TEST
+
 static Suite *testfs_suite(void)
 {
 	Suite *s = suite_create("iomap_testfs");
@@ -754,6 +782,7 @@ static Suite *testfs_suite(void)
 	tcase_add_test(tc, test_runner_reuse_is_invisible);
 	tcase_add_test(tc, test_runner_recycle_is_invisible);
 	tcase_add_test(tc, test_recycle_contents_as_new);
+	tcase_add_test(tc, test_write_pattern_fill_and_diff);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("pagecache");

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -105,15 +106,26 @@ struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 	wq = kzalloc(sizeof(*wq), GFP_KERNEL);
 	if (!wq)
 		return NULL;
-	va_start(ap, max_active);
-	vsnprintf(wq->name, sizeof(wq->name), fmt, ap);
-	va_end(ap);
+	/*
+	 * Without printf when there is nothing to format: the engine makes
+	 * system_wq and system_unbound_wq again for every fuzzer run.
+	 */
+	if (strchr(fmt, '%')) {
+		va_start(ap, max_active);
+		vsnprintf(wq->name, sizeof(wq->name), fmt, ap);
+		va_end(ap);
+	} else {
+		strncpy(wq->name, fmt, sizeof(wq->name) - 1);
+	}
 	wq->flags = flags;
 	init_waitqueue_head(&wq->idle);
 	pthread_mutex_init(&wq->lock, NULL);
 	pthread_cond_init(&wq->cond, NULL);
-	/* like the kernel, a thread name is cut at TASK_COMM_LEN */
-	snprintf(comm, sizeof(comm), "kw/%.11s", wq->name);
+	/* like the kernel, a thread name is cut at TASK_COMM_LEN: "kw/" + 11 */
+	BUILD_BUG_ON(TASK_COMM_LEN != 16);
+	memcpy(comm, "kw/", 3);
+	strncpy(comm + 3, wq->name, 11);
+	comm[14] = '\0';
 	wq->worker = sim_task_new(comm, 0, PF_WQ_WORKER);
 	if (sim_engine_kind() == SIM_ENGINE_THREADED) {
 		unsigned int n = (flags & __WQ_ORDERED) || max_active == 1 ?
