@@ -302,6 +302,20 @@ void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len)
 	pthread_rwlock_unlock(&rd->lock);
 }
 
+void sim_bdev_ram_zero_data(struct block_device *bdev, u64 pos, u64 len)
+{
+	struct ram_dev *rd = ram_of(bdev);
+
+	if (!rd || pos >= rd->size)
+		return;
+	len = min(len, rd->size - pos);
+	pthread_rwlock_wrlock(&rd->lock);
+	memset(rd->data + pos, 0, len);
+	if (rd->media && len)
+		ram_mark_dirty(rd, pos, len);
+	pthread_rwlock_unlock(&rd->lock);
+}
+
 void sim_bdev_ram_power_fail(struct block_device *bdev)
 {
 	struct ram_dev *rd = ram_of(bdev);

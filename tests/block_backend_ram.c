@@ -218,6 +218,38 @@ START_TEST(test_ram_power_fail_fua_and_flush)
 END_TEST
 
 /*
+ * sim_bdev_ram_zero() makes both images zero and nothing dirty;
+ * sim_bdev_ram_zero_data() only what reads return: the media keeps what
+ * was made durable, and a flush writes the zeroes back.
+ */
+START_TEST(test_ram_zero_images)
+{
+	struct block_device *bdev = ram_new(512, 1 << 20, true, true);
+	char *a = bb_alloc(8192), *z = bb_alloc(8192);
+	const char *media = sim_bdev_ram_media(bdev);
+	const char *data = sim_bdev_ram_data(bdev);
+
+	memset(z, 0, 8192);
+	bb_fill(a, 8192, 0, 6);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_FUA, 0, a, 8192), 0);
+
+	sim_bdev_ram_zero_data(bdev, 0, 4096);
+	ck_assert(!memcmp(data, z, 4096));
+	ck_assert(!memcmp(data + 4096, a + 4096, 4096));
+	ck_assert(!memcmp(media, a, 8192));
+	ck_assert_int_eq(bb_flush(bdev), 0);
+	ck_assert(!memcmp(media, z, 4096));
+
+	sim_bdev_ram_zero(bdev, 4096, 4096);
+	ck_assert(!memcmp(data + 4096, z, 4096));
+	ck_assert(!memcmp(media + 4096, z, 4096));
+	bb_free(a, 8192);
+	bb_free(z, 8192);
+	sim_bdev_destroy(bdev);
+}
+END_TEST
+
+/*
  * Without BLK_FEAT_FUA the device still honours REQ_FUA, as a bio-based
  * driver must: the feature only says FUA is cheap.
  */
@@ -386,6 +418,7 @@ static Suite *ram_suite(void)
 	tcase_add_test(tc, test_ram_bad_options);
 	tcase_add_test(tc, test_ram_counters);
 	tcase_add_test(tc, test_ram_power_fail_fua_and_flush);
+	tcase_add_test(tc, test_ram_zero_images);
 	tcase_add_test(tc, test_ram_fua_without_feature);
 	tcase_add_test(tc, test_ram_no_cache_is_durable);
 	tcase_add_test(tc, test_ram_beyond_end_and_unaligned);

@@ -100,6 +100,7 @@ struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 {
 	struct workqueue_struct *wq;
 	char comm[TASK_COMM_LEN];
+	size_t n;
 	va_list ap;
 
 	sim_engine_ensure();
@@ -115,7 +116,8 @@ struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 		vsnprintf(wq->name, sizeof(wq->name), fmt, ap);
 		va_end(ap);
 	} else {
-		strncpy(wq->name, fmt, sizeof(wq->name) - 1);
+		for (n = 0; fmt[n] && n < sizeof(wq->name) - 1; n++)
+			wq->name[n] = fmt[n];
 	}
 	wq->flags = flags;
 	init_waitqueue_head(&wq->idle);
@@ -124,8 +126,9 @@ struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 	/* like the kernel, a thread name is cut at TASK_COMM_LEN: "kw/" + 11 */
 	BUILD_BUG_ON(TASK_COMM_LEN != 16);
 	memcpy(comm, "kw/", 3);
-	strncpy(comm + 3, wq->name, 11);
-	comm[14] = '\0';
+	for (n = 0; wq->name[n] && n < 11; n++)
+		comm[3 + n] = wq->name[n];
+	comm[3 + n] = '\0';
 	wq->worker = sim_task_new(comm, 0, PF_WQ_WORKER);
 	if (sim_engine_kind() == SIM_ENGINE_THREADED) {
 		unsigned int n = (flags & __WQ_ORDERED) || max_active == 1 ?

@@ -495,10 +495,11 @@ static void __attribute__((constructor)) runner_register_teardown(void)
 #define IOMAPSIM_MODEL_SPAN (4ULL << 20)
 
 /*
- * The file blocks a request can touch: its range, and [i_size, pos) of a
- * write into inline data past EOF, which is zeroed first (testfs_reset()
- * puts back the same range).  Only there do model and device get the
- * map's contents.
+ * What a request can touch: a read, its own sectors (direct reads move
+ * exactly the iterator's bytes); a write, the blocks of its range (sub-
+ * block zeroing writes whole blocks, testfs_reset() puts them back), and
+ * [i_size, pos) of a write into inline data past EOF, which is zeroed
+ * first.  Only there do model and device get the map's contents.
  */
 static void request_window(const struct iomapsim_request *req,
 			   loff_t *start, loff_t *end)
@@ -507,6 +508,13 @@ static void request_window(const struct iomapsim_request *req,
 	u64 s = ALIGN_DOWN((u64)req->pos, fsb);
 	unsigned int i;
 
+	if (!req->write) {
+		s = ALIGN_DOWN((u64)req->pos, SECTOR_SIZE);
+		*start = s;
+		*end = max(ALIGN((u64)req->pos + req->len, SECTOR_SIZE),
+			   s + SECTOR_SIZE);
+		return;
+	}
 	if (s > (u64)req->size) {
 		for (i = 0; i < req->nr_map; i++)
 			if (req->map[i].type == IOMAP_INLINE)

@@ -705,9 +705,10 @@ static void dev_fill(struct testfs *tf, const struct content_run *r, u64 s,
 		testfs_pattern_fill(dev + s, s + r->delta, t - s);
 }
 
+/* (testfs never looks at a write cache's media image) */
 static void dev_zero(struct testfs *tf, u64 s, u64 t)
 {
-	sim_bdev_ram_zero(tf->ram, s, t - s);
+	sim_bdev_ram_zero_data(tf->ram, s, t - s);
 }
 
 static const struct contents_ops model_ops = { model_fill, model_zero };
@@ -717,8 +718,6 @@ static const struct contents_ops dev_ops = { dev_fill, dev_zero };
  * Turn the contents @old left (after testfs_reset(): its initial ones),
  * plus blocks requests allocated in [@dirty_from, @dirty_to), into what
  * @new wants.  A new testfs has nothing old: everything starts zero.
- * (The media image of a write-cache device is not testfs's: nothing
- * here reads it.)
  */
 static int set_contents(struct testfs *tf, const struct contents_view *old,
 			const struct contents_view *new, u64 dirty_from,

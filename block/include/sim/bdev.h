@@ -95,6 +95,12 @@ const void *sim_bdev_ram_media(struct block_device *bdev);
  * wrote makes it as new.
  */
 void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len);
+/*
+ * Only what reads return, as a write of zeroes without FUA would: the
+ * media keeps its contents until a flush.  For a test that never looks
+ * at the media, half the work of sim_bdev_ram_zero() with a write cache.
+ */
+void sim_bdev_ram_zero_data(struct block_device *bdev, u64 pos, u64 len);
 /* Lose the write cache: data reverts to the media contents. */
 void sim_bdev_ram_power_fail(struct block_device *bdev);
 
