@@ -738,6 +738,7 @@ static int set_contents(struct testfs *tf, const struct contents_view *old,
 	no = dev_runs(old, dirty_from, dirty_to, o);
 	nn = dev_runs(new, 0, 0, n);
 	apply_runs(tf, &dev_ops, o, no, n, nn);
+	free(o);
 	tf->win_start = new->win_start;
 	tf->win_end = new->win_end;
 	return 0;
