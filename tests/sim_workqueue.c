@@ -98,6 +98,28 @@ static void worker_identity_fn(struct work_struct *w)
 	nr_run++;
 }
 
+/* names as the kernel's printf would make them, cut to fit */
+START_TEST(test_workqueue_names)
+{
+	static const char long_id[] = "a-device-name-longer-than-any-queue";
+	struct workqueue_struct *a, *b, *c, *d;
+
+	a = alloc_workqueue("events", 0, 0);
+	b = alloc_workqueue("dio/%s", 0, 0, "sda1");
+	c = alloc_workqueue("q%d-%s", 0, 0, 7, "x");
+	d = alloc_workqueue("dio/%s", 0, 0, long_id);
+	ck_assert_str_eq(sim_workqueue_name(a), "events");
+	ck_assert_str_eq(sim_workqueue_name(b), "dio/sda1");
+	ck_assert_str_eq(sim_workqueue_name(c), "q7-x");
+	ck_assert_uint_eq(strlen(sim_workqueue_name(d)), 31);
+	ck_assert(!strncmp(sim_workqueue_name(d), "dio/a-device-name", 17));
+	destroy_workqueue(a);
+	destroy_workqueue(b);
+	destroy_workqueue(c);
+	destroy_workqueue(d);
+}
+END_TEST
+
 START_TEST(test_work_runs_as_worker_task)
 {
 	struct work_struct w;
@@ -239,6 +261,7 @@ static Suite *workqueue_suite(void)
 	TCase *tc = sim_tcase("workqueue");
 
 	tcase_add_test(tc, test_fifo_order_under_irq_policy);
+	tcase_add_test(tc, test_workqueue_names);
 	tcase_add_test(tc, test_queue_pending_work_returns_false);
 	tcase_add_test(tc, test_work_can_requeue_itself);
 	tcase_add_test(tc, test_work_runs_as_worker_task);

@@ -21,15 +21,27 @@ static void (*deadlock_hook)(void);
 int sim_engine_init(const struct sim_engine_opts *opts)
 {
 	struct sim_engine_opts o = { 0 };
+	bool keep_wqs = false;
 
-	if (sim_eng.running)
-		sim_engine_exit();
 	if (opts)
 		o = *opts;
 	if (!o.nr_cpus)
 		o.nr_cpus = 4;
 	if (o.nr_cpus > NR_CPUS)
 		return -EINVAL;
+	/*
+	 * Deterministic again, on as many CPUs: run out what is queued and
+	 * keep the system workqueues (idle now, no threads) instead of
+	 * making them again; the runner starts an engine per request.
+	 */
+	if (sim_eng.running && sim_eng.kind == SIM_ENGINE_DET &&
+	    o.kind == SIM_ENGINE_DET && nr_cpu_ids == o.nr_cpus) {
+		sim_engine_drain();
+		sim_tasks_reap();
+		keep_wqs = true;
+	} else if (sim_eng.running) {
+		sim_engine_exit();
+	}
 	nr_cpu_ids = o.nr_cpus;
 	sim_eng.kind = o.kind;
 	sim_eng.policy = o.policy;
@@ -48,7 +60,7 @@ int sim_engine_init(const struct sim_engine_opts *opts)
 		if (ret)
 			return ret;
 	}
-	return sim_workqueues_init();
+	return keep_wqs ? 0 : sim_workqueues_init();
 }
 
 void sim_engine_ensure(void)

@@ -95,6 +95,33 @@ struct task_struct *sim_wq_worker(struct workqueue_struct *wq)
 	return wq->worker;
 }
 
+/*
+ * @fmt with only %s conversions (the kernel's names: "events", "dio/%s")
+ * into @dst, without printf: the engine makes system_wq and
+ * system_unbound_wq again, and testfs its dio/ queue, for every fuzzer
+ * run.  False for anything else, left to vsnprintf().
+ */
+static bool wq_name(char *dst, size_t size, const char *fmt, va_list ap)
+{
+	size_t n = 0;
+
+	for (const char *f = fmt; *f; f++) {
+		const char *s;
+
+		if (*f != '%') {
+			if (n < size - 1)
+				dst[n++] = *f;
+			continue;
+		}
+		if (*++f != 's')
+			return false;
+		for (s = va_arg(ap, const char *); *s && n < size - 1; s++)
+			dst[n++] = *s;
+	}
+	dst[n] = '\0';
+	return true;
+}
+
 struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 					 int max_active, ...)
 {
@@ -107,18 +134,13 @@ struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 	wq = kzalloc(sizeof(*wq), GFP_KERNEL);
 	if (!wq)
 		return NULL;
-	/*
-	 * Without printf when there is nothing to format: the engine makes
-	 * system_wq and system_unbound_wq again for every fuzzer run.
-	 */
-	if (strchr(fmt, '%')) {
+	va_start(ap, max_active);
+	if (!wq_name(wq->name, sizeof(wq->name), fmt, ap)) {
+		va_end(ap);
 		va_start(ap, max_active);
 		vsnprintf(wq->name, sizeof(wq->name), fmt, ap);
-		va_end(ap);
-	} else {
-		for (n = 0; fmt[n] && n < sizeof(wq->name) - 1; n++)
-			wq->name[n] = fmt[n];
 	}
+	va_end(ap);
 	wq->flags = flags;
 	init_waitqueue_head(&wq->idle);
 	pthread_mutex_init(&wq->lock, NULL);
