@@ -4,6 +4,8 @@
  * ...), each stamped with a sequence number, context and simulated CPU.
  * Arguments must not contain pointers or times, so that a deterministic
  * run's trace (and its running hash) is identical for the same seed.
+ * The event name and the format are kept by address until the record is
+ * read: string constants only.
  */
 #ifndef _SIM_TRACE_H
 #define _SIM_TRACE_H
