@@ -284,7 +284,11 @@ const void *sim_bdev_ram_media(struct block_device *bdev)
 	return rd->media ? rd->media : rd->data;
 }
 
-void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len)
+/*
+ * Zero [@pos, @pos + @len) of what reads return; with @media the media
+ * image too and nothing stays dirty, else as a write without FUA.
+ */
+static void ram_zero(struct block_device *bdev, u64 pos, u64 len, bool media)
 {
 	struct ram_dev *rd = ram_of(bdev);
 
@@ -293,27 +297,25 @@ void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len)
 	len = min(len, rd->size - pos);
 	pthread_rwlock_wrlock(&rd->lock);
 	memset(rd->data + pos, 0, len);
-	if (rd->media) {
+	if (rd->media && media) {
 		memset(rd->media + pos, 0, len);
 		memset(rd->dirty, 0,
 		       DIV_ROUND_UP(rd->nr_chunks, BITS_PER_WORD) *
 			       sizeof(unsigned long));
+	} else if (rd->media && len) {
+		ram_mark_dirty(rd, pos, len);
 	}
 	pthread_rwlock_unlock(&rd->lock);
 }
 
+void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len)
+{
+	ram_zero(bdev, pos, len, true);
+}
+
 void sim_bdev_ram_zero_data(struct block_device *bdev, u64 pos, u64 len)
 {
-	struct ram_dev *rd = ram_of(bdev);
-
-	if (!rd || pos >= rd->size)
-		return;
-	len = min(len, rd->size - pos);
-	pthread_rwlock_wrlock(&rd->lock);
-	memset(rd->data + pos, 0, len);
-	if (rd->media && len)
-		ram_mark_dirty(rd, pos, len);
-	pthread_rwlock_unlock(&rd->lock);
+	ram_zero(bdev, pos, len, false);
 }
 
 void sim_bdev_ram_power_fail(struct block_device *bdev)

@@ -504,24 +504,19 @@ static void __attribute__((constructor)) runner_register_teardown(void)
 static void request_window(const struct iomapsim_request *req,
 			   loff_t *start, loff_t *end)
 {
-	u64 fsb = req->fs_block ? req->fs_block : 4096;
-	u64 s = ALIGN_DOWN((u64)req->pos, fsb);
+	u64 grain = !req->write ? SECTOR_SIZE :
+		    req->fs_block   ? req->fs_block :
+				      4096;
+	u64 s = ALIGN_DOWN((u64)req->pos, grain);
 	unsigned int i;
 
-	if (!req->write) {
-		s = ALIGN_DOWN((u64)req->pos, SECTOR_SIZE);
-		*start = s;
-		*end = max(ALIGN((u64)req->pos + req->len, SECTOR_SIZE),
-			   s + SECTOR_SIZE);
-		return;
-	}
-	if (s > (u64)req->size) {
+	if (req->write && s > (u64)req->size) {
 		for (i = 0; i < req->nr_map; i++)
 			if (req->map[i].type == IOMAP_INLINE)
-				s = ALIGN_DOWN((u64)req->size, fsb);
+				s = ALIGN_DOWN((u64)req->size, grain);
 	}
 	*start = s;
-	*end = max(ALIGN((u64)req->pos + req->len, fsb), s + fsb);
+	*end = max(ALIGN((u64)req->pos + req->len, grain), s + grain);
 }
 
 static void request_opts(const struct iomapsim_request *req,
