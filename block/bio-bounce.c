@@ -48,13 +48,23 @@ unsigned short bio_iov_bounce_nr_vecs(struct iov_iter *iter, blk_opf_t op)
 	return iov_iter_npages(iter, BIO_MAX_VECS - 1) + 1;
 }
 
-/* Write side: bounce pages are whole pages of the bio's own. */
+/*
+ * Write side: bounce pages are whole pages of the bio's own, except the
+ * zero folio.  iomap_dio_zero() bios of a BOUNCE dio reach
+ * bio_iov_iter_unbounce() through the same end_io, carrying the shared
+ * zero folio, which must not be freed (the kernel's bio_free_folios()
+ * skips it the same way).
+ */
 static void bio_free_bounce_pages(struct bio *bio)
 {
 	unsigned int i;
 
-	for (i = 0; i < bio->bi_vcnt; i++)
-		__free_pages(bio->bi_io_vec[i].bv_page, 0);
+	for (i = 0; i < bio->bi_vcnt; i++) {
+		struct page *page = bio->bi_io_vec[i].bv_page;
+
+		if (!is_zero_folio(page_folio(page)))
+			__free_pages(page, 0);
+	}
 }
 
 static int bio_iov_iter_bounce_write(struct bio *bio, struct iov_iter *iter,

@@ -1322,6 +1322,71 @@ START_TEST(test_bounce_write)
 END_TEST
 
 /*
+ * covers G-30, G-38, G-40: a bounced sub-block write past EOF sends a tail
+ * zeroing bio built on the shared zero folio through the bouncing end_io;
+ * unbouncing frees the bounce pages but never the zero folio, as the
+ * kernel's bio_free_folios() skips it (fuzz finding, formerly K4).
+ */
+START_TEST(test_bounce_write_zeroing_keeps_zero_folio)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.size = 4096;
+	req_map(&r, IOMAP_MAPPED, 0, 65536, 0);
+	r.pos = 4096;
+	r.len = 512;
+	r.dio_flags = IOMAP_DIO_BOUNCE;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 512);
+	ck_assert_uint_eq(o.dev.write_bios, 2); /* data, then tail zeroing */
+	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
+/*
+ * covers G-30, G-33, G-38 (fuzz finding K6, see fuzz/README.md): a write
+ * into unwritten blocks whose second bio cannot be built (its 256 vectors
+ * of 8-byte iovec pieces crossing a page hold less than one logical
+ * block) ends its mapping after 2048 bytes, mid-block.  The next mapping
+ * is the same unwritten extent, so it zeroes the block's head again, over
+ * the 2048 bytes just written, before its own bio fails the same way; the
+ * tail zeroing's 0 replaces that error.  The request reports 2048 bytes
+ * written and the device holds zeroes there, as upstream's code would.
+ * With the buffer page aligned every bio is whole and nothing is lost.
+ */
+START_TEST(test_short_write_rezeroes_its_head)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.lbs = 2048;
+	r.size = 61440;
+	req_map(&r, IOMAP_UNWRITTEN, 0, 65536, 0);
+	r.dops = TESTFS_DOPS_END_IO;
+	r.pos = 0;
+	r.len = 8192;
+	r.iter = IOMAPSIM_ITER_IOVEC;
+	r.iovec_segs = 1024;
+	r.buf_offset = 1023;
+	r.no_simple = true;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 2048);
+	ck_assert_int_eq(o.ki_pos, 2048);
+	/* data, tail zeroing; head zeroing again, tail zeroing again */
+	ck_assert_uint_eq(o.dev.write_bios, 4);
+	ck_assert_int_eq(o.data, IOMAPSIM_DATA_MISMATCH);
+
+	r.buf_offset = 0;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 8192);
+	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
+/*
  * covers G-33, G-38 (unsure in SEMANTICS): a sub-block write into new
  * blocks whose pages cannot be pinned zeroes the block and ends with 0
  * instead of the error: a silent zero-length result.
@@ -1467,6 +1532,8 @@ static Suite *generic_suite(void)
 	tcase_add_test(tc, test_write_fsblock_aligned);
 	tcase_add_loop_test(tc, test_bounce_write, 0, 2);
 	tcase_add_test(tc, test_silent_short_write);
+	tcase_add_test(tc, test_bounce_write_zeroing_keeps_zero_folio);
+	tcase_add_test(tc, test_short_write_rezeroes_its_head);
 	tcase_add_test(tc, test_write_pin_failure_mid_mapping);
 	tcase_add_test(tc, test_dops_submit_and_bioset);
 	suite_add_tcase(s, tc);

@@ -97,6 +97,11 @@ extern struct page *sim_zero_page;
 #define ZERO_PAGE(vaddr) (sim_zero_page)
 struct folio *largest_zero_folio(void);
 
+static inline bool is_zero_folio(const struct folio *folio)
+{
+	return folio == page_folio(sim_zero_page);
+}
+
 /*
  * get_page/put_page: plain references on pages the kernel would refcount
  * (non-pinning extraction).  Accounted so a leak shows up.
