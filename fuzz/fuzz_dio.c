@@ -378,14 +378,12 @@ static const char *runner_model_gap(const struct iomapsim_request *r)
  * a block.  tests/iomap_generic.c test_short_write_rezeroes_its_head;
  * reproducers: fuzz/known/dio/k6-*.
  */
-static bool rezeroed_head(const struct iomapsim_request *r,
-			  const struct iomapsim_outcome *o)
+static bool rezeroed_head(const struct iomapsim_request *r, long moved)
 {
-	loff_t end = r->pos + (o->ret - (long)r->done_before);
-	loff_t fsb = r->fs_block;
+	loff_t end = r->pos + moved;
 
-	if (!r->write || o->ret <= 0 || end >= r->pos + (loff_t)r->len ||
-	    !(end % fsb))
+	if (!r->write || moved <= 0 || (size_t)moved >= r->len ||
+	    !(end % r->fs_block))
 		return false;
 	for (unsigned int i = 0; i < r->nr_map; i++) {
 		const struct testfs_extent *e = &r->map[i];
@@ -488,7 +486,7 @@ static void check_outcome(const struct dio_input *in, const struct run *run)
 
 	/* 4: data */
 	FUZZ_CHECK(o->data != IOMAPSIM_DATA_MISMATCH || runner_model_gap(r) ||
-			   rezeroed_head(r, o),
+			   rezeroed_head(r, moved),
 		   "the runner's data check failed (%s)",
 		   r->write ? "device contents" : "read data");
 	if (r->write) {
