@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct iomapsim_cmd {
 	const char *name;
@@ -14,6 +15,17 @@ struct iomapsim_cmd {
 };
 
 int cmd_run(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
+
+/*
+ * One `iomapsim run` request from its options: parsed, run on the
+ * deterministic engine, its outcome printed as one JSON line on @f ("line"
+ * first when @line is not 0).  0 when it ran; 2 when the options are bad
+ * or the request was refused, 1 when the engine did not start, with the
+ * reason (one line, no prefix) in cli_run_error().
+ */
+int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok);
+const char *cli_run_error(void);
 
 /*
  * A size or count: decimal or 0x hex, optionally followed by k, m or g

@@ -11,6 +11,8 @@
 static const struct iomapsim_cmd cmds[] = {
 	{ "run", "run one direct I/O request, print its outcome as JSON",
 	  cmd_run },
+	{ "batch", "run requests read from standard input, one JSON line each",
+	  cmd_batch },
 	{ "mkfs", "make a simfs on an image file or block device", cmd_mkfs },
 	{ "fsck", "check a simfs image", cmd_fsck },
 	{ "mount", "mount a simfs through FUSE", cmd_mount },

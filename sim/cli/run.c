@@ -25,16 +25,26 @@
 #include "cli.h"
 #include "request.h"
 
+/*
+ * The one line that says why the options are bad: kept here rather than
+ * printed, so that `iomapsim batch` can put it into the line's error
+ * object and go on, while `iomapsim run` prints it and exits 2.
+ */
+static char run_err[320];
+
 static int bad(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("iomapsim run: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(run_err, sizeof(run_err), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 2;
+}
+
+const char *cli_run_error(void)
+{
+	return run_err;
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out)
@@ -349,7 +359,7 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 	int c, i, rc;
 
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0: glibc starts over, as for a new argv (batch) */
 	while ((c = getopt_long(argc, argv, ":", run_opts, NULL)) != -1) {
 		const char *arg = optarg;
 		const char *name = optind > 0 && optind <= argc ?
@@ -503,8 +513,18 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/*
+ * Parse and run one request; print its outcome as one JSON line on @f,
+ * with "line":@line first when @line is not 0 (`iomapsim batch`).
+ * Returns 0 when it ran, 2 when the options are bad or the runner refused
+ * the request (the reason in cli_run_error()), 1 when the engine did not
+ * start.  --help is for `iomapsim run` only (@help_ok).
+ */
+int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok)
 {
+	static char *json;
+	static size_t json_size;
+	static FILE *mem;
 	struct iomapsim_request req;
 	struct iomapsim_outcome out;
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET, .seed = 1 };
@@ -518,6 +538,8 @@ int cmd_run(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (help) {
+		if (!help_ok)
+			return bad("--help: not a request");
 		run_usage();
 		return 0;
 	}
@@ -529,20 +551,42 @@ int cmd_run(int argc, char **argv)
 	 */
 	sim_report_quiet(!trace);
 	if (sim_engine_init(&eo)) {
-		fprintf(stderr, "iomapsim run: cannot start the engine\n");
+		snprintf(run_err, sizeof(run_err), "cannot start the engine");
 		return 1;
 	}
+	/* a fresh request starts on CPU 0 with an empty trace ring */
+	sim_task_set_cpu(0);
+	sim_trace_reset();
 	rc = iomapsim_run(&req, &out, err, sizeof(err));
-	if (rc) {
-		iomapsim_runner_teardown();
-		sim_engine_exit();
+	if (rc)
 		return bad("%s", err[0] ? err : strerror(-rc));
+	if (!line) {
+		iomapsim_outcome_print_json(&out, f);
+	} else {
+		/* the outcome's object, "line" put in front of its keys */
+		if (!mem)
+			mem = open_memstream(&json, &json_size);
+		if (!mem)
+			return bad("out of memory");
+		rewind(mem);
+		iomapsim_outcome_print_json(&out, mem);
+		fflush(mem);
+		fprintf(f, "{\"line\":%ld,", line);
+		fwrite(json + 1, 1, ftell(mem) - 1, f);
 	}
-	iomapsim_outcome_print_json(&out, stdout);
-	fflush(stdout);
 	if (trace)
 		sim_trace_dump(stderr, 0);
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	int rc = cli_run_request(argc, argv, stdout, 0, true);
+
+	fflush(stdout);
 	iomapsim_runner_teardown();
 	sim_engine_exit();
-	return 0;
+	if (rc)
+		fprintf(stderr, "iomapsim run: %s\n", cli_run_error());
+	return rc;
 }

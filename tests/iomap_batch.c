@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `iomapsim batch`, the request stream that tree-diff feeds to two builds:
+ * every line's outcome is exactly what `iomapsim run` prints for the same
+ * options alone, numbered by input line; comments and blank lines are
+ * skipped; a bad line gets an error object and the batch goes on.  The
+ * built binary (IOMAPSIM_BIN, set by CTest) is run as a user would.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
+#define OUT_MAX 65536
+
+struct proc_result {
+	int status;
+	char out[OUT_MAX];
+	char err[4096];
+};
+
+static void bin_path(char *bin, size_t len)
+{
+	const char *dir = getenv("IOMAPSIM_BIN");
+
+	ck_assert_msg(dir, "IOMAPSIM_BIN is not set (run through ctest)");
+	snprintf(bin, len, "%s/iomapsim", dir);
+	ck_assert_msg(access(bin, X_OK) == 0, "%s is not built", bin);
+}
+
+static void slurp_fd(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	lseek(fd, 0, SEEK_SET);
+	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0)
+		n += r;
+	buf[n] = '\0';
+}
+
+/* A temporary file holding @text, open for reading from its start. */
+static int tmp_with(const char *text)
+{
+	char name[] = "/tmp/iomapsim-batch-XXXXXX";
+	int fd = mkstemp(name);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(name);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/*
+ * Run iomapsim with @args (NULL terminated, after argv[0]) and @input on
+ * standard input; outputs go to temporary files, so no pipe can fill.
+ */
+static void run_bin(struct proc_result *res, const char *const *args,
+		    const char *input)
+{
+	const char *argv[64];
+	char bin[4096];
+	int in = tmp_with(input ? input : ""), out = tmp_with(""),
+	    err = tmp_with(""), i, st;
+	pid_t pid;
+
+	bin_path(bin, sizeof(bin));
+	argv[0] = bin;
+	for (i = 0; args[i]; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	res->status = WEXITSTATUS(st);
+	slurp_fd(out, res->out, sizeof(res->out));
+	slurp_fd(err, res->err, sizeof(res->err));
+	close(in);
+	close(out);
+	close(err);
+}
+
+static struct proc_result batch_res, run_res;
+
+static void batch(const char *input)
+{
+	static const char *const args[] = { "batch", NULL };
+
+	run_bin(&batch_res, args, input);
+}
+
+/* Line @n (0-based) of @s, without its newline, into @buf. */
+static void nth_line(const char *s, int n, char *buf, size_t len)
+{
+	const char *e;
+
+	while (n-- > 0) {
+		s = strchr(s, '\n');
+		ck_assert_msg(s, "too few lines");
+		s++;
+	}
+	e = strchr(s, '\n');
+	ck_assert_msg(e, "line not ended");
+	ck_assert_uint_lt((size_t)(e - s), len);
+	memcpy(buf, s, e - s);
+	buf[e - s] = '\0';
+}
+
+static unsigned int lines_in(const char *s)
+{
+	unsigned int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Requests whose outcomes differ in every key between them. */
+static const char *const requests[] = {
+	"--op read --pos 4096 --len 4096",
+	"--op read --pos 4096 --len 4096 --async --fault bio-error:1:IOERR",
+	"--op read --pos 0 --len 8192 --map hole:0:8192",
+	"--op read --pos 100 --len 4096",
+	"--op write --pos 1048576 --len 8192 --async --complete random --seed 5",
+	"--op write --pos 0 --len 4096 --map unwritten:0:1048576 --dops end_io --async",
+	"--op read --pos 0 --len 65536 --iter iovec:3 --buf-offset 512 --fault alloc-fail:2",
+	"--op read --pos 0 --len 4096 --iomap next --no-simple --iocb HIPRI --async",
+	"--fs-block 1024 --size 3000 --op read --pos 2048 --len 2048 --iter bvec",
+	"--op write --pos 0 --len 4096 --iocb NOWAIT --map hole:0:1048576",
+};
+
+/* Split @line into words in place (no quoting in the requests above). */
+static int words(char *line, const char **argv, int max)
+{
+	int n = 0;
+	char *save = NULL, *w;
+
+	argv[n++] = "run";
+	for (w = strtok_r(line, " ", &save); w && n < max - 1;
+	     w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	return n;
+}
+
+START_TEST(test_outcome_is_runs)
+{
+	static char want[2 * OUT_MAX];
+	char input[4096] = "", got[2048], line[512];
+	const char *argv[64];
+	size_t i;
+
+	for (i = 0; i < NR(requests); i++) {
+		strcat(input, requests[i]);
+		strcat(input, "\n");
+	}
+	batch(input);
+	ck_assert_msg(batch_res.status == 0, "exit %d: %s", batch_res.status,
+		      batch_res.err);
+	ck_assert_uint_eq(lines_in(batch_res.out), NR(requests));
+	for (i = 0; i < NR(requests); i++) {
+		snprintf(line, sizeof(line), "%s", requests[i]);
+		words(line, argv, NR(argv));
+		run_bin(&run_res, argv, NULL);
+		ck_assert_msg(run_res.status == 0, "run %s: exit %d: %s",
+			      requests[i], run_res.status, run_res.err);
+		ck_assert(run_res.out[0] == '{');
+		/* run's object with "line":N put first */
+		snprintf(want, sizeof(want), "{\"line\":%zu,%s", i + 1,
+			 run_res.out + 1);
+		want[strlen(want) - 1] = '\0';
+		nth_line(batch_res.out, i, got, sizeof(got));
+		ck_assert_str_eq(got, want);
+	}
+}
+END_TEST
+
+START_TEST(test_lines_numbered_as_input)
+{
+	char got[2048];
+
+	batch("# a comment\n"
+	      "\n"
+	      "iomapsim run --op read --pos 0 --len 4096   # reproducer as printed\n"
+	      "   \t\n"
+	      "--op 'read' --pos \"8192\" --len 4096\n");
+	ck_assert_int_eq(batch_res.status, 0);
+	ck_assert_int_eq(lines_in(batch_res.out), 2);
+	nth_line(batch_res.out, 0, got, sizeof(got));
+	ck_assert_msg(!strncmp(got, "{\"line\":3,\"ret\":4096,", 21), "%s",
+		      got);
+	nth_line(batch_res.out, 1, got, sizeof(got));
+	ck_assert_msg(!strncmp(got, "{\"line\":5,\"ret\":4096,", 21), "%s",
+		      got);
+	ck_assert_msg(strstr(got, "\"ki_pos\":12288,"), "%s", got);
+}
+END_TEST
+
+START_TEST(test_bad_line_goes_on)
+{
+	char got[2048];
+
+	batch("--op read --len 4096\n"
+	      "--op read --bogus 1\n"
+	      "--op frob\n"
+	      "--op read --pos 'unterminated\n"
+	      "--help\n"
+	      "--op read --fault alloc-fail:0\n"
+	      "--op write --pos 0 --len 4096\n");
+	ck_assert_msg(batch_res.status == 0, "exit %d", batch_res.status);
+	ck_assert_str_eq(batch_res.err, "");
+	ck_assert_int_eq(lines_in(batch_res.out), 7);
+	nth_line(batch_res.out, 1, got, sizeof(got));
+	ck_assert_str_eq(got, "{\"line\":2,\"error\":\"unknown option '--bogus' (try --help)\"}");
+	nth_line(batch_res.out, 2, got, sizeof(got));
+	ck_assert_str_eq(got, "{\"line\":3,\"error\":\"--op frob: want read or write\"}");
+	nth_line(batch_res.out, 3, got, sizeof(got));
+	ck_assert_str_eq(got, "{\"line\":4,\"error\":\"unterminated quote\"}");
+	nth_line(batch_res.out, 4, got, sizeof(got));
+	ck_assert_str_eq(got, "{\"line\":5,\"error\":\"--help: not a request\"}");
+	nth_line(batch_res.out, 5, got, sizeof(got));
+	ck_assert_str_eq(got, "{\"line\":6,\"error\":\"--fault alloc-fail:0: want alloc-fail:N with N >= 1\"}");
+	/* the lines around the bad ones ran */
+	nth_line(batch_res.out, 0, got, sizeof(got));
+	ck_assert_msg(!strncmp(got, "{\"line\":1,\"ret\":4096,", 21), "%s",
+		      got);
+	nth_line(batch_res.out, 6, got, sizeof(got));
+	ck_assert_msg(!strncmp(got, "{\"line\":7,\"ret\":4096,", 21), "%s",
+		      got);
+}
+END_TEST
+
+START_TEST(test_refused_request_is_error)
+{
+	/* parsed, but the runner refuses the geometry: as `run`'s exit 2 */
+	static const char *const args[] = { "run", "--fs-block", "3000", NULL };
+	char want[1024];
+
+	run_bin(&run_res, args, NULL);
+	ck_assert_int_eq(run_res.status, 2);
+	ck_assert(!strncmp(run_res.err, "iomapsim run: ", 14));
+	batch("--fs-block 3000\n");
+	ck_assert_int_eq(batch_res.status, 0);
+	/* the same reason, as the line's error */
+	snprintf(want, sizeof(want), "{\"line\":1,\"error\":\"%.*s\"}\n",
+		 (int)strlen(run_res.err + 14) - 1, run_res.err + 14);
+	ck_assert_str_eq(batch_res.out, want);
+}
+END_TEST
+
+START_TEST(test_batch_takes_no_arguments)
+{
+	static const char *const args[] = { "batch", "requests.txt", NULL };
+
+	run_bin(&batch_res, args, "");
+	ck_assert_int_eq(batch_res.status, 2);
+	ck_assert_str_eq(batch_res.out, "");
+	ck_assert_int_eq(lines_in(batch_res.err), 1);
+	ck_assert_msg(strstr(batch_res.err, "standard input"), "%s",
+		      batch_res.err);
+}
+END_TEST
+
+START_TEST(test_empty_input)
+{
+	batch("");
+	ck_assert_int_eq(batch_res.status, 0);
+	ck_assert_str_eq(batch_res.out, "");
+}
+END_TEST
+
+static Suite *batch_suite(void)
+{
+	Suite *s = suite_create("iomap_batch");
+	TCase *tc = sim_tcase("batch");
+
+	tcase_add_test(tc, test_outcome_is_runs);
+	tcase_add_test(tc, test_lines_numbered_as_input);
+	tcase_add_test(tc, test_bad_line_goes_on);
+	tcase_add_test(tc, test_refused_request_is_error);
+	tcase_add_test(tc, test_batch_takes_no_arguments);
+	tcase_add_test(tc, test_empty_input);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SIM_TEST_MAIN(batch_suite)
