@@ -61,6 +61,9 @@ def change(key, a, b):
 
 
 def diff_keys(a, b):
+    # a refused request has no outcome keys to compare: its error is all
+    if "error" in a or "error" in b:
+        return ["error"] if a.get("error") != b.get("error") else []
     keys = [k for k in a if k not in IGNORED]
     keys += [k for k in b if k not in IGNORED and k not in a]
     return [k for k in keys if a.get(k) != b.get(k)]
