@@ -175,8 +175,15 @@ static void blk_sim_validate_limits(struct queue_limits *lim)
 		lim->max_segments = BLK_MAX_SEGMENTS;
 	if (!lim->max_segment_size)
 		lim->max_segment_size = BLK_MAX_SEGMENT_SIZE;
-	/* the DMA alignment is at least the logical block size's */
-	lim->dma_alignment |= SECTOR_SIZE - 1;
+	/*
+	 * blk_validate_limits(): a driver that says nothing gets 512-byte
+	 * aligned buffers; one may ask for less (NVMe: 3) or more, up to a
+	 * page.
+	 */
+	if (!lim->dma_alignment)
+		lim->dma_alignment = SECTOR_SIZE - 1;
+	if (WARN_ON_ONCE(lim->dma_alignment > PAGE_SIZE))
+		lim->dma_alignment = PAGE_SIZE - 1;
 }
 
 static int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie);

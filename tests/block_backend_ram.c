@@ -96,9 +96,17 @@ START_TEST(test_ram_limits)
 	ck_assert_uint_eq(bdev_logical_block_size(bdev), 512);
 	ck_assert_uint_eq(bdev_physical_block_size(bdev), 512);
 	ck_assert_uint_eq(bdev_dma_alignment(bdev), 511);
+	ck_assert_uint_eq(queue_dma_alignment(bdev_get_queue(bdev)), 511);
 	ck_assert(!bdev_write_cache(bdev));
 	ck_assert(!bdev_fua(bdev));
 	ck_assert_uint_eq(bdev_nr_sectors(bdev), (64 << 20) >> 9);
+	sim_bdev_destroy(bdev);
+
+	/* a driver may ask for less than 512 (NVMe: 3); it is kept */
+	o = (struct sim_ram_opts){ .dma_alignment = 3 };
+	bdev = sim_bdev_ram_create(&o, NULL, 0);
+	ck_assert(!IS_ERR(bdev));
+	ck_assert_uint_eq(bdev_dma_alignment(bdev), 3);
 	sim_bdev_destroy(bdev);
 }
 END_TEST

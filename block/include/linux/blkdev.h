@@ -191,6 +191,15 @@ static inline unsigned int queue_max_sectors(const struct request_queue *q)
 	return q->limits.max_sectors;
 }
 
+/*
+ * The mask a user buffer's address (each bvec's offset) must clear for
+ * direct I/O: 511 unless the driver asked for less or more (B-29).
+ */
+static inline unsigned int queue_dma_alignment(const struct request_queue *q)
+{
+	return q->limits.dma_alignment;
+}
+
 static inline unsigned int bdev_logical_block_size(struct block_device *bdev)
 {
 	return bdev->bd_queue->limits.logical_block_size;
@@ -213,7 +222,7 @@ static inline unsigned int bdev_io_opt(struct block_device *bdev)
 
 static inline unsigned int bdev_dma_alignment(struct block_device *bdev)
 {
-	return bdev->bd_queue->limits.dma_alignment;
+	return queue_dma_alignment(bdev_get_queue(bdev));
 }
 
 static inline unsigned int bdev_max_segments(struct block_device *bdev)
