@@ -42,6 +42,9 @@ void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
 {
 	/* the block core fills in the defaults and its own state */
 	blk_sim_bdev_init(&be->bdev, name, nr_sectors, lim, ops, be);
+	/* a backend made without poll queues says so in its features */
+	if (lim && !(lim->features & BLK_FEAT_POLL))
+		be->bdev.bd_queue->limits.features &= ~BLK_FEAT_POLL;
 	be->bdev.bd_read_only = read_only;
 	memset(&be->cnt, 0, sizeof(be->cnt));
 }

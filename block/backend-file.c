@@ -1052,7 +1052,7 @@ struct block_device *sim_bdev_file_open(const char *path,
 	lim.max_segments = (unsigned short)min(dev->t.max_segments, 65535u);
 	lim.max_segment_size = dev->t.max_segment_size;
 	lim.dma_alignment = dev->t.dio_mem_align - 1;
-	lim.features = BLK_FEAT_NOWAIT | BLK_FEAT_POLL;
+	lim.features = BLK_FEAT_NOWAIT | (o.no_poll ? 0 : BLK_FEAT_POLL);
 	if (dev->t.write_cache)
 		lim.features |= BLK_FEAT_WRITE_CACHE;
 	if (dev->t.fua)

@@ -158,7 +158,7 @@ struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
 	lim.max_hw_sectors = o.max_sectors;
 	lim.max_sectors = o.max_sectors;
 	lim.dma_alignment = o.dma_alignment;
-	lim.features = BLK_FEAT_NOWAIT | BLK_FEAT_POLL;
+	lim.features = BLK_FEAT_NOWAIT | (o.no_poll ? 0 : BLK_FEAT_POLL);
 	if (o.write_cache)
 		lim.features |= BLK_FEAT_WRITE_CACHE;
 	if (o.fua)

@@ -237,7 +237,7 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 	lim.max_sectors = o.max_sectors;
 	lim.dma_alignment = o.dma_alignment;
 	/* ends bios at once and never blocks: REQ_NOWAIT and polling are fine */
-	lim.features = BLK_FEAT_NOWAIT | BLK_FEAT_POLL;
+	lim.features = BLK_FEAT_NOWAIT | (o.no_poll ? 0 : BLK_FEAT_POLL);
 	if (o.write_cache)
 		lim.features |= BLK_FEAT_WRITE_CACHE;
 	if (o.fua)

@@ -184,6 +184,9 @@ static void blk_sim_validate_limits(struct queue_limits *lim)
 		lim->dma_alignment = SECTOR_SIZE - 1;
 	if (WARN_ON_ONCE(lim->dma_alignment > PAGE_SIZE))
 		lim->dma_alignment = PAGE_SIZE - 1;
+	/* no segment boundary mask here: the segment size, at most a page */
+	lim->max_fast_segment_size = min_t(unsigned int,
+					   lim->max_segment_size, PAGE_SIZE);
 }
 
 static int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie);
@@ -458,6 +461,7 @@ static void blk_sim_submit_bio(struct bio *bio)
 {
 	struct block_device *bdev = bio->bi_bdev;
 	struct request_queue *q = bdev_get_queue(bdev);
+	unsigned int nr_segs;
 	struct blk_plug *plug;
 
 	/*
@@ -478,6 +482,14 @@ static void blk_sim_submit_bio(struct bio *bio)
 		bio_endio(bio);
 		return;
 	}
+
+	/*
+	 * B-29, B-30: split to the limits; a bio the device cannot take
+	 * (misaligned memory) has been ended here, in our context.
+	 */
+	bio = __bio_split_to_limits(bio, &q->limits, &nr_segs);
+	if (!bio)
+		return;
 
 	if (!blk_sim_get_tag(bdev, bio)) {
 		sim_stat_inc(&blk_stat_wouldblock);
@@ -512,6 +524,25 @@ static void blk_sim_submit_bio(struct bio *bio)
 	blk_sim_issue(bio);
 }
 
+/*
+ * Only one submission active per task at a time: what a submission
+ * submits meanwhile (the remainder of a split bio) waits on
+ * current->bio_list and goes after it, so the front of a split reaches
+ * the device first.
+ */
+static void __submit_bio_noacct_mq(struct bio *bio)
+{
+	struct bio_list bio_list[2] = { };
+
+	current->bio_list = bio_list;
+
+	do {
+		blk_sim_submit_bio(bio);
+	} while ((bio = bio_list_pop(&bio_list[0])));
+
+	current->bio_list = NULL;
+}
+
 static void submit_bio_noacct_nocheck(struct bio *bio)
 {
 	sim_trace("block_bio_queue",
@@ -520,7 +551,11 @@ static void submit_bio_noacct_nocheck(struct bio *bio)
 		  blk_op_str(bio_op(bio)), bio->bi_opf & ~REQ_OP_MASK,
 		  (unsigned long long)bio->bi_iter.bi_sector,
 		  bio->bi_iter.bi_size);
-	blk_sim_submit_bio(bio);
+	if (current->bio_list) {
+		bio_list_add(&current->bio_list[0], bio);
+		return;
+	}
+	__submit_bio_noacct_mq(bio);
 }
 
 /* Trying to write to a read-only device: warn once, let it through. */

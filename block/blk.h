@@ -38,6 +38,16 @@ static inline void bio_release_page(struct bio *bio, struct page *page)
 		unpin_user_page(page);
 }
 
+/* blk-merge.c */
+struct bio *__bio_split_to_limits(struct bio *bio,
+				  const struct queue_limits *lim,
+				  unsigned int *nr_segs);
+struct bio *bio_split_rw(struct bio *bio, const struct queue_limits *lim,
+			 unsigned int *nr_segs);
+int bio_split_io_at(struct bio *bio, const struct queue_limits *lim,
+		    unsigned int *segs, unsigned int max_bytes,
+		    unsigned int len_align_mask);
+
 /* blk-core.c */
 void blk_sim_bio_submitted(struct bio *bio);
 

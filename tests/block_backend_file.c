@@ -486,7 +486,11 @@ END_TEST
 
 /*
  * Memory that breaks the O_DIRECT alignment (a kmalloc buffer at an odd
- * offset) goes through an aligned bounce buffer: right data, counted.
+ * offset): a bio of several bvecs is refused by the block layer's split
+ * step before the device sees it (B-29: -EINVAL, nothing written), but a
+ * single bvec within a page takes the split fast path, which checks
+ * nothing (bio_may_need_split()); the device then reads and writes it
+ * through an aligned bounce buffer: right data, counted.
  */
 START_TEST(test_file_bounce_misaligned)
 {
@@ -498,14 +502,24 @@ START_TEST(test_file_bounce_misaligned)
 		return;
 	raw = kmalloc(3 * 4096, GFP_KERNEL);
 	p = raw + 8;	/* aligned to 8 only */
+	if (bdev_dma_alignment(bdev) < 8) {
+		kfree(raw);
+		sim_bdev_destroy(bdev);
+		BB_SKIP("the host file takes 8-byte aligned memory (mask %u)",
+		     bdev_dma_alignment(bdev));
+	}
 	bb_fill(p, 8192, 4096, 6);
-	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 8, p, 8192), 0);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 8, p, 8192), -EINVAL);
+	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert_uint_eq(c.write_bios, 0);
+
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 8, p, 512), 0);
 	ck_assert_int_eq(sim_stat_get("bdev_file_bounce"), 1);
-	memset(p, 0, 8192);
-	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 8, p, 8192), 0);
+	memset(p, 0, 512);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 8, p, 512), 0);
 	ck_assert_int_eq(sim_stat_get("bdev_file_bounce"), 2);
-	ck_assert(bb_check(p, 8192, 4096, 6));
-	ck_assert(file_has(4096, 8192, 6));
+	ck_assert(bb_check(p, 512, 4096, 6));
+	ck_assert(file_has(4096, 512, 6));
 	ck_assert(sim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.bounced_bios, 2);
 	ck_assert_int_eq(sim_stat_get("bdev_file_bounce_live"), 0);

@@ -80,7 +80,8 @@ static int count_lines(const char *s)
 
 static const char *const keys[] = {
 	"ret", "queued", "path", "fallback", "bios", "cache_hits", "punted",
-	"ki_complete_calls", "completion", "ki_pos", "iter_count", "data",
+	"ki_complete_calls", "completion", "ki_pos", "i_size", "iter_count",
+	"data",
 	"leaks", "warnings", "context_violations",
 };
 
@@ -137,6 +138,11 @@ static const char *const bad_args[][6] = {
 	{ "run", "--iocb", "FOO", NULL },
 	{ "run", "--dio-flags", "FAST", NULL },
 	{ "run", "--iter", "iovec:0", NULL },
+	{ "run", "--iter", "iovec:4096,0", NULL },
+	{ "run", "--iter", "iovec:4096@4096", NULL },
+	{ "run", "--iter", "iovec:4096,4096", "--len", "4096", NULL },
+	{ "run", "--dma-alignment", "500", NULL },
+	{ "run", "--dma-alignment", "4095x", NULL },
 	{ "run", "--len", NULL },
 	{ "run", "--pos", "-5", NULL },
 	{ "run", "--lbs", "3000", NULL },
@@ -309,8 +315,9 @@ START_TEST(test_all_options)
 	static const char *const a[] = {
 		"run", "--fs-block", "4096", "--lbs", "512", "--size", "1m",
 		"--encrypted", "--dops", "end_io", "--op", "write", "--pos",
-		"4096", "--len", "8k", "--iter", "iovec:3", "--buf-offset",
-		"512", "--iocb", "DSYNC,HIPRI", "--dio-flags",
+		"4096", "--len", "8k", "--iter", "iovec:4096,3072,1024@512",
+		"--buf-offset", "512", "--dma-alignment", "511", "--no-poll",
+		"--iocb", "DSYNC,HIPRI", "--dio-flags",
 		"FSBLOCK_ALIGNED", "--done-before", "0", "--no-simple",
 		"--complete", "deferred", "--seed", "7", "--fault",
 		"begin-error:EIO:5", "--fault", "short-pin:9:4096", "--fault",

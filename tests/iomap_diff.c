@@ -166,6 +166,8 @@ static void gen_multi(struct sim_rand *rng, struct iomapsim_request *r,
 	r->dops = (kind & 4) ? TESTFS_DOPS_END_IO : TESTFS_DOPS_NONE;
 	r->iter = sim_rand_below(rng, 4);
 	r->iovec_segs = 1 + sim_rand_below(rng, 8);
+	/* pieces of whole sectors: the device refuses others (B-30) */
+	r->len -= r->len % (512 * r->iovec_segs);
 	if (kind & 8)
 		r->bio_faults[r->nr_bio_faults++] = "bio-error:2:IOERR";
 }

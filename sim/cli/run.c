@@ -267,6 +267,46 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
 		   arg);
 }
 
+/*
+ * --iter iovec:L1,L2@OFF,...: explicit segment lengths; a segment with
+ * @OFF starts OFF bytes into a page of its own (see request.h).
+ */
+static int parse_iov_list(const char *arg, struct iomapsim_request *req)
+{
+	char buf[1024], *save = NULL, *tok;
+	unsigned int n = 0;
+
+	if (strlen(arg) >= sizeof(buf))
+		return bad("--iter iovec:%s: too long", arg);
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *at = strchr(tok, '@');
+		uint64_t len, off = 0;
+
+		if (at)
+			*at = '\0';
+		if (n >= IOMAPSIM_MAX_IOV)
+			return bad("--iter iovec:%s: at most %d segments", arg,
+				   IOMAPSIM_MAX_IOV);
+		if (!cli_parse_u64(tok, &len) || !len || len > UINT32_MAX)
+			return bad("--iter iovec:%s: bad segment length '%s'",
+				   arg, tok);
+		if (at && (!cli_parse_u64(at + 1, &off) || off >= 4096))
+			return bad("--iter iovec:%s: bad page offset '%s' (0..4095)",
+				   arg, at + 1);
+		req->iov[n].len = (u32)len;
+		req->iov[n].page_off = at ? (s32)off : -1;
+		n++;
+	}
+	if (!n)
+		return bad("--iter iovec:%s: no segments", arg);
+	req->nr_iov = n;
+	req->iovec_segs = n;
+	req->iter = IOMAPSIM_ITER_IOVEC;
+	return 0;
+}
+
 static void run_usage(void)
 {
 	printf("usage: iomapsim run [OPTIONS]\n"
@@ -279,8 +319,15 @@ static void run_usage(void)
 	       "  --dops none|end_io|submit_io|bio_set\n"
 	       "  --op read|write     (read)\n"
 	       "  --pos N --len N     file range (0, 4096)\n"
-	       "  --iter ubuf|iovec:K|kvec|bvec   (ubuf)\n"
-	       "  --buf-offset N      buffer starts N bytes past a page boundary\n"
+	       "  --iter ubuf|iovec:K|iovec:L1,L2,...|kvec|bvec   (ubuf)\n"
+	       "                      iovec:K: K equal pieces of one buffer; iovec:L1,L2,...:\n"
+	       "                      segments of these lengths (--len defaults to their sum),\n"
+	       "                      each right after the one before, or with L@OFF OFF bytes\n"
+	       "                      into a page of its own (iovec:4096,4096@1)\n"
+	       "  --buf-offset N      buffer (the first segment) starts N bytes past a page boundary\n"
+	       "  --dma-alignment M   device DMA alignment mask, 2^n - 1 (511); misaligned\n"
+	       "                      buffers or segment lengths fail with EINVAL (B-29, B-30)\n"
+	       "  --no-poll           device without poll queues: HIPRI (polled) I/O gets EOPNOTSUPP\n"
 	       "  --iocb LIST         NOWAIT,HIPRI,DSYNC,SYNC,ATOMIC\n"
 	       "  --async             kiocb with ki_complete\n"
 	       "  --dio-flags LIST    FORCE_WAIT,OVERWRITE_ONLY,PARTIAL,FSBLOCK_ALIGNED,BOUNCE,NO_IOMAP_END\n"
@@ -302,7 +349,8 @@ enum {
 	OPT_DOPS, OPT_OP, OPT_POS, OPT_LEN, OPT_ITER, OPT_BUF_OFFSET,
 	OPT_IOCB, OPT_ASYNC, OPT_DIO_FLAGS, OPT_DONE_BEFORE, OPT_NO_SIMPLE,
 	OPT_NO_SIMPLE_MOUNT, OPT_FAULT, OPT_COMPLETE, OPT_SEED, OPT_IOMAP,
-	OPT_WRITE_CACHE, OPT_FUA, OPT_TRACE, OPT_HELP,
+	OPT_WRITE_CACHE, OPT_FUA, OPT_TRACE, OPT_HELP, OPT_DMA_ALIGNMENT,
+	OPT_NO_POLL,
 };
 
 static const struct option run_opts[] = {
@@ -331,6 +379,8 @@ static const struct option run_opts[] = {
 	{ "fua", no_argument, NULL, OPT_FUA },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "dma-alignment", required_argument, NULL, OPT_DMA_ALIGNMENT },
+	{ "no-poll", no_argument, NULL, OPT_NO_POLL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -355,6 +405,7 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 	static const char *const completes[] = { "irq", "inline", "deferred",
 						 "random" };
 	static const char *const modes[] = { "ops", "next", "begin" };
+	bool len_given = false;
 	uint64_t v;
 	int c, i, rc;
 
@@ -385,7 +436,7 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 			else if (c == OPT_POS)
 				req->pos = v > IOMAPSIM_MAX_OFFSET ? -1 : (loff_t)v;
 			else if (c == OPT_LEN)
-				req->len = v;
+				req->len = v, len_given = true;
 			else if (c == OPT_BUF_OFFSET)
 				req->buf_offset = v;
 			else
@@ -405,6 +456,16 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 			break;
 		case OPT_ENCRYPTED:
 			req->encrypted = true;
+			break;
+		case OPT_DMA_ALIGNMENT:
+			if (!cli_parse_u64(arg, &v) || !v || v >= 4096 ||
+			    (v & (v + 1)))
+				return bad("--dma-alignment %s: want a mask 2^n - 1 from 1 to 4095",
+					   arg);
+			req->dma_alignment = (unsigned int)v;
+			break;
+		case OPT_NO_POLL:
+			req->no_poll = true;
 			break;
 		case OPT_DOPS:
 			i = pick(name, arg, dops, ARRAY_SIZE(dops));
@@ -431,6 +492,12 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 				   v <= 1024) {
 				req->iter = IOMAPSIM_ITER_IOVEC;
 				req->iovec_segs = v;
+				req->nr_iov = 0;
+			} else if (!strncmp(arg, "iovec:", 6) &&
+				   strpbrk(arg + 6, ",@")) {
+				rc = parse_iov_list(arg + 6, req);
+				if (rc)
+					return rc;
 			} else {
 				return bad("--iter %s: want ubuf, iovec:K (1..1024), kvec or bvec",
 					   arg);
@@ -510,6 +577,12 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 	if (req->size < 0 || req->pos < 0)
 		return bad("--size and --pos must be at most %lld",
 			   (long long)IOMAPSIM_MAX_OFFSET);
+	/* explicit segments: the request is their sum unless --len says */
+	if (req->nr_iov && !len_given) {
+		req->len = 0;
+		for (i = 0; i < (int)req->nr_iov; i++)
+			req->len += req->iov[i].len;
+	}
 	return 0;
 }
 

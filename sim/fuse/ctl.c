@@ -99,6 +99,19 @@ static void stats_text(struct sfs_mount *m, FILE *f)
 			"queue depth %u\n", fi.is_blockdev ? "block device" :
 			"file", fi.dio_mem_align, fi.dio_offset_align,
 			fi.queue_depth);
+	/*
+	 * What the block layer asks of user buffers (B-29): the FUSE module
+	 * hands us its own, so only a program through `iomapsim run` or on
+	 * the real device meets this mask.
+	 */
+	fprintf(f, "# queue: logical block %u, dma_alignment %#x (buffers "
+		"aligned to %u bytes), max_sectors %u, max_segments %u, "
+		"poll %s\n", bdev_logical_block_size(m->bdev),
+		bdev_dma_alignment(m->bdev), bdev_dma_alignment(m->bdev) + 1,
+		queue_max_sectors(bdev_get_queue(m->bdev)),
+		bdev_max_segments(m->bdev),
+		bdev_get_queue(m->bdev)->limits.features & BLK_FEAT_POLL ?
+			"yes" : "no");
 	fprintf(f, "# simple path: %s; parallel direct writes: %s\n",
 		simfs_get_simple(m->sb) ? "on" : "off",
 		READ_ONCE(m->sbi->parallel_dio_write) ? "on" : "off");

@@ -182,7 +182,106 @@ struct req_buf {
 	struct iovec *iov;
 	struct kvec kv;
 	struct bio_vec *bv;
+	/* explicit segments apart in memory: their bytes in file order */
+	u8 *gather;
 };
+
+/*
+ * Where explicit segment @i starts in the buffer memory, given where the
+ * previous one ended (@end): right there, or page_off bytes into the page
+ * after the one it ends in.
+ */
+static size_t iov_seg_start(const struct iomapsim_request *req,
+			    unsigned int i, size_t end)
+{
+	if (!i)
+		return req->buf_offset;
+	if (req->iov[i].page_off < 0)
+		return end;
+	return ALIGN(end, PAGE_SIZE) + (size_t)req->iov[i].page_off;
+}
+
+size_t iomapsim_buf_mem_size(const struct iomapsim_request *req)
+{
+	size_t end = 0;
+	unsigned int i;
+
+	if (req->iter != IOMAPSIM_ITER_IOVEC || !req->nr_iov)
+		return IOMAPSIM_BUF_MEM_SIZE(req->buf_offset, req->len);
+	for (i = 0; i < req->nr_iov; i++)
+		end = iov_seg_start(req, i, end) + req->iov[i].len;
+	return IOMAPSIM_BUF_MEM_SIZE(0, end);
+}
+
+/* Explicit segments that are not one run of memory need a gather. */
+static bool iov_apart(const struct iomapsim_request *req)
+{
+	unsigned int i;
+
+	if (req->iter != IOMAPSIM_ITER_IOVEC)
+		return false;
+	for (i = 1; i < req->nr_iov; i++)
+		if (req->iov[i].page_off >= 0)
+			return true;
+	return false;
+}
+
+/*
+ * The explicit segments (--iter iovec:L1,L2@OFF): filled as the request
+ * wants (the write pattern at each one's file offset, or the read
+ * poison), and gathered afterwards by gather_iov().
+ */
+static int build_iov(const struct iomapsim_request *req, struct req_buf *b,
+		     char *err, size_t errlen)
+{
+	size_t end = 0, done = 0;
+	unsigned int i;
+
+	for (i = 0; i < req->nr_iov; i++)
+		done += req->iov[i].len;
+	if (req->nr_iov > IOMAPSIM_MAX_IOV || done != req->len) {
+		snprintf(err, errlen, "iovec: %u segments of %zu bytes in all for a request of %zu",
+			 req->nr_iov, done, req->len);
+		return -EINVAL;
+	}
+	b->iov = calloc(req->nr_iov, sizeof(*b->iov));
+	if (!b->iov)
+		return -ENOMEM;
+	done = 0;
+	for (i = 0; i < req->nr_iov; i++) {
+		u8 *p = b->mem + iov_seg_start(req, i, end);
+
+		b->iov[i].iov_base = p;
+		b->iov[i].iov_len = req->iov[i].len;
+		if (req->write)
+			iomapsim_write_pattern_fill(p, req->pos + (loff_t)done,
+						    req->iov[i].len);
+		else
+			memset(p, 0xee, req->iov[i].len);
+		end = (size_t)(p - b->mem) + req->iov[i].len;
+		done += req->iov[i].len;
+	}
+	return 0;
+}
+
+/* The segments' bytes in order, where the data checks look for them. */
+static int gather_iov(const struct iomapsim_request *req, struct req_buf *b)
+{
+	size_t done = 0;
+	unsigned int i;
+
+	if (!iov_apart(req))
+		return 0;
+	b->gather = malloc(req->len ? req->len : 1);
+	if (!b->gather)
+		return -ENOMEM;
+	for (i = 0; i < req->nr_iov; i++) {
+		memcpy(b->gather + done, b->iov[i].iov_base, b->iov[i].iov_len);
+		done += b->iov[i].iov_len;
+	}
+	b->data = b->gather;
+	return 0;
+}
 
 /*
  * The caller's buffer: kept between requests and grown when needed, as
@@ -207,7 +306,7 @@ static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 	unsigned int dir = req->write ? ITER_SOURCE : ITER_DEST;
 	size_t i;
 
-	b->memsize = IOMAPSIM_BUF_MEM_SIZE(req->buf_offset, req->len);
+	b->memsize = iomapsim_buf_mem_size(req);
 	if (req->buf_mem) {
 		if (req->buf_mem_size < b->memsize ||
 		    offset_in_page(req->buf_mem)) {
@@ -226,6 +325,14 @@ static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 	if (!req->buf_mem)
 		b->mem = kept_buf.mem;
 	b->data = b->mem + req->buf_offset;
+	if (req->iter == IOMAPSIM_ITER_IOVEC && req->nr_iov) {
+		int rc = build_iov(req, b, err, errlen);
+
+		if (rc)
+			return rc;
+		iov_iter_init(iter, dir, b->iov, req->nr_iov, req->len);
+		return 0;
+	}
 	if (req->write)
 		iomapsim_write_pattern_fill(b->data, req->pos, req->len);
 	else
@@ -293,6 +400,7 @@ static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 
 static void free_buf(struct req_buf *b)
 {
+	free(b->gather);
 	free(b->iov);
 	free(b->bv);
 }
@@ -313,6 +421,13 @@ static int validate(const struct iomapsim_request *req, char *err,
 	if (req->size < 0 || req->size > IOMAPSIM_MAX_OFFSET) {
 		snprintf(err, errlen, "size %lld: must be 0..%lld",
 			 (long long)req->size, (long long)IOMAPSIM_MAX_OFFSET);
+		return -EINVAL;
+	}
+	if (req->dma_alignment &&
+	    (!is_power_of_2(req->dma_alignment + 1ull) ||
+	     req->dma_alignment >= PAGE_SIZE)) {
+		snprintf(err, errlen, "dma-alignment %u: a mask 2^n - 1 below %lu please",
+			 req->dma_alignment, PAGE_SIZE);
 		return -EINVAL;
 	}
 	if (req->buf_offset >= (1 << 20)) {
@@ -347,6 +462,27 @@ static void set_completion(struct testfs *tf, enum iomapsim_complete c)
 	default:
 		sim_engine_set_policy(SIM_SCHED_IRQ);
 		break;
+	}
+}
+
+/*
+ * The queue limits a request may choose (--dma-alignment, --no-poll) are
+ * plain fields of a kept device: set for each request, on the device
+ * iomap sees and the one under it.
+ */
+static void set_queue(struct testfs *tf, const struct iomapsim_request *req)
+{
+	struct block_device *d[] = { tf->bdev, tf->ram };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(d); i++) {
+		struct queue_limits *lim = &bdev_get_queue(d[i])->limits;
+
+		lim->dma_alignment = req->dma_alignment ?: SECTOR_SIZE - 1;
+		if (req->no_poll)
+			lim->features &= ~BLK_FEAT_POLL;
+		else
+			lim->features |= BLK_FEAT_POLL;
 	}
 }
 
@@ -760,6 +896,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	if (rc)
 		goto out_buf;
 	set_completion(tf, req->complete);
+	set_queue(tf, req);
 
 	memset(&iocb, 0, sizeof(iocb));
 	iocb.ki_filp = &tf->file;
@@ -850,6 +987,9 @@ int iomapsim_run(const struct iomapsim_request *req,
 	if (out->fserror_reports)
 		sim_fserror_last(&out->fserror_last);
 
+	rc = gather_iov(req, &b);
+	if (rc)
+		goto out_buf;
 	/* only what this call transferred (done_before was done earlier) */
 	out->data = check_data(tf, req, b.data,
 			       out->ret > 0 ? out->ret - (long)req->done_before :
@@ -898,6 +1038,8 @@ void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
 	json_str_or_null(f, "completion",
 			 iomap_dio_comp_ctx_name(out->completion), false);
 	fprintf(f, "\"ki_pos\":%lld,", (long long)out->ki_pos);
+	/* the inode size after the request: what a write did to it */
+	fprintf(f, "\"i_size\":%lld,", (long long)out->i_size);
 	fprintf(f, "\"iter_count\":%zu,", out->iter_count);
 	fprintf(f, "\"data\":\"%s\",", iomapsim_data_name(out->data));
 	fprintf(f, "\"leaks\":%ld,", out->leaks);

@@ -31,6 +31,7 @@
 #define IOMAPSIM_MAX_PC		16
 #define IOMAPSIM_MAX_LEN	(64UL << 20)
 #define IOMAPSIM_MAX_OFFSET	(1LL << 30)
+#define IOMAPSIM_MAX_IOV	64
 
 enum iomapsim_iter {
 	IOMAPSIM_ITER_UBUF = 0,
@@ -74,6 +75,9 @@ struct iomapsim_request {
 	bool sync_mount;
 	bool write_cache, fua;
 	unsigned int atomic_max;	/* device atomic write unit max */
+	/* the device's DMA alignment mask (2^n - 1 below a page), 0: 511 */
+	unsigned int dma_alignment;
+	bool no_poll;			/* device without poll queues */
 	struct iomapsim_pc_page pc[IOMAPSIM_MAX_PC];
 	unsigned int nr_pc;
 	/* a page appearing in the cache during the I/O (testfs.h) */
@@ -87,6 +91,17 @@ struct iomapsim_request {
 	enum iomapsim_iter iter;
 	unsigned int iovec_segs;	/* IOVEC: number of segments */
 	size_t buf_offset;		/* buffer start past a page boundary */
+	/*
+	 * IOVEC with explicit segments instead (--iter iovec:L1,L2@OFF):
+	 * their lengths add up to len; the first starts at buf_offset, a
+	 * later one right after the one before, or, with page_off >= 0,
+	 * that many bytes into the page after the one the previous ends in.
+	 */
+	unsigned int nr_iov;
+	struct {
+		u32 len;
+		s32 page_off;		/* -1: follows the previous segment */
+	} iov[IOMAPSIM_MAX_IOV];
 	int ki_flags;			/* IOCB_NOWAIT, IOCB_HIPRI, ... */
 	bool async;			/* kiocb with ki_complete */
 	unsigned int dio_flags;		/* IOMAP_DIO_* */
@@ -130,6 +145,8 @@ struct iomapsim_request {
  */
 #define IOMAPSIM_BUF_MEM_SIZE(buf_offset, len) \
 	((((size_t)(buf_offset) + (len) + 4095) & ~(size_t)4095) + 4096)
+/* The same for @req, explicit segments (nr_iov) included. */
+size_t iomapsim_buf_mem_size(const struct iomapsim_request *req);
 
 struct iomapsim_outcome {
 	/* the `iomapsim run` JSON keys */

@@ -375,6 +375,8 @@ void bio_init(struct bio *bio, struct block_device *bdev,
 void bio_uninit(struct bio *bio);
 void bio_reset(struct bio *bio, struct block_device *bdev, blk_opf_t opf);
 void bio_chain(struct bio *bio, struct bio *parent);
+struct bio *bio_split(struct bio *bio, int sectors, gfp_t gfp,
+		      struct bio_set *bs);
 struct bio *bio_chain_and_submit(struct bio *prev, struct bio *new);
 struct bio *blk_next_bio(struct bio *bio, struct block_device *bdev,
 			 unsigned int nr_pages, blk_opf_t opf, gfp_t gfp);

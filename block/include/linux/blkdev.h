@@ -74,6 +74,8 @@ struct queue_limits {
 	unsigned int max_hw_sectors;
 	unsigned short max_segments;
 	unsigned int max_segment_size;
+	/* one bvec ending within this needs no split (blk_validate_limits) */
+	unsigned int max_fast_segment_size;
 	unsigned int dma_alignment; /* a mask: 511 means 512-byte aligned */
 	unsigned int atomic_write_unit_max;
 };

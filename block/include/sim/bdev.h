@@ -76,6 +76,11 @@ struct sim_ram_opts {
 	 */
 	bool fua;
 	bool read_only;			  /* writes with data fail, EIO */
+	/*
+	 * No poll queues (no BLK_FEAT_POLL): a REQ_POLLED bio ends with
+	 * BLK_STS_NOTSUPP at submission, as on a loop device.
+	 */
+	bool no_poll;
 };
 
 struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
@@ -128,6 +133,7 @@ struct sim_null_opts {
 	u64 completion_nsec;
 	bool write_cache;
 	bool fua;
+	bool no_poll;			  /* as sim_ram_opts.no_poll */
 };
 
 struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
@@ -163,6 +169,7 @@ struct sim_file_opts {
 	 * takes long to wake; under load the CPU has better things to do.
 	 */
 	unsigned int poll_us;
+	bool no_poll;			 /* as sim_ram_opts.no_poll */
 };
 
 #define SIM_BDEV_FILE_SWEEP_MS 10
@@ -216,7 +223,8 @@ bool sim_bdev_file_info(struct block_device *bdev, struct sim_file_info *out);
 /* ---- fault wrapper ------------------------------------------------- */
 
 /*
- * Takes ownership of @lower: the wrapper's limits are @lower's, and
+ * Takes ownership of @lower: the wrapper's limits (features, DMA
+ * alignment, poll support) are @lower's, and
  * destroying the wrapper destroys @lower.  On failure @lower is left
  * alone.
  */

@@ -24,6 +24,8 @@
 #define PF_WQ_WORKER 0x00000020
 #define PF_MEMALLOC_NOIO 0x00080000
 
+struct bio_list;
+
 struct task_struct {
 	char comm[TASK_COMM_LEN];
 	int pid;
@@ -36,6 +38,8 @@ struct task_struct {
 	/* task owned by the engine (worker, irq thread) or adopted thread */
 	bool sim_engine_owned;
 	struct task_struct *sim_next_dead;
+	/* bios submitted while a submission is active (block/blk-core.c) */
+	struct bio_list *bio_list;
 };
 
 struct task_struct *sim_get_current(void);
