@@ -37,6 +37,9 @@
 #define SNAP_LEN 0x2
 #define SNAP_BUF 0x4
 
+#define DEV_MASK_BITS 0xf
+#define DEV_NO_POLL 0x10
+
 enum { K_BIO_ERROR, K_ALLOC_FAIL, K_SHORT_PIN, K_BEGIN_ERROR, NR_KINDS };
 
 static const struct {
@@ -142,6 +145,55 @@ static bool span_enc(u8 *p, u64 bytes, unsigned int fsb, unsigned int small,
 	return true;
 }
 
+/* Length of the first explicit segment from its byte (0: none given). */
+static size_t iov_first_len(u8 b)
+{
+	return b < 128 ? 4U * b : 512U * (b - 127U);
+}
+
+/* Page offset of a segment apart from its byte, and the inverse. */
+static s32 iov_page_off(u8 b)
+{
+	return b < 128 ? b : 32 * (b - 128);
+}
+
+static int iov_page_off_enc(s32 off)
+{
+	if (off < 128)
+		return off;
+	if (off % 32 || off / 32 > 127)
+		return -1;
+	return 128 + off / 32;
+}
+
+/*
+ * The explicit segments bytes 36..39 describe for a request of r->len
+ * bytes (nothing when they do not fit: fewer bytes than segments).
+ */
+static void iov_layout(struct iomapsim_request *r, const u8 *h)
+{
+	unsigned int n = h[36] % 5, i;
+	size_t first = iov_first_len(h[37]), rest, each, done = 0;
+
+	if (!n || r->iter != IOMAPSIM_ITER_IOVEC || r->len < n ||
+	    r->len > UINT32_MAX)
+		return;
+	if (!first || first > r->len - (n - 1))
+		first = r->len / n;
+	rest = r->len - first;
+	each = n > 1 ? rest / (n - 1) : 0;
+	for (i = 0; i < n; i++) {
+		size_t len = !i ? first : i + 1 < n ? each : r->len - done;
+
+		r->iov[i].len = len;
+		r->iov[i].page_off = i && (h[38] & 1 << (i - 1)) ?
+					     iov_page_off(h[39]) : -1;
+		done += len;
+	}
+	r->nr_iov = n;
+	r->iovec_segs = n;
+}
+
 static void add_spec(struct dio_input *in, unsigned int *n, const char *fmt,
 		     ...) __printf(3, 4);
 static void add_spec(struct dio_input *in, unsigned int *n, const char *fmt,
@@ -240,6 +292,10 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 		r->iovec_segs = r->len;
 	if (h[5] & RF_DONE_BEFORE)
 		r->done_before = get16(h + 24);
+	if ((h[35] & DEV_MASK_BITS) >= 1 && (h[35] & DEV_MASK_BITS) <= 12)
+		r->dma_alignment = (1U << (h[35] & DEV_MASK_BITS)) - 1;
+	r->no_poll = h[35] & DEV_NO_POLL;
+	iov_layout(r, h);
 	for (i = 0; i < ARRAY_SIZE(iocb_bits); i++)
 		if (h[26] & iocb_bits[i].bit)
 			r->ki_flags |= iocb_bits[i].flag;
@@ -322,6 +378,39 @@ static bool enc_bio_fault(const char *spec, u8 *f)
 	return true;
 }
 
+/* Bytes 36..39 for r's explicit segments, checked by decoding them. */
+static int enc_iov(const struct iomapsim_request *r, u8 *h)
+{
+	struct iomapsim_request d = *r;
+	int off = 0;
+	unsigned int i;
+
+	if (!r->nr_iov)
+		return 0;
+	if (r->nr_iov > 4 || r->iter != IOMAPSIM_ITER_IOVEC)
+		return -EINVAL;
+	h[36] = r->nr_iov;
+	for (i = 0; i < 256; i++)
+		if (iov_first_len(i) == r->iov[0].len)
+			break;
+	h[37] = i < 256 ? i : 0;
+	for (i = 1; i < r->nr_iov; i++) {
+		if (r->iov[i].page_off < 0)
+			continue;
+		off = iov_page_off_enc(r->iov[i].page_off);
+		if (off < 0)
+			return -EINVAL;
+		h[38] |= 1 << (i - 1);
+		h[39] = off;
+	}
+	d.nr_iov = 0;
+	iov_layout(&d, h);
+	if (d.nr_iov != r->nr_iov ||
+	    memcmp(d.iov, r->iov, r->nr_iov * sizeof(r->iov[0])))
+		return -EINVAL;
+	return 0;
+}
+
 int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	       size_t *len, char *why, size_t whylen)
 {
@@ -347,6 +436,10 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 		return refuse(why, whylen, "buffer layout or done_before");
 	if (r->dio_flags & ~DIO_FLAGS_MASK)
 		return refuse(why, whylen, "dio flags %#x", r->dio_flags);
+	if (r->dma_alignment && (r->dma_alignment >= 4096 ||
+				 !is_power_of_2(r->dma_alignment + 1)))
+		return refuse(why, whylen, "dma_alignment %#x",
+			      r->dma_alignment);
 
 	h[0] = __builtin_ctz(fsb) - 9;
 	h[1] = __builtin_ctz(r->lbs) - 9;
@@ -380,6 +473,10 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	if (flags)
 		return refuse(why, whylen, "ki_flags %#x", flags);
 	h[27] = r->dio_flags;
+	h[35] = (r->dma_alignment ? __builtin_ctz(r->dma_alignment + 1) : 0) |
+		(r->no_poll ? DEV_NO_POLL : 0);
+	if (enc_iov(r, h))
+		return refuse(why, whylen, "iovec segments the format cannot give");
 	if (seed > U32_MAX)
 		return refuse(why, whylen, "seed");
 	put32(h + 28, seed);
@@ -475,13 +572,24 @@ void dio_print_cmdline(const struct dio_input *in, FILE *out)
 		fputs(" --write-cache", out);
 	if (r->fua)
 		fputs(" --fua", out);
+	if (r->dma_alignment)
+		fprintf(out, " --dma-alignment %u", r->dma_alignment);
+	if (r->no_poll)
+		fputs(" --no-poll", out);
 	if (r->dops)
 		fprintf(out, " --dops %s", dops_names[r->dops]);
 	if (r->mode)
 		fprintf(out, " --iomap %s", mode_names[r->mode]);
 	fprintf(out, " --op %s --pos %lld --len %zu", r->write ? "write" : "read",
 		(long long)r->pos, r->len);
-	if (r->iter == IOMAPSIM_ITER_IOVEC)
+	if (r->iter == IOMAPSIM_ITER_IOVEC && r->nr_iov > 1) {
+		sep = " --iter iovec:";
+		for (i = 0; i < r->nr_iov; i++, sep = ",") {
+			fprintf(out, "%s%u", sep, r->iov[i].len);
+			if (r->iov[i].page_off >= 0)
+				fprintf(out, "@%d", r->iov[i].page_off);
+		}
+	} else if (r->iter == IOMAPSIM_ITER_IOVEC)
 		fprintf(out, " --iter iovec:%u", r->iovec_segs);
 	else
 		fprintf(out, " --iter %s", iter_names[r->iter]);

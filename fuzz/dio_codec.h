@@ -30,7 +30,14 @@
  *  32   1     extents: b % 17 (0: the whole file mapped)
  *  33   1     faults: b % 9
  *  34   1     snap: 1 pos, 2 len, 4 buffer offset down to 512 bytes
- *  35   5     reserved (zero)
+ *  35   1     device: dma_alignment 2^(b & 15) - 1 if that is 1..12, else
+ *             the default 511; 0x10 no poll queues
+ *  36   1     explicit iovec segments: b % 5 (0: none; iovec only)
+ *  37   1     their first segment's length: b < 128: 4 b bytes, else
+ *             512 (b - 127) bytes; 0 (or too long): equal pieces; the
+ *             others share the rest equally, the last the remainder
+ *  38   1     segment i (1..4) starts in a page of its own if bit i - 1
+ *  39   1     ... at this offset: b < 128: b, else 32 (b - 128)
  *
  * Extent: type (b % 5, the IOMAP_* type), flags (1 new, 2 shared, 4 dirty,
  * 8 integrity, 16 stale), gap from the previous extent's end (blocks),

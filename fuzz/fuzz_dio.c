@@ -64,8 +64,10 @@ static struct run runs[3];
  * Each run's buffer is the runner's own memory (no copy afterwards):
  * page aligned, room for any decoded offset (16 bits) and length.
  */
-#define RUN_MEM_SIZE IOMAPSIM_BUF_MEM_SIZE(0xffff, DIO_MAX_LEN)
+#define RUN_MEM_SIZE (IOMAPSIM_BUF_MEM_SIZE(0xffff, DIO_MAX_LEN) + 4 * 8192)
 static u8 bufs[3][RUN_MEM_SIZE] __attribute__((aligned(4096)));
+/* explicit iovec segments apart in memory, gathered in order */
+static u8 gathered[3][DIO_MAX_BUF];
 
 static bool have_outcome;
 
@@ -101,6 +103,8 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	sim_task_set_cpu(0);
 	sim_trace_reset();
 	r->rc = iomapsim_run(&req, &r->out, r->err, sizeof(r->err));
+	if (iomapsim_iov_gather(&req, buf, gathered[r - runs]))
+		r->buf = gathered[r - runs];
 	/* what a request the runner refused leaves there is not its data */
 	if (r->rc)
 		memset(r->buf, 0x5a, req.len);

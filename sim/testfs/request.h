@@ -147,6 +147,13 @@ struct iomapsim_request {
 	((((size_t)(buf_offset) + (len) + 4095) & ~(size_t)4095) + 4096)
 /* The same for @req, explicit segments (nr_iov) included. */
 size_t iomapsim_buf_mem_size(const struct iomapsim_request *req);
+/*
+ * Explicit segments apart in memory: copy their bytes in order from the
+ * buffer memory @mem (buf_mem) to @dst (len bytes) and return true;
+ * false (nothing copied) when the data is one run at mem + buf_offset.
+ */
+bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
+			 u8 *dst);
 
 struct iomapsim_outcome {
 	/* the `iomapsim run` JSON keys */
