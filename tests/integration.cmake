@@ -8,3 +8,19 @@ foreach(t simfs_mount simfs_mount_loop)
 			RUN_SERIAL TRUE TIMEOUT 600 LABELS "simfs;integration")
 	endif()
 endforeach()
+
+# The real-kernel oracle (tests/oracle-kernel.c): ext4 and xfs on loop
+# devices against `iomapsim run`.  Compiled without the simulator's
+# kernel-shaped headers (they would hide the system's <linux/fs.h>), then
+# linked with testfs for its data patterns; io_uring through liburing.
+if(TARGET testfs AND TARGET iomapsim)
+	add_library(oracle_kernel_obj OBJECT tests/oracle-kernel.c)
+	target_link_libraries(oracle_kernel_obj PRIVATE PkgConfig::URING)
+	add_executable(oracle_kernel $<TARGET_OBJECTS:oracle_kernel_obj>)
+	target_link_libraries(oracle_kernel PRIVATE testfs PkgConfig::URING)
+	add_dependencies(oracle_kernel iomapsim)
+	add_test(NAME oracle_kernel COMMAND oracle_kernel)
+	set_tests_properties(oracle_kernel PROPERTIES SKIP_RETURN_CODE 77
+		RUN_SERIAL TRUE TIMEOUT 300 LABELS "integration"
+		ENVIRONMENT "IOMAPSIM_BIN=${CMAKE_BINARY_DIR}")
+endif()

@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The real kernel as the oracle: ext4 and xfs on loop devices over files
+ * in the build tree, one file laid out with data, a hole, an unwritten
+ * extent (fallocate) and a short tail; its extent map, read with FIEMAP,
+ * is given to `iomapsim run` (--size, --map), and a grid of direct-I/O
+ * requests runs both ways: as syscalls on the real file (pread/pwrite,
+ * preadv2/pwritev2 with RWF_* flags, io_uring, an IOPOLL ring) and as
+ * `iomapsim run` requests.  Compared: the return value or errno, the
+ * bytes read (against the file's known contents, which the simulator's
+ * "data" check uses too), and after a write the file size and the bytes
+ * on disk.  Every difference is printed with both sides; the ones that
+ * come from this machine's kernel not being the simulator's baseline
+ * are listed below (known[]) with the reason, and do not fail the test.
+ *
+ * ORACLE_VERBOSE=1 prints the cases that agree as well.
+ *
+ * Needs root, loop devices, mkfs.ext4 and mkfs.xfs (xfsprogs, installed
+ * by scripts/quickstart.sh); without them it prints why and exits 77.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <liburing.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+/*
+ * From the simulator (sim/testfs), declared here with plain C types: this
+ * file is built without the simulator's kernel-shaped headers, which
+ * would hide the system's <linux/fs.h> that FIEMAP and liburing need.
+ */
+void testfs_pattern_fill(unsigned char *dst, long long off, size_t len);
+void iomapsim_write_pattern_fill(unsigned char *dst, long long off,
+				 size_t len);
+
+#define FSB		4096
+#define IMG_SIZE	(512LL << 20)	/* sparse; xfs wants 300 MiB */
+#define MAX_SEG		4
+#define BUF_SIZE	(64 << 10)
+
+/* The file: data, hole, unwritten, data with a short tail. */
+#define DATA0_END	16384
+#define UNWR_START	32768
+#define UNWR_END	49152
+#define FILE_SIZE	(65536 + 1000)
+
+enum method { M_PRW, M_PRWV2, M_URING, M_URING_POLL };
+static const char *const method_names[] = { "pread/pwrite",
+					    "preadv2/pwritev2", "io_uring",
+					    "io_uring-iopoll" };
+
+struct ocase {
+	bool write;
+	enum method m;
+	int rwf;		/* RWF_* for preadv2/pwritev2 */
+	long long pos;
+	unsigned int nseg;
+	unsigned int len[MAX_SEG];
+	int off[MAX_SEG];	/* [0]: buffer offset; then -1 or @page off */
+};
+
+struct side {
+	long ret;		/* bytes or -errno */
+	bool data_ok;		/* read: bytes as the file holds them */
+	long long i_size;	/* after the request */
+	bool disk_ok;		/* write: the bytes on disk afterwards */
+	char json[1024];	/* the simulator's outcome */
+};
+
+/* A difference this kernel legitimately shows (not the baseline). */
+struct known {
+	const char *fs;		/* NULL: both */
+	bool (*match)(const struct ocase *c, const struct side *k,
+		      const struct side *s);
+	const char *reason;
+};
+
+static bool nowait_write(const struct ocase *c, const struct side *k)
+{
+	return c->write && (c->rwf & RWF_NOWAIT) && k->ret == -EAGAIN;
+}
+
+static bool xfs_nowait_write(const struct ocase *c, const struct side *k,
+			     const struct side *s)
+{
+	(void)s;
+	return nowait_write(c, k);
+}
+
+static bool ext4_nowait_extending(const struct ocase *c,
+				  const struct side *k, const struct side *s)
+{
+	return nowait_write(c, k) && s->i_size > FILE_SIZE;
+}
+
+/* 100 + 3996 bytes, the second right after the first in memory */
+static bool merged_segments(const struct ocase *c, const struct side *k,
+			    const struct side *s)
+{
+	return c->nseg == 2 && c->len[0] == 100 && c->off[1] < 0 &&
+	       k->ret == 4096 && s->ret == -EINVAL;
+}
+
+static const struct known known[] = {
+	{ NULL, merged_segments,
+	  "this machine's 6.18 bio_iov_add_folio() merges a segment that "
+	  "continues the previous one in memory into the same bvec "
+	  "(bvec_try_merge_page()), so 100 + 3996 contiguous bytes are one "
+	  "4096-byte bvec and pass bio_split_io_at(); the baseline extracts "
+	  "each iovec segment into bvecs of its own (iov_iter_extract_bvecs() "
+	  "never merges with the bvec before), and the 100-byte bvec fails "
+	  "the length check (B-30).  The same lengths apart in memory give "
+	  "EINVAL on both sides" },
+	{ "xfs", xfs_nowait_write,
+	  "RWF_NOWAIT writes on xfs: xfs_file_write_checks() calls "
+	  "kiocb_modified(), which under IOCB_NOWAIT refuses with EAGAIN when "
+	  "the timestamps need a transaction, before iomap is called; testfs "
+	  "keeps no timestamps (file-system policy, not iomap's)" },
+	{ "ext4", ext4_nowait_extending,
+	  "RWF_NOWAIT writes past EOF on ext4: ext4_dio_write_checks() "
+	  "refuses an extending write under IOCB_NOWAIT (it needs the inode "
+	  "lock exclusive and an orphan record) with EAGAIN before iomap; "
+	  "testfs extends i_size at completion without blocking "
+	  "(file-system policy, not iomap's)" },
+};
+
+static char img_path[PATH_MAX], loop_dev[64], mnt_dir[256];
+static bool mounted;
+
+static int skip(const char *why)
+{
+	printf("SKIP: %s\n", why);
+	return 77;
+}
+
+/* Run @argv; its stdout (first line) into @out; the exit status. */
+static int run(char *const argv[], char *out, size_t outlen)
+{
+	int p[2], st;
+	ssize_t n = 0, r;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(p[1], 1);
+		if (null >= 0 && !out)
+			dup2(null, 2);
+		close(p[0]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while (out && (size_t)n + 1 < outlen &&
+	       (r = read(p[0], out + n, outlen - 1 - n)) > 0)
+		n += r;
+	if (out)
+		out[n] = '\0';
+	close(p[0]);
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool have(const char *prog)
+{
+	char *argv[] = { "sh", "-c", NULL, NULL };
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null", prog);
+	argv[2] = cmd;
+	return run(argv, NULL, 0) == 0;
+}
+
+static void teardown(void)
+{
+	if (mounted && !umount(mnt_dir))
+		mounted = false;
+	if (mnt_dir[0] && !mounted)
+		rmdir(mnt_dir);
+	if (loop_dev[0]) {
+		char *argv[] = { "losetup", "-d", loop_dev, NULL };
+
+		run(argv, NULL, 0);
+		loop_dev[0] = '\0';
+	}
+	if (img_path[0])
+		unlink(img_path);
+	img_path[0] = mnt_dir[0] = '\0';
+}
+
+/* A file system of type @fs on a loop device over a file, mounted. */
+static int setup(const char *fs)
+{
+	const char *bin = getenv("IOMAPSIM_BIN");
+	char *losetup[] = { "losetup", "--find", "--show", img_path, NULL };
+	char *mkfs_ext4[] = { "mkfs.ext4", "-q", "-F", "-b", "4096", loop_dev,
+			      NULL };
+	char *mkfs_xfs[] = { "mkfs.xfs", "-q", "-f", "-b", "size=4096",
+			     loop_dev, NULL };
+	int fd;
+
+	snprintf(img_path, sizeof(img_path), "%s/oracle-%s-XXXXXX",
+		 bin ? bin : ".", fs);
+	fd = mkstemp(img_path);
+	if (fd < 0 || ftruncate(fd, IMG_SIZE)) {
+		perror(img_path);
+		return -1;
+	}
+	close(fd);
+	if (run(losetup, loop_dev, sizeof(loop_dev)) || !loop_dev[0])
+		return -1;
+	loop_dev[strcspn(loop_dev, "\n")] = '\0';
+	if (run(!strcmp(fs, "xfs") ? mkfs_xfs : mkfs_ext4, NULL, 0))
+		return -1;
+	strcpy(mnt_dir, "/tmp/iomapsim-oracle-XXXXXX");
+	if (!mkdtemp(mnt_dir) || mount(loop_dev, mnt_dir, fs, 0, NULL)) {
+		perror(mnt_dir);
+		return -1;
+	}
+	mounted = true;
+	return 0;
+}
+
+/* What reads of the file return at @off: testfs's pattern where data. */
+static void model_fill(unsigned char *dst, long long off, size_t len)
+{
+	size_t i;
+
+	testfs_pattern_fill(dst, off, len);
+	for (i = 0; i < len; i++, off++)
+		if (!(off < DATA0_END || (off >= UNWR_END && off < FILE_SIZE)))
+			dst[i] = 0;
+}
+
+/* Lay the file out again; its path in @path. */
+static int make_file(char *path, size_t len)
+{
+	static unsigned char buf[FILE_SIZE];
+	int fd;
+
+	snprintf(path, len, "%s/f", mnt_dir);
+	unlink(path);
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	testfs_pattern_fill(buf, 0, FILE_SIZE);
+	if (pwrite(fd, buf, DATA0_END, 0) != DATA0_END ||
+	    pwrite(fd, buf + UNWR_END, FILE_SIZE - UNWR_END, UNWR_END) !=
+		    FILE_SIZE - UNWR_END ||
+	    fallocate(fd, 0, UNWR_START, UNWR_END - UNWR_START) || fsync(fd) ||
+	    /*
+	     * No cached pages: a RWF_NOWAIT direct write over cached pages
+	     * is -EAGAIN (kiocb_invalidate_pages()), and testfs's file has
+	     * none either.
+	     */
+	    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The file's extent map as `iomapsim run` options. */
+static int read_map(const char *path, char *opts, size_t len)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[32];
+	} m = { 0 };
+	long long cursor = 0, end = (FILE_SIZE + FSB - 1) / FSB * FSB;
+	size_t n;
+	unsigned int i;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	m.fm.fm_length = ~0ULL;
+	m.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	m.fm.fm_extent_count = 32;
+	if (ioctl(fd, FS_IOC_FIEMAP, &m)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	n = snprintf(opts, len, "--size %d", FILE_SIZE);
+	for (i = 0; i < m.fm.fm_mapped_extents && cursor < end; i++) {
+		const struct fiemap_extent *e = &m.fe[i];
+		long long lo = e->fe_logical, hi = lo + e->fe_length;
+
+		if (hi > end)	/* preallocation past EOF: not file data */
+			hi = end;
+		if (lo > cursor)
+			n += snprintf(opts + n, len - n, " --map hole:%lld:%lld",
+				      cursor, lo - cursor);
+		if (hi > lo)
+			n += snprintf(opts + n, len - n, " --map %s:%lld:%lld",
+				      e->fe_flags & FIEMAP_EXTENT_UNWRITTEN ?
+					      "unwritten" : "mapped", lo,
+				      hi - lo);
+		cursor = hi;
+	}
+	return n < len ? 0 : -1;
+}
+
+static size_t case_len(const struct ocase *c)
+{
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < c->nseg; i++)
+		n += c->len[i];
+	return n;
+}
+
+/* The kernel side: the request as syscalls on the real file. */
+static int kernel_side(const struct ocase *c, const char *path,
+		       struct side *k)
+{
+	static unsigned char mem[BUF_SIZE] __attribute__((aligned(4096)));
+	static unsigned char want[BUF_SIZE], got[BUF_SIZE];
+	struct iovec iov[MAX_SEG];
+	size_t len = case_len(c), at = 0, done = 0;
+	struct stat st;
+	int fd;
+
+	memset(mem, 0xee, sizeof(mem));
+	for (unsigned int i = 0; i < c->nseg; i++) {
+		if (i && c->off[i] >= 0)
+			at = (at + 4095) / 4096 * 4096 + c->off[i];
+		else if (!i)
+			at = c->off[0];
+		iov[i].iov_base = mem + at;
+		iov[i].iov_len = c->len[i];
+		if (c->write)
+			iomapsim_write_pattern_fill(mem + at, c->pos + done,
+						    c->len[i]);
+		at += c->len[i];
+		done += c->len[i];
+	}
+
+	fd = open(path, (c->write ? O_RDWR : O_RDONLY) | O_DIRECT);
+	if (fd < 0)
+		return -1;
+	switch (c->m) {
+	case M_PRW:
+		k->ret = c->write ? pwrite(fd, iov[0].iov_base, len, c->pos) :
+				    pread(fd, iov[0].iov_base, len, c->pos);
+		if (k->ret < 0)
+			k->ret = -errno;
+		break;
+	case M_PRWV2:
+		k->ret = c->write ? pwritev2(fd, iov, c->nseg, c->pos, c->rwf) :
+				    preadv2(fd, iov, c->nseg, c->pos, c->rwf);
+		if (k->ret < 0)
+			k->ret = -errno;
+		break;
+	default: {
+		struct io_uring ring;
+		struct io_uring_sqe *sqe;
+		struct io_uring_cqe *cqe;
+		int rc = io_uring_queue_init(4, &ring,
+					     c->m == M_URING_POLL ?
+						     IORING_SETUP_IOPOLL : 0);
+
+		if (rc) {
+			close(fd);
+			return rc;
+		}
+		sqe = io_uring_get_sqe(&ring);
+		if (c->write)
+			io_uring_prep_writev(sqe, fd, iov, c->nseg, c->pos);
+		else
+			io_uring_prep_readv(sqe, fd, iov, c->nseg, c->pos);
+		rc = io_uring_submit_and_wait(&ring, 1);
+		if (rc >= 0)
+			rc = io_uring_wait_cqe(&ring, &cqe);
+		k->ret = rc < 0 ? rc : cqe->res;
+		io_uring_queue_exit(&ring);
+		break;
+	}
+	}
+	fstat(fd, &st);
+	k->i_size = st.st_size;
+	close(fd);
+
+	/* the bytes read, gathered, against the file's contents */
+	k->data_ok = true;
+	if (!c->write && k->ret > 0) {
+		done = 0;
+		for (unsigned int i = 0; i < c->nseg && done < (size_t)k->ret;
+		     i++) {
+			size_t n = c->len[i];
+
+			if (n > (size_t)k->ret - done)
+				n = k->ret - done;
+			memcpy(got + done, iov[i].iov_base, n);
+			done += n;
+		}
+		model_fill(want, c->pos, k->ret);
+		k->data_ok = !memcmp(got, want, k->ret);
+	}
+	/* after a write: what is on disk where it wrote */
+	k->disk_ok = true;
+	if (c->write && k->ret > 0) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || pread(fd, got, k->ret, c->pos) != k->ret)
+			k->disk_ok = false;
+		if (fd >= 0)
+			close(fd);
+		iomapsim_write_pattern_fill(want, c->pos, k->ret);
+		k->disk_ok = k->disk_ok && !memcmp(got, want, k->ret);
+	}
+	return 0;
+}
+
+/* The same request as an `iomapsim run` command line, into @cmd. */
+static void sim_cmdline(const struct ocase *c, const char *map, char *cmd,
+			size_t len)
+{
+	static const struct { int rwf; const char *name; } flags[] = {
+		{ RWF_NOWAIT, "NOWAIT" }, { RWF_HIPRI, "HIPRI" },
+		{ RWF_DSYNC, "DSYNC" }, { RWF_SYNC, "SYNC" },
+	};
+	const char *sep = " --iocb ";
+	size_t n;
+
+	n = snprintf(cmd, len, "--fs-block %d --lbs 512 %s --no-poll --op %s "
+		     "--pos %lld --len %zu --buf-offset %d --iter iovec:",
+		     FSB, map, c->write ? "write" : "read", c->pos, case_len(c),
+		     c->off[0]);
+	for (unsigned int i = 0; i < c->nseg; i++) {
+		n += snprintf(cmd + n, len - n, "%s%u", i ? "," : "",
+			      c->len[i]);
+		if (i && c->off[i] >= 0)
+			n += snprintf(cmd + n, len - n, "@%d", c->off[i]);
+	}
+	/* one segment: "iovec:L" would be a count, "iovec:L@0" is not */
+	if (c->nseg == 1)
+		n += snprintf(cmd + n, len - n, "@0");
+	if (c->m == M_PRWV2)
+		for (unsigned int i = 0; i < 4; i++)
+			if (c->rwf & flags[i].rwf) {
+				n += snprintf(cmd + n, len - n, "%s%s", sep,
+					      flags[i].name);
+				sep = ",";
+			}
+	if (c->m == M_URING || c->m == M_URING_POLL)
+		n += snprintf(cmd + n, len - n, " --async");
+	if (c->m == M_URING_POLL)
+		n += snprintf(cmd + n, len - n, " --iocb HIPRI");
+}
+
+static long json_long(const char *json, const char *key, long dflt)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(json, k);
+	return p ? strtol(p + strlen(k), NULL, 10) : dflt;
+}
+
+static int sim_side(const struct ocase *c, const char *map, struct side *s)
+{
+	const char *bin = getenv("IOMAPSIM_BIN");
+	char exe[PATH_MAX], cmd[2048], *argv[64], *tok, *save = NULL;
+	int n = 0;
+
+	snprintf(exe, sizeof(exe), "%s/iomapsim", bin ? bin : ".");
+	sim_cmdline(c, map, cmd, sizeof(cmd));
+	argv[n++] = exe;
+	argv[n++] = "run";
+	for (tok = strtok_r(cmd, " ", &save); tok && n < 62;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[n++] = tok;
+	argv[n] = NULL;
+	if (run(argv, s->json, sizeof(s->json)) || s->json[0] != '{')
+		return -1;
+	s->json[strcspn(s->json, "\n")] = '\0';
+	s->ret = json_long(s->json, "ret", LONG_MIN);
+	s->i_size = json_long(s->json, "i_size", -1);
+	s->data_ok = !strstr(s->json, "\"data\":\"mismatch\"");
+	s->disk_ok = s->data_ok;
+	return 0;
+}
+
+static void describe(const struct ocase *c, char *buf, size_t len)
+{
+	size_t n = snprintf(buf, len, "%s %s pos %lld segs", c->write ?
+			    "write" : "read", method_names[c->m], c->pos);
+
+	for (unsigned int i = 0; i < c->nseg; i++)
+		n += snprintf(buf + n, len - n, "%s%u%s%d", i ? "," : " ",
+			      c->len[i], i ? "@" : "+", c->off[i]);
+	if (c->rwf)
+		snprintf(buf + n, len - n, " rwf %#x", c->rwf);
+}
+
+/* ---- the grid ----------------------------------------------------- */
+
+static struct ocase grid[512];
+static unsigned int nr_grid;
+
+static void add(bool write, enum method m, int rwf, long long pos,
+		unsigned int nseg, const unsigned int *len, const int *off)
+{
+	struct ocase *c = &grid[nr_grid++];
+
+	c->write = write;
+	c->m = m;
+	c->rwf = rwf;
+	c->pos = pos;
+	c->nseg = nseg;
+	memcpy(c->len, len, nseg * sizeof(*len));
+	memcpy(c->off, off, nseg * sizeof(*off));
+}
+
+static void build_grid(void)
+{
+	/* buffer layouts: offsets, a second segment, segment lengths */
+	static const struct {
+		unsigned int nseg, len[MAX_SEG];
+		int off[MAX_SEG];
+	} lay[] = {
+		{ 1, { 4096 }, { 0 } },	  { 1, { 4096 }, { 1 } },
+		{ 1, { 4096 }, { 8 } },	  { 1, { 4096 }, { 511 } },
+		{ 1, { 4096 }, { 512 } }, { 1, { 4096 }, { 2048 } },
+		{ 1, { 512 }, { 1 } },	  { 1, { 8192 }, { 0 } },
+		{ 2, { 4096, 4096 }, { 0, 1 } },
+		{ 2, { 4096, 4096 }, { 0, 512 } },
+		{ 2, { 100, 3996 }, { 0, 0 } },
+		{ 2, { 100, 3996 }, { 0, -1 } },
+		{ 2, { 512, 3584 }, { 0, 0 } },
+		{ 2, { 3584, 512 }, { 0, 1 } },
+	};
+	/* where: data, hole, unwritten, the tail, past EOF, sub-block */
+	static const long long where[] = { 0, 16384, 32768, 65536, 73728,
+					   512 };
+	static const int rwfs[] = { 0, RWF_NOWAIT, RWF_HIPRI, RWF_DSYNC };
+	unsigned int l, w, f;
+
+	for (l = 0; l < sizeof(lay) / sizeof(lay[0]); l++) {
+		for (w = 0; w < 2; w++) {
+			add(w, lay[l].nseg == 1 ? M_PRW : M_PRWV2, 0, 0,
+			    lay[l].nseg, lay[l].len, lay[l].off);
+			add(w, M_URING, 0, 4096, lay[l].nseg, lay[l].len,
+			    lay[l].off);
+		}
+	}
+	for (w = 0; w < sizeof(where) / sizeof(where[0]); w++) {
+		for (f = 0; f < sizeof(rwfs) / sizeof(rwfs[0]); f++) {
+			add(false, M_PRWV2, rwfs[f], where[w], 1, lay[0].len,
+			    lay[0].off);
+			add(true, M_PRWV2, rwfs[f], where[w], 1, lay[0].len,
+			    lay[0].off);
+		}
+		add(false, M_URING_POLL, 0, where[w], 1, lay[0].len,
+		    lay[0].off);
+	}
+	/* misaligned position and length */
+	add(false, M_PRW, 0, 1, 1, lay[0].len, lay[0].off);
+	add(false, M_PRW, 0, 0, 1, (const unsigned int[]){ 100 }, lay[0].off);
+	add(true, M_PRW, 0, 4095, 1, lay[0].len, lay[0].off);
+}
+
+/* ---- one file system ---------------------------------------------- */
+
+static int run_fs(const char *fs, unsigned int *cases, unsigned int *same,
+		  unsigned int *listed, unsigned int *unexplained)
+{
+	char path[PATH_MAX], map[1024], what[256];
+	bool dirty = true;
+	unsigned int i, j;
+
+	if (setup(fs)) {
+		printf("%s: cannot set up the loop device and file system\n",
+		       fs);
+		return -1;
+	}
+	if (make_file(path, sizeof(path)) || read_map(path, map, sizeof(map))) {
+		printf("%s: cannot lay out the file\n", fs);
+		return -1;
+	}
+	printf("%s on %s: %s\n", fs, loop_dev, map);
+	for (i = 0; i < nr_grid; i++) {
+		const struct ocase *c = &grid[i];
+		struct side k = { 0 }, s = { 0 };
+		bool eq;
+
+		if (dirty && make_file(path, sizeof(path)))
+			return -1;
+		dirty = c->write;
+		if (kernel_side(c, path, &k) || sim_side(c, map, &s)) {
+			printf("%s case %u: could not run\n", fs, i);
+			return -1;
+		}
+		(*cases)++;
+		eq = k.ret == s.ret && k.data_ok && s.data_ok &&
+		     (!c->write || (k.i_size == s.i_size && k.disk_ok &&
+				    s.disk_ok));
+		describe(c, what, sizeof(what));
+		if (eq) {
+			(*same)++;
+			if (getenv("ORACLE_VERBOSE"))
+				printf("%s case %u: %s: both %ld\n", fs, i, what,
+				       k.ret);
+			continue;
+		}
+		for (j = 0; j < sizeof(known) / sizeof(known[0]); j++)
+			if ((!known[j].fs || !strcmp(known[j].fs, fs)) &&
+			    known[j].match(c, &k, &s))
+				break;
+		printf("%s case %u: %s\n  kernel: ret %ld%s i_size %lld%s\n"
+		       "  iomapsim run: %s\n", fs, i, what, k.ret,
+		       k.data_ok ? "" : " (bytes read differ from the file)",
+		       k.i_size, k.disk_ok ? "" : " (disk differs)", s.json);
+		if (j < sizeof(known) / sizeof(known[0])) {
+			printf("  known difference: %s\n", known[j].reason);
+			(*listed)++;
+		} else {
+			printf("  UNEXPLAINED\n");
+			(*unexplained)++;
+		}
+	}
+	unlink(path);
+	teardown();
+	return 0;
+}
+
+int main(void)
+{
+	static const char *const fss[] = { "ext4", "xfs" };
+	unsigned int f, fails = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (geteuid())
+		return skip("needs root (loop devices, mkfs, mount)");
+	if (access("/dev/loop-control", F_OK))
+		return skip("no /dev/loop-control");
+	if (!have("losetup") || !have("mkfs.ext4") || !have("mkfs.xfs"))
+		return skip("needs losetup, mkfs.ext4 (e2fsprogs) and mkfs.xfs "
+			    "(xfsprogs): scripts/quickstart.sh deps");
+	atexit(teardown);
+	build_grid();
+	for (f = 0; f < 2; f++) {
+		unsigned int cases = 0, same = 0, listed = 0, unexplained = 0;
+
+		if (run_fs(fss[f], &cases, &same, &listed, &unexplained)) {
+			teardown();
+			return 1;
+		}
+		printf("%s: %u cases, %u the same, %u known differences, "
+		       "%u unexplained\n", fss[f], cases, same, listed,
+		       unexplained);
+		fails += unexplained;
+	}
+	return fails ? 1 : 0;
+}
