@@ -107,6 +107,18 @@ START_TEST(test_ram_limits)
 	bdev = sim_bdev_ram_create(&o, NULL, 0);
 	ck_assert(!IS_ERR(bdev));
 	ck_assert_uint_eq(bdev_dma_alignment(bdev), 3);
+	ck_assert(bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL);
+	sim_bdev_destroy(bdev);
+
+	/* no poll queues, and a fault wrapper over it says the same */
+	o = (struct sim_ram_opts){ .no_poll = true, .dma_alignment = 4095 };
+	bdev = sim_bdev_ram_create(&o, NULL, 0);
+	ck_assert(!IS_ERR(bdev));
+	ck_assert(!(bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL));
+	bdev = sim_bdev_fault_wrap(bdev, NULL, 0);
+	ck_assert(!IS_ERR(bdev));
+	ck_assert(!(bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL));
+	ck_assert_uint_eq(bdev_dma_alignment(bdev), 4095);
 	sim_bdev_destroy(bdev);
 }
 END_TEST

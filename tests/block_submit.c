@@ -459,6 +459,89 @@ START_TEST(test_polled_unsupported)
 }
 END_TEST
 
+/*
+ * Submit a bio of @n pieces of @len bytes, piece i at @buf + @off +
+ * i * @stride, and return the status its end_io saw (once, and, for
+ * a refused one, in the submitter).
+ */
+static blk_status_t try_vecs(struct testdev *td, blk_opf_t opf, char *buf,
+			     unsigned int n, unsigned int off,
+			     unsigned int len, unsigned int stride)
+{
+	struct bio *bio = bio_alloc(&td->bdev, n, opf, GFP_KERNEL);
+	struct rec r = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		char *p = buf + off + i * stride;
+
+		__bio_add_page(bio, virt_to_page(p), len, offset_in_page(p));
+	}
+	bio->bi_end_io = rec_put_end_io;
+	bio->bi_private = &r;
+	submit_bio(bio);
+	ck_assert_int_eq(r.calls, 1);
+	/* a refused bio ends in the submitter, before any device */
+	if (r.status != BLK_STS_OK) {
+		ck_assert_int_eq(r.ctx, SIM_CTX_TASK);
+		ck_assert_ptr_eq(r.task, current);
+	}
+	return r.status;
+}
+
+/*
+ * covers B-29, B-30: the split to the queue limits refuses a bvec whose
+ * offset or length breaks dma_alignment; the bio ends at once with
+ * BLK_STS_INVAL in the submitter's context and never reaches the device.
+ * The fast path (one bvec within a page) checks nothing.
+ */
+START_TEST(test_split_dma_alignment)
+{
+	struct testdev *td = td_create(1 << 20, 0);
+	char *buf = td_buf(4 * PAGE_SIZE);
+
+	blk_sim_set_completion(&td->bdev, BLK_SIM_COMPLETE_INLINE);
+	ck_assert_uint_eq(bdev_dma_alignment(&td->bdev), 511);
+	/* offset 8, two bvecs; aligned offsets but lengths of 256 */
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 2, 8, 512, PAGE_SIZE),
+			  BLK_STS_INVAL);
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_WRITE, buf, 2, 0, 256,
+				   PAGE_SIZE), BLK_STS_INVAL);
+	ck_assert_int_eq(td->submits, 0);
+	/* one bvec inside a page: the fast path, no check */
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 1, 8, 512, 0),
+			  BLK_STS_OK);
+	ck_assert_int_eq(td->submits, 1);
+	/* a mask-3 device takes offset 4 in two bvecs, not offset 2 */
+	td->bdev.bd_queue->limits.dma_alignment = 3;
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 2, 4, 512, PAGE_SIZE),
+			  BLK_STS_OK);
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 2, 2, 512, PAGE_SIZE),
+			  BLK_STS_INVAL);
+	ck_assert_int_eq(td->submits, 2);
+
+	/*
+	 * The split itself: more segments than max_segments make a front
+	 * bio chained to the rest; the device sees the front first, the
+	 * end_io runs once for the whole.
+	 */
+	td->bdev.bd_queue->limits.max_segments = 3;
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 4, 0, PAGE_SIZE,
+				   PAGE_SIZE), BLK_STS_OK);
+	ck_assert_int_eq(td->submits, 4);
+	ck_assert_uint_eq(td->last_size, PAGE_SIZE); /* the rest, last */
+	/* a REQ_NOWAIT bio that would need a split: BLK_STS_AGAIN */
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ | REQ_NOWAIT, buf, 4, 0,
+				   PAGE_SIZE, PAGE_SIZE), BLK_STS_AGAIN);
+	/* 3 segments of 8 bytes hold no whole 512-byte block: -EINVAL */
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 64, 0, 8, 16),
+			  BLK_STS_INVAL);
+	ck_assert_int_eq(td->submits, 4);
+	free(buf);
+	td_destroy(td);
+}
+END_TEST
+
 /* a blk-mq device holds plugged bios until the plug is finished */
 START_TEST(test_plug_mq_holds)
 {
@@ -844,6 +927,7 @@ static Suite *submit_suite(void)
 	tcase_add_test(tc, test_polled_bio_unpolled_times_out);
 	tcase_add_test(tc, test_iocb_bio_iopoll);
 	tcase_add_test(tc, test_polled_unsupported);
+	tcase_add_test(tc, test_split_dma_alignment);
 	tcase_add_test(tc, test_plug_mq_holds);
 	tcase_add_test(tc, test_plug_bio_based_passes);
 	tcase_add_test(tc, test_plug_limit_and_nesting);
