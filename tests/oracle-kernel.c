@@ -506,9 +506,14 @@ static void describe(const struct ocase *c, char *buf, size_t len)
 	size_t n = snprintf(buf, len, "%s %s pos %lld segs", c->write ?
 			    "write" : "read", method_names[c->m], c->pos);
 
-	for (unsigned int i = 0; i < c->nseg; i++)
-		n += snprintf(buf + n, len - n, "%s%u%s%d", i ? "," : " ",
-			      c->len[i], i ? "@" : "+", c->off[i]);
+	/* as --iter iovec: takes them, the buffer offset first */
+	n += snprintf(buf + n, len - n, " %u (buffer +%d)", c->len[0],
+		      c->off[0]);
+	for (unsigned int i = 1; i < c->nseg; i++)
+		n += c->off[i] < 0 ?
+			     snprintf(buf + n, len - n, ",%u", c->len[i]) :
+			     snprintf(buf + n, len - n, ",%u@%d", c->len[i],
+				      c->off[i]);
 	if (c->rwf)
 		snprintf(buf + n, len - n, " rwf %#x", c->rwf);
 }
