@@ -50,9 +50,12 @@ int cmd_mkfs(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "b:L:fs:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (!cli_parse_u64(optarg, &v) || v > (1U << 20)) {
+			/* 0 is not "the default": leave the option out */
+			if (!cli_parse_u64(optarg, &v) || !v ||
+			    v > (1U << 20)) {
 				fprintf(stderr, "iomapsim mkfs: bad block size "
-					"'%s'\n", optarg);
+					"'%s' (a power of two from 512 to "
+					"64k)\n", optarg);
 				return 2;
 			}
 			a.block_size = v;

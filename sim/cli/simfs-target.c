@@ -89,6 +89,7 @@ static void describe(const struct simfs_host_probe *p, char *buf, size_t len)
 int cli_mkfs(const struct cli_mkfs_args *a)
 {
 	struct simfs_mkfs_opts mo;
+	struct simfs_host_lock lk = { .fd = -1 };
 	struct simfs_host_probe p;
 	struct block_device *bdev;
 	struct simfs_geometry g;
@@ -121,6 +122,12 @@ int cli_mkfs(const struct cli_mkfs_args *a)
 		return 1;
 	}
 
+	/* held until the last write: not under a mount, not twice */
+	if (simfs_host_lock(a->target, SIMFS_HOLD_MKFS, false,
+			    SIMFS_HOST_LOCK_WAIT_MS, &lk, err, sizeof(err))) {
+		fprintf(stderr, "iomapsim: %s: %s\n", a->target, err);
+		goto out_unlink;
+	}
 	if (simfs_host_probe(a->target, &p, err, sizeof(err))) {
 		fprintf(stderr, "iomapsim: %s: %s\n", a->target, err);
 		goto out_unlink;
@@ -186,5 +193,6 @@ out_unlink:
 	/* a refused or failed mkfs leaves nothing behind */
 	if (created)
 		unlink(a->target);
+	simfs_host_unlock(&lk);
 	return ret;
 }

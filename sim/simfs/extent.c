@@ -199,6 +199,9 @@ int simfs_ext_remove(struct simfs_inode_info *ei, u64 lblk, u64 len)
 	     ei->ext[last].lblk < lblk + len; last++)
 		simfs_free_blocks(ei->sbi, ei->ext[last].pblk,
 				  ei->ext[last].len);
+	/* nothing mapped there (an empty file has no array at all) */
+	if (last == first)
+		return 0;
 	memmove(&ei->ext[first], &ei->ext[last],
 		(ei->nr_ext - last) * sizeof(ei->ext[0]));
 	set_nr(ei, ei->nr_ext - (last - first));

@@ -52,4 +52,43 @@ int simfs_host_create_image(const char *path, uint64_t size, char *err,
 int simfs_host_resize(const char *path, uint64_t size, char *err,
 		      size_t errlen);
 
+/*
+ * The image lock (lock.c): one writer of a target at a time.  A mount,
+ * mkfs (and an fsck, shared) take it before they read the target and
+ * hold it until after their last write; the holder's role and pid are
+ * readable by whoever is refused.
+ */
+enum simfs_host_holder {
+	SIMFS_HOLD_NONE = 0,
+	SIMFS_HOLD_MOUNT,	/* serving a mount */
+	SIMFS_HOLD_MKFS,
+	SIMFS_HOLD_FSCK,
+	SIMFS_HOLD_CLOSING,	/* unmounted, writing the last commit */
+	SIMFS_HOLD_NR
+};
+
+struct simfs_host_lock {
+	int fd;
+	int holder;
+};
+
+/*
+ * Lock @path for @holder: exclusive, or @shared with other shared
+ * holders (fsck, read-only mounts).  A holder that is finishing (CLOSING,
+ * FSCK) is waited for up to @wait_ms.  Returns 0, -EBUSY with one line
+ * naming the holder in @err ("image is mounted (pid N)"), or another
+ * negative errno.
+ */
+int simfs_host_lock(const char *path, int holder, bool shared,
+		    unsigned int wait_ms, struct simfs_host_lock *l,
+		    char *err, size_t errlen);
+/* Say that the holder's role changed (mount -> closing). */
+void simfs_host_lock_retag(struct simfs_host_lock *l, int holder);
+void simfs_host_unlock(struct simfs_host_lock *l);
+/* The refusal line for @holder / @pid. */
+void simfs_host_lock_describe(int holder, long pid, char *err, size_t errlen);
+
+/* How long a mount or mkfs waits for a finishing holder. */
+#define SIMFS_HOST_LOCK_WAIT_MS	30000
+
 #endif /* _SIMFS_HOST_H */

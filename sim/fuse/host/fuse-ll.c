@@ -42,6 +42,7 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>
 #include "../iomapsim-mount.h"
+#include "../../simfs/simfs-host.h"
 #include "fuse-loop.h"
 #include "sfs.h"
 
@@ -695,6 +696,39 @@ static void report(int fd, const char *msg)
 	}
 }
 
+/*
+ * Why the mount failed, as one line.  The device layer's reasons name
+ * the path already; simfs's do not.  For a target without a simfs the
+ * hint is the mkfs command that will actually run: with --force when
+ * something else (ext4, a partition table) is there, since plain mkfs
+ * refuses to overwrite it.
+ */
+static void mount_failed_msg(const char *target, const char *err, char *msg,
+			     size_t len)
+{
+	size_t tl = strlen(target);
+	bool named = !strncmp(err, target, tl) && err[tl] == ':';
+	struct simfs_host_probe p;
+	char why[200];
+
+	snprintf(msg, len, "%s%s%s", named ? "" : target, named ? "" : ": ",
+		 err);
+	if (!strstr(err, "not a simfs"))
+		return;
+	if (!simfs_host_probe(target, &p, why, sizeof(why)) &&
+	    (p.found[0] || p.ambivalent))
+		snprintf(msg + strlen(msg), len - strlen(msg), "; it holds "
+			 "%s%s %s; to erase it and make a simfs: iomapsim "
+			 "mkfs --force %s", p.ambivalent ? "" :
+			 strchr("aeiou", p.found[0]) ? "an " : "a ",
+			 p.ambivalent ? "several" : p.found,
+			 p.ambivalent ? "signatures" : p.found_usage[0] ?
+			 p.found_usage : "signature", target);
+	else
+		snprintf(msg + strlen(msg), len - strlen(msg), "; make one "
+			 "with: iomapsim mkfs %s", target);
+}
+
 static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 {
 	struct ctx c = { .o = o };
@@ -704,15 +738,28 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 	struct commit_arg ca;
 	pthread_t ct;
 	bool ct_started = false;
+	struct simfs_host_lock lk;
 	int ret;
 
-	ret = sfs_mount_open(o, &c.m, err, sizeof(err));
+	/*
+	 * The image is this process's from before the first read until
+	 * after the last commit (lock.c): a second mount, mkfs or a
+	 * remount racing our final commit is refused or waits.
+	 */
+	ret = simfs_host_lock(o->target, SIMFS_HOLD_MOUNT, o->read_only,
+			      SIMFS_HOST_LOCK_WAIT_MS, &lk, err, sizeof(err));
 	if (ret) {
-		snprintf(msg, sizeof(msg), "%s: %s%s%s", o->target, err,
-			 strstr(err, "not a simfs") ?
-			 "; make one with: iomapsim mkfs " : "",
-			 strstr(err, "not a simfs") ? o->target : "");
+		snprintf(msg, sizeof(msg), "%s: %s", o->target, err);
 		report(status_fd, msg);
+		return 1;
+	}
+	ret = sfs_mount_open(o, &c.m, err, sizeof(err));
+	/* opening the device may close(2) the file: tag again */
+	simfs_host_lock_retag(&lk, SIMFS_HOLD_MOUNT);
+	if (ret) {
+		mount_failed_msg(o->target, err, msg, sizeof(msg));
+		report(status_fd, msg);
+		simfs_host_unlock(&lk);
 		return 1;
 	}
 	escape_opt(fsname, sizeof(fsname), o->target);
@@ -796,6 +843,8 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		pthread_join(ct, NULL);
 	}
 	fuse_session_unmount(c.se);
+	/* unmounted, still committing: a new mount waits for us */
+	simfs_host_lock_retag(&lk, SIMFS_HOLD_CLOSING);
 out_signals:
 	fuse_remove_signal_handlers(c.se);
 out_session:
@@ -805,10 +854,12 @@ out_session:
 	c.m = NULL;
 	fuse_session_destroy(c.se);
 	fuse_opt_free_args(&args);
+	simfs_host_unlock(&lk);
 	return ret;
 out_fs:
 	sfs_mount_close(c.m);
 	fuse_opt_free_args(&args);
+	simfs_host_unlock(&lk);
 	return ret;
 }
 
