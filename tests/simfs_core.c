@@ -563,12 +563,50 @@ static struct simfs_dinode *find_dinode(struct on_disk *od, u64 ino)
 	return NULL;
 }
 
-static void fsck_expect(const char *what)
+static void first_error(void *arg, bool error, const char *text)
 {
-	struct simfs_fsck_report r = { 0 };
+	char *first = arg;
+
+	if (error && !first[0])
+		snprintf(first, 256, "%s", text);
+}
+
+/*
+ * fsck finds @what, its first error names @field, and mount refuses the
+ * image with exactly that error (one checker).
+ */
+static void fsck_and_mount_refuse(const char *what, const char *field)
+{
+	char first[256] = "", err[512];
+	struct simfs_fsck_report r = { .msg = first_error, .arg = first };
+	struct simfs_mount_opts mo = { 0 };
+	struct super_block *sb;
 
 	ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
 	ck_assert_msg(r.errors >= 1, "fsck missed: %s", what);
+	if (field)
+		ck_assert_msg(strstr(first, field), "%s: fsck's first error "
+			      "does not name %s: %s", what, field, first);
+	sb = simfs_mount(bdev, &mo, err, sizeof(err));
+	ck_assert_msg(IS_ERR(sb), "mount accepted: %s (fsck: %s)", what,
+		      first);
+	ck_assert_msg(!strncmp(err, first, strlen(first)), "%s: mount said "
+		      "'%s', fsck '%s'", what, err, first);
+}
+
+static void fsck_expect(const char *what)
+{
+	fsck_and_mount_refuse(what, NULL);
+}
+
+/* The original copy is back: sealed, it is clean again. */
+static void clean_again_and_free(struct on_disk *od, void *buf, void *save)
+{
+	reseal(od);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
+	free(buf);
+	free(save);
 }
 
 /*
@@ -577,7 +615,6 @@ static void fsck_expect(const char *what)
  */
 START_TEST(test_fsck_semantic_corruption)
 {
-	struct simfs_mount_opts mo = { 0 };
 	struct super_block *sb;
 	struct simfs_inode_info *f, *g;
 	struct file *file;
@@ -588,7 +625,6 @@ START_TEST(test_fsck_semantic_corruption)
 	struct simfs_dextent *fe, *ge;
 	u64 fino, gino;
 	size_t span;
-	char err[256];
 	u32 v;
 
 	ram_dev(16 * MiB, 512);
@@ -624,10 +660,7 @@ START_TEST(test_fsck_semantic_corruption)
 	ge = (void *)((u8 *)find_dinode(&od, gino) + sizeof(*di));
 	ge->e_pblk = fe->e_pblk;
 	reseal(&od);
-	fsck_expect("cross-linked blocks");
-	sb = simfs_mount(bdev, &mo, err, sizeof(err));
-	ck_assert(IS_ERR(sb));
-	ck_assert_ptr_nonnull(strstr(err, "overlaps"));
+	fsck_and_mount_refuse("cross-linked blocks", "mapped by inode");
 	memcpy(od.meta, save, span);
 
 	/* an extent outside the data area */
@@ -644,11 +677,284 @@ START_TEST(test_fsck_semantic_corruption)
 	fsck_expect("truncated directory");
 	memcpy(od.meta, save, span);
 
+	clean_again_and_free(&od, buf, save);
+}
+END_TEST
+
+/* Walk the copy's records: the dinode of @ino, its dirents, its end. */
+struct rec_at {
+	struct simfs_dinode *di;
+	struct simfs_dextent *ext;
+	u8 *inline_data;
+	u8 *dirents;		/* the first struct simfs_ddirent */
+};
+
+static bool walk_to(struct on_disk *od, u64 ino, struct rec_at *at)
+{
+	size_t off = SIMFS_META_HDR_SIZE;
+	struct simfs_dmeta *h = (void *)od->meta;
+
+	for (u64 i = 0; i < simfs_le64_to_cpu(h->m_nr_inodes); i++) {
+		struct simfs_dinode *di = (void *)(od->meta + off);
+		u32 ne = simfs_le32_to_cpu(di->i_nr_extents);
+		u32 il = simfs_le32_to_cpu(di->i_inline_len);
+		u32 nd = simfs_le32_to_cpu(di->i_nr_dirents);
+		u32 nx = simfs_le32_to_cpu(di->i_nr_xattrs);
+
+		at->di = di;
+		off += sizeof(*di);
+		at->ext = (void *)(od->meta + off);
+		off += (size_t)ne * sizeof(struct simfs_dextent);
+		at->inline_data = od->meta + off;
+		off += ALIGN(il, 8);
+		at->dirents = od->meta + off;
+		for (u32 k = 0; k < nd; k++) {
+			struct simfs_ddirent *d = (void *)(od->meta + off);
+
+			off += sizeof(*d) +
+			       ALIGN(simfs_le16_to_cpu(d->d_name_len), 8);
+		}
+		for (u32 k = 0; k < nx; k++) {
+			struct simfs_dxattr *x = (void *)(od->meta + off);
+
+			off += sizeof(*x) +
+			       ALIGN(simfs_le16_to_cpu(x->x_name_len) +
+				     simfs_le32_to_cpu(x->x_value_len), 8);
+		}
+		if (simfs_le64_to_cpu(di->i_ino) == ino)
+			return true;
+	}
+	return false;
+}
+
+/* The entry @name of directory @dir in the copy. */
+static struct simfs_ddirent *dirent_of(struct on_disk *od, u64 dir,
+				       const char *name)
+{
+	struct rec_at at;
+	u8 *p;
+
+	ck_assert(walk_to(od, dir, &at));
+	p = at.dirents;
+	for (u32 k = 0; k < simfs_le32_to_cpu(at.di->i_nr_dirents); k++) {
+		struct simfs_ddirent *d = (void *)p;
+		u16 len = simfs_le16_to_cpu(d->d_name_len);
+
+		if (len == strlen(name) && !memcmp(p + sizeof(*d), name, len))
+			return d;
+		p += sizeof(*d) + ALIGN(len, 8);
+	}
+	ck_abort_msg("no entry %s in %llu", name, (unsigned long long)dir);
+	return NULL;
+}
+
+static struct simfs_dinode *dinode_of(struct on_disk *od, u64 ino)
+{
+	struct rec_at at;
+
+	ck_assert(walk_to(od, ino, &at));
+	return at.di;
+}
+
+/*
+ * The classes of issue 13's mutation run, each made by hand with valid
+ * checksums: fsck rejects each, naming the field where there is one, and
+ * mount refuses each with fsck's first error.  Before, most of them
+ * mounted, and an inline i_size beyond the inline bytes read daemon
+ * heap (simfs_buffered_read_iter).
+ */
+START_TEST(test_mount_refuses_what_fsck_rejects)
+{
+	struct super_block *sb;
+	struct simfs_inode_info *root, *d, *sub, *f, *t;
+	struct file *file;
+	struct on_disk od;
+	struct simfs_dmeta *h;
+	struct simfs_dsb dsb0;
+	char *buf = abuf(8192, 5);
+	u8 *save = malloc(1 << 20);
+	u64 dino, subino, fino, tino;
+	size_t span;
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	root = root_of(sb);
+	d = simfs_create(root, "d", S_IFDIR | 0755, 0, 0, false);
+	sub = simfs_create(d, "sub", S_IFDIR | 0755, 0, 0, false);
+	ck_assert(!IS_ERR(simfs_create(sub, "c", S_IFREG | 0644, 0, 0,
+				       false)));
+	f = simfs_create(root, "f", S_IFREG | 0644, 0, 0, false);
+	t = simfs_create(root, "t", S_IFREG | 0644, 0, 0, false);
+	ck_assert(!IS_ERR(simfs_create(root, "x", S_IFREG | 0644, 0, 0,
+				       false)));
+	ck_assert(!IS_ERR(simfs_create(root, "yy", S_IFREG | 0644, 0, 0,
+				       false)));
+	dino = d->vfs_inode.i_ino;
+	subino = sub->vfs_inode.i_ino;
+	fino = f->vfs_inode.i_ino;
+	tino = t->vfs_inode.i_ino;
+	file = simfs_file_open(f, O_RDWR | O_DIRECT);
+	ck_assert_int_eq(rw(file, true, true, buf, 8192, 0), 8192);
+	simfs_file_release(file);
+	file = simfs_file_open(t, O_RDWR);
+	ck_assert_int_eq(rw(file, true, false, "fourteen bytes", 14, 0), 14);
+	simfs_file_release(file);
+	ck_assert(t->flags & SIMFS_IFL_INLINE);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+
+	find_committed(&od, 4096);
+	span = od.len;
+	memcpy(save, od.meta, span);
+	dsb0 = *od.dsb;
+	h = (void *)od.meta;
+
+#define CASE(what, field, edit)						\
+	do {								\
+		edit;							\
+		reseal(&od);						\
+		fsck_and_mount_refuse(what, field);			\
+		memcpy(od.meta, save, span);				\
+		*od.dsb = dsb0;						\
+	} while (0)
+
+	CASE("entry naming a missing inode", "missing inode",
+	     dirent_of(&od, SIMFS_ROOT_INO, "x")->d_ino =
+		     simfs_cpu_to_le64(999));
+	/* d/sub/c names d: a cycle, and d has two names */
+	CASE("directory cycle", NULL,
+	     dirent_of(&od, subino, "c")->d_ino = simfs_cpu_to_le64(dino));
+	CASE("second name for the root", NULL,
+	     dirent_of(&od, SIMFS_ROOT_INO, "x")->d_ino =
+		     simfs_cpu_to_le64(SIMFS_ROOT_INO));
+	CASE("name '.'", "bad entry name",
+	     ((u8 *)dirent_of(&od, SIMFS_ROOT_INO, "x"))[16] = '.');
+	CASE("name '..'", "bad entry name",
+	     memcpy((u8 *)dirent_of(&od, SIMFS_ROOT_INO, "yy") + 16, "..",
+		    2));
+	CASE("name with '/'", "bad entry name",
+	     ((u8 *)dirent_of(&od, SIMFS_ROOT_INO, "yy"))[17] = '/');
+	CASE("name with NUL", "bad entry name",
+	     ((u8 *)dirent_of(&od, SIMFS_ROOT_INO, "yy"))[17] = 0);
+	CASE("file link count", "link count",
+	     dinode_of(&od, fino)->i_nlink = simfs_cpu_to_le32(2));
+	CASE("directory link count", "link count",
+	     dinode_of(&od, dino)->i_nlink = simfs_cpu_to_le32(7));
+	CASE("unknown inode flag", "i_flags",
+	     dinode_of(&od, fino)->i_flags = simfs_cpu_to_le32(0x80));
+	CASE("unknown extent flag", "unknown flags", {
+		struct rec_at at;
+
+		ck_assert(walk_to(&od, fino, &at));
+		at.ext[0].e_flags = simfs_cpu_to_le32(4);
+	});
+	CASE("inline i_size beyond the inline bytes", "i_size",
+	     dinode_of(&od, tino)->i_size = simfs_cpu_to_le64(5000));
+	CASE("inline flag on an extent file", "inline file",
+	     dinode_of(&od, fino)->i_flags =
+		     simfs_cpu_to_le32(SIMFS_IFL_INLINE));
+	CASE("i_size 2^64-1", "i_size",
+	     dinode_of(&od, fino)->i_size = simfs_cpu_to_le64(U64_MAX));
+	CASE("next inode 2^64-1", "m_next_ino",
+	     h->m_next_ino = simfs_cpu_to_le64(U64_MAX));
+	CASE("inode number in the control range", "i_ino", {
+		h->m_next_ino = simfs_cpu_to_le64(SIMFS_INO_LIMIT);
+		dinode_of(&od, fino)->i_ino =
+			simfs_cpu_to_le64(SIMFS_INO_LIMIT + 1);
+		dirent_of(&od, SIMFS_ROOT_INO, "f")->d_ino =
+			simfs_cpu_to_le64(SIMFS_INO_LIMIT + 1);
+	});
+	CASE("unknown mode bits", "i_mode",
+	     dinode_of(&od, fino)->i_mode =
+		     simfs_cpu_to_le32(S_IFREG | 0644 | 0100000000));
+	CASE("root's parent elsewhere", "i_parent",
+	     dinode_of(&od, SIMFS_ROOT_INO)->i_parent =
+		     simfs_cpu_to_le64(dino));
+	CASE("unknown superblock state", "s_state",
+	     od.dsb->s_state = simfs_cpu_to_le32(9));
+	CASE("unknown feature bit", "s_features",
+	     od.dsb->s_features = simfs_cpu_to_le32(1U << 7));
+	CASE("unknown version, valid checksum", "s_version",
+	     od.dsb->s_version = simfs_cpu_to_le32(2));
+	CASE("generation near wrap", "s_generation", {
+		od.dsb->s_generation = simfs_cpu_to_le64(U64_MAX);
+		h->m_generation = simfs_cpu_to_le64(U64_MAX);
+	});
+#undef CASE
+	clean_again_and_free(&od, buf, save);
+}
+END_TEST
+
+/*
+ * Inode numbers never wrap: with the counter one below the control
+ * range, one create works and the next gets ENOSPC; the image stays
+ * clean and mounts again.
+ */
+START_TEST(test_inode_numbers_exhausted)
+{
+	struct super_block *sb;
+	struct simfs_inode_info *a, *b;
+	struct on_disk od;
+	struct simfs_statfs st;
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	find_committed(&od, 4096);
+	((struct simfs_dmeta *)od.meta)->m_next_ino =
+		simfs_cpu_to_le64(SIMFS_INO_LIMIT - 1);
 	reseal(&od);
 	ck_assert_uint_eq(fsck_errors(), 0);
+	sb = do_mount();
+	simfs_statfs(sb, &st);
+	ck_assert_uint_eq(st.ffree, 1);
+	a = simfs_create(root_of(sb), "a", S_IFREG | 0644, 0, 0, false);
+	ck_assert(!IS_ERR(a));
+	ck_assert_uint_eq(a->vfs_inode.i_ino, SIMFS_INO_LIMIT - 1);
+	b = simfs_create(root_of(sb), "b", S_IFREG | 0644, 0, 0, false);
+	ck_assert_ptr_eq(b, ERR_PTR(-ENOSPC));
+	b = simfs_create(root_of(sb), "b", S_IFDIR | 0755, 0, 0, false);
+	ck_assert_ptr_eq(b, ERR_PTR(-ENOSPC));
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	sb = do_mount();
+	ck_assert_ptr_nonnull(simfs_lookup(root_of(sb), "a", false));
+	do_umount(sb);
 	put_dev();
-	free(buf);
-	free(save);
+}
+END_TEST
+
+/*
+ * Truncating a file to zero and punching an empty file remove extents
+ * from an empty (NULL) array: no memmove of NULL (UBSan in the
+ * sanitizer build).
+ */
+START_TEST(test_truncate_and_punch_empty)
+{
+	struct super_block *sb;
+	struct simfs_inode_info *f;
+	struct file *file;
+
+	ram_dev(16 * MiB, 512);
+	do_mkfs(4096);
+	sb = do_mount();
+	f = simfs_create(root_of(sb), "f", S_IFREG | 0644, 0, 0, false);
+	file = simfs_file_open(f, O_RDWR);
+	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+					 FALLOC_FL_KEEP_SIZE, 0, 4096), 0);
+	inode_lock(&f->vfs_inode);
+	ck_assert_int_eq(simfs_truncate(f, 4096), 0);
+	ck_assert_int_eq(simfs_truncate(f, 0), 0);
+	inode_unlock(&f->vfs_inode);
+	ck_assert_ptr_null(f->ext);
+	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+					 FALLOC_FL_KEEP_SIZE, 0, 8192), 0);
+	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_ZERO_RANGE, 0,
+					 8192), 0);
+	simfs_file_release(file);
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+	put_dev();
 }
 END_TEST
 
@@ -753,6 +1059,9 @@ static Suite *simfs_suite(void)
 	tcase_add_test(tc, test_enospc);
 	tcase_add_test(tc, test_parallel_write_switch);
 	tcase_add_test(tc, test_fsck_semantic_corruption);
+	tcase_add_test(tc, test_mount_refuses_what_fsck_rejects);
+	tcase_add_test(tc, test_inode_numbers_exhausted);
+	tcase_add_test(tc, test_truncate_and_punch_empty);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,8 +12,8 @@
 #include "sfs.h"
 #include "simfs.h"
 
-/* Inode numbers of the control directory, far above any simfs inode. */
-#define SFS_CTL_DIR_INO		(1ULL << 62)
+/* Inode numbers of the control directory, above any simfs inode. */
+#define SFS_CTL_DIR_INO		SIMFS_INO_LIMIT
 enum sfs_ctl_file {
 	SFS_CTL_STATS = 1,
 	SFS_CTL_TRACE,

@@ -45,7 +45,7 @@ DEFINE_SIM_STAT(stat_fsync_flush, "simfs_fsync_flush_only");
 DEFINE_SIM_STAT(stat_fallocate, "simfs_fallocate");
 
 /* Largest file: keeps block numbers and byte offsets far from overflow. */
-#define SIMFS_MAX_BYTES (1LL << 52)
+#define SIMFS_MAX_BYTES ((loff_t)SIMFS_MAX_FILE_SIZE)
 /* Buffered I/O moves at most this much per device round trip. */
 #define BUFFERED_CHUNK (1U << 20)
 
@@ -405,6 +405,16 @@ static ssize_t simfs_buffered_read_iter(struct kiocb *iocb,
 			break;
 		down_read(&ei->map_lock);
 		if (ei->flags & SIMFS_IFL_INLINE) {
+			/*
+			 * The buffer is SIMFS_INLINE_MAX bytes; mount's
+			 * check refuses an inline i_size beyond it, and
+			 * this keeps a read inside it regardless.
+			 */
+			if (pos >= SIMFS_INLINE_MAX) {
+				up_read(&ei->map_lock);
+				break;
+			}
+			n = min_t(size_t, n, SIMFS_INLINE_MAX - pos);
 			copied = copy_to_iter(ei->inline_data + pos, n, to);
 			up_read(&ei->map_lock);
 			iocb->ki_pos += copied;

@@ -79,6 +79,8 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, char *err, size_t errlen)
 {
 	u32 crc = simfs_crc32c(0, dsb, offsetof(struct simfs_dsb, s_crc));
 	u32 bs = simfs_le32_to_cpu(dsb->s_block_size);
+	u32 state = simfs_le32_to_cpu(dsb->s_state);
+	u32 feat = simfs_le32_to_cpu(dsb->s_features);
 
 	if (!simfs_dsb_has_magic(dsb)) {
 		snprintf(err, errlen, "no simfs magic");
@@ -91,14 +93,24 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, char *err, size_t errlen)
 		return -EUCLEAN;
 	}
 	if (simfs_le32_to_cpu(dsb->s_version) != SIMFS_VERSION) {
-		snprintf(err, errlen, "unsupported simfs version %u",
-			 simfs_le32_to_cpu(dsb->s_version));
-		return -EUCLEAN;
+		snprintf(err, errlen, "unsupported simfs version (s_version) "
+			 "%u, this build reads %u",
+			 simfs_le32_to_cpu(dsb->s_version), SIMFS_VERSION);
+		return -EPROTONOSUPPORT;
 	}
 	if (bs < SIMFS_MIN_BLOCK_SIZE || bs > SIMFS_MAX_BLOCK_SIZE ||
 	    !is_power_of_2(bs)) {
-		snprintf(err, errlen, "bad block size %u", bs);
-		return -EUCLEAN;
+		snprintf(err, errlen, "bad block size (s_block_size) %u", bs);
+		return -EPROTONOSUPPORT;
+	}
+	if (state != SIMFS_STATE_CLEAN && state != SIMFS_STATE_MOUNTED) {
+		snprintf(err, errlen, "unknown state (s_state) %u", state);
+		return -EPROTONOSUPPORT;
+	}
+	if (feat & ~SIMFS_FEAT_KNOWN) {
+		snprintf(err, errlen, "unknown feature bits (s_features) %#x",
+			 feat & ~SIMFS_FEAT_KNOWN);
+		return -EPROTONOSUPPORT;
 	}
 	return 0;
 }

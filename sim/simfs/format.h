@@ -44,6 +44,17 @@
 
 #define SIMFS_ROOT_INO		1
 #define SIMFS_FIRST_INO		2
+/*
+ * Inode numbers stay below this: the FUSE front end's control directory
+ * (/.iomapsim/) uses the numbers from here on, and a counter that wrapped
+ * would hand out the root's.  m_next_ino may equal it (all used: creates
+ * fail with ENOSPC), never exceed it.
+ */
+#define SIMFS_INO_LIMIT		(1ULL << 62)
+/* Largest i_size (and end of any extent), as s_maxbytes. */
+#define SIMFS_MAX_FILE_SIZE	(1ULL << 52)
+/* Generations stay below this, so g + 1 never wraps to an older one. */
+#define SIMFS_MAX_GENERATION	(1ULL << 62)
 #define SIMFS_NAME_MAX		255
 /* Files up to this size keep their data in the inode (IOMAP_INLINE). */
 #define SIMFS_INLINE_MAX	128
@@ -58,8 +69,9 @@
 #define SIMFS_STATE_CLEAN	1	/* unmounted cleanly */
 #define SIMFS_STATE_MOUNTED	2	/* mounted, or the mounter died */
 
-/* s_features */
+/* s_features: a bit this build does not know refuses the image */
 #define SIMFS_FEAT_INLINE_DATA	(1U << 0)
+#define SIMFS_FEAT_KNOWN	SIMFS_FEAT_INLINE_DATA
 
 /* i_flags */
 #define SIMFS_IFL_INLINE	(1U << 0)	/* data in the inode */
@@ -233,7 +245,13 @@ void simfs_meta_free(struct simfs_meta *m);
 /* ---- superblock ------------------------------------------------------- */
 
 void simfs_dsb_seal(struct simfs_dsb *dsb);
-/* 0 if @dsb has our magic, version and a good checksum; else -EUCLEAN. */
+/*
+ * 0 if @dsb has our magic and a good checksum and says what this build
+ * understands.  -EUCLEAN: no magic or a bad checksum (a torn write: the
+ * other slot may be used).  -EPROTONOSUPPORT: a sound superblock this
+ * build must not use (version, block size, state or feature bits it does
+ * not know), the field named in @err; never taken for a torn write.
+ */
 int simfs_dsb_check(const struct simfs_dsb *dsb, char *err, size_t errlen);
 bool simfs_dsb_has_magic(const void *buf);
 

@@ -151,6 +151,11 @@ struct simfs_inode_info *simfs_create(struct simfs_inode_info *dir,
 			      simfs_dirent_bytes(strlen(name)));
 	if (ret)
 		goto out;
+	/* never wrap, never reach the front end's control inodes */
+	if (sbi->next_ino >= SIMFS_INO_LIMIT) {
+		ret = -ENOSPC;
+		goto out;
+	}
 	ei = simfs_inode_alloc(sbi, sbi->next_ino, mode);
 	if (!ei) {
 		ret = -ENOMEM;

@@ -215,6 +215,17 @@ struct simfs_fsck_report {
 int simfs_fsck(struct block_device *bdev, struct simfs_fsck_report *r);
 
 /*
+ * The structural checks of a loaded generation (check.c), the same for
+ * fsck and mount: problems go to @r as errors.  Returns 0, or -ENOMEM.
+ */
+int simfs_check_meta(const struct simfs_dsb *dsb,
+		     const struct simfs_geometry *g,
+		     const struct simfs_meta *m, struct simfs_fsck_report *r);
+/* One problem (@error) or note into @r. */
+void simfs_report(struct simfs_fsck_report *r, bool error,
+		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
  * The loading steps mount and fsck share: read both superblock slots,
  * take the newest valid one, check its geometry against the device, read
  * and parse the metadata copy it points at.  *slot_state gets bit 0/1 set

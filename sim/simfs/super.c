@@ -25,6 +25,7 @@ DEFINE_SIM_STAT(stat_commit_errors, "simfs_commit_errors");
 struct simfs_sb_slots {
 	struct simfs_dsb slot[2];
 	bool valid[2];
+	bool unsupported[2];	/* sound checksum, contents we must not use */
 	char why[2][128];
 	int best;		/* -1: none valid */
 };
@@ -61,23 +62,32 @@ static int read_slots(struct block_device *bdev, struct simfs_sb_slots *s)
 	ret = read_slot(bdev, 0, &s->slot[0]);
 	if (ret)
 		return ret;
-	s->valid[0] = !simfs_dsb_check(&s->slot[0], s->why[0],
-				       sizeof(s->why[0]));
+	ret = simfs_dsb_check(&s->slot[0], s->why[0], sizeof(s->why[0]));
+	s->valid[0] = !ret;
+	s->unsupported[0] = ret == -EPROTONOSUPPORT;
 	if (s->valid[0]) {
 		u32 bs = simfs_le32_to_cpu(s->slot[0].s_block_size);
 
-		if (!read_slot(bdev, bs, &s->slot[1]))
-			s->valid[1] = !simfs_dsb_check(&s->slot[1], s->why[1],
-						       sizeof(s->why[1])) &&
+		if (!read_slot(bdev, bs, &s->slot[1])) {
+			ret = simfs_dsb_check(&s->slot[1], s->why[1],
+					      sizeof(s->why[1]));
+			s->unsupported[1] = ret == -EPROTONOSUPPORT;
+			s->valid[1] = !ret &&
 				simfs_le32_to_cpu(s->slot[1].s_block_size) == bs;
-	} else {
+		}
+	} else if (!s->unsupported[0]) {
 		for (u32 bs = max(lbs, (unsigned int)SIMFS_MIN_BLOCK_SIZE);
 		     bs <= SIMFS_MAX_BLOCK_SIZE; bs *= 2) {
 			if (read_slot(bdev, bs, &s->slot[1]))
 				break;
-			if (!simfs_dsb_check(&s->slot[1], s->why[1],
-					     sizeof(s->why[1])) &&
-			    simfs_le32_to_cpu(s->slot[1].s_block_size) == bs) {
+			ret = simfs_dsb_check(&s->slot[1], s->why[1],
+					      sizeof(s->why[1]));
+			if (ret == -EPROTONOSUPPORT) {
+				s->unsupported[1] = true;
+				break;
+			}
+			if (!ret && simfs_le32_to_cpu(s->slot[1].s_block_size)
+				    == bs) {
 				s->valid[1] = true;
 				break;
 			}
@@ -212,6 +222,19 @@ int simfs_load(struct block_device *bdev, struct simfs_dsb *dsb,
 	}
 	if (slot_state)
 		*slot_state = s.valid[0] | (s.valid[1] << 1);
+	/*
+	 * A superblock whose checksum holds was written on purpose: if it
+	 * says something this build does not understand (a newer version,
+	 * a feature bit), the image is not ours to read, whichever slot is
+	 * newer.  Only a bad checksum is a torn write.
+	 */
+	for (int i = 0; i < 2; i++) {
+		if (s.unsupported[i]) {
+			snprintf(err, errlen, "superblock slot %d: %s", i,
+				 s.why[i]);
+			return -EUCLEAN;
+		}
+	}
 	if (s.best < 0) {
 		if (simfs_dsb_has_magic(&s.slot[0]))
 			snprintf(err, errlen, "no valid superblock: slot 0: "
@@ -383,6 +406,42 @@ fail_hash:
 	return ret;
 }
 
+struct first_error {
+	char *err;
+	size_t errlen;
+	bool seen;
+};
+
+static void keep_first_error(void *arg, bool error, const char *text)
+{
+	struct first_error *f = arg;
+
+	if (error && !f->seen) {
+		snprintf(f->err, f->errlen, "%s; run iomapsim fsck", text);
+		f->seen = true;
+	}
+}
+
+/*
+ * Refuse what fsck would call damaged, with fsck's first error: mount
+ * trusts these invariants (inline data within its buffer, extents
+ * within the data area and disjoint, one name per directory, ...).
+ */
+static int check_before_mount(struct simfs_sb_info *sbi,
+			      const struct simfs_meta *m, char *err,
+			      size_t errlen)
+{
+	struct first_error f = { .err = err, .errlen = errlen };
+	struct simfs_fsck_report r = { .msg = keep_first_error, .arg = &f };
+	int ret = simfs_check_meta(&sbi->dsb, &sbi->geo, m, &r);
+
+	if (ret) {
+		snprintf(err, errlen, "out of memory checking the metadata");
+		return ret;
+	}
+	return r.errors ? -EUCLEAN : 0;
+}
+
 struct super_block *simfs_mount(struct block_device *bdev,
 				const struct simfs_mount_opts *o,
 				char *err, size_t errlen)
@@ -410,6 +469,10 @@ struct super_block *simfs_mount(struct block_device *bdev,
 	ret = simfs_load(bdev, &sbi->dsb, &sbi->geo, &m, err, errlen, NULL);
 	if (ret)
 		goto fail_free;
+	/* fsck's checks, all of them, before anything is served */
+	ret = check_before_mount(sbi, &m, err, errlen);
+	if (ret)
+		goto fail_meta;
 	if (bdev_read_only(bdev) && !o->read_only) {
 		snprintf(err, errlen, "device is read-only; mount with -o ro");
 		ret = -EROFS;
@@ -777,7 +840,9 @@ void simfs_statfs(struct super_block *sb, struct simfs_statfs *st)
 	st->bavail = st->bfree;
 	mutex_lock(&sbi->ns_lock);
 	st->files = sbi->nr_inodes + max(0L, (cap - cap / 8 - used) / per);
-	st->ffree = st->files - sbi->nr_inodes;
+	st->ffree = min(st->files - sbi->nr_inodes,
+			(u64)(SIMFS_INO_LIMIT - sbi->next_ino));
+	st->files = sbi->nr_inodes + st->ffree;
 	mutex_unlock(&sbi->ns_lock);
 	st->name_max = SIMFS_NAME_MAX;
 }
