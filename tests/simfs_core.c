@@ -82,20 +82,7 @@ static unsigned int fsck_errors(void)
 	return r.errors;
 }
 
-static ssize_t rw(struct file *f, bool write, bool direct, void *buf,
-		  size_t len, loff_t pos)
-{
-	struct kiocb kiocb;
-	struct iov_iter iter;
-
-	init_sync_kiocb(&kiocb, f);
-	kiocb.ki_flags = direct ? IOCB_DIRECT : 0;
-	kiocb.ki_pos = pos;
-	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf, len);
-	if (write)
-		return simfs_file_write_iter(&kiocb, &iter);
-	return simfs_file_read_iter(&kiocb, &iter);
-}
+#define rw simfs_rw_sync
 
 static void *abuf(size_t len, int fill)
 {

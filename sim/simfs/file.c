@@ -709,6 +709,21 @@ ssize_t simfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	return simfs_buffered_write_iter(iocb, from);
 }
 
+ssize_t simfs_rw_sync(struct file *file, bool write, bool direct, void *buf,
+		      size_t len, loff_t pos)
+{
+	struct kiocb kiocb;
+	struct iov_iter iter;
+
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_flags = direct ? IOCB_DIRECT : 0;
+	kiocb.ki_pos = pos;
+	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf, len);
+	if (write)
+		return simfs_file_write_iter(&kiocb, &iter);
+	return simfs_file_read_iter(&kiocb, &iter);
+}
+
 /* ---- fsync, truncate, fallocate -------------------------------------------- */
 
 int simfs_fsync(struct file *file, loff_t start, loff_t end, int datasync)

@@ -417,6 +417,13 @@ void simfs_file_release(struct file *file);
 
 ssize_t simfs_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t simfs_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
+/*
+ * A synchronous read or write of @len bytes of user memory at @pos, as
+ * pread(2)/pwrite(2) reach read_iter/write_iter (IOCB_DIRECT with
+ * @direct): for in-process callers, unit tests and fuzz targets.
+ */
+ssize_t simfs_rw_sync(struct file *file, bool write, bool direct, void *buf,
+		      size_t len, loff_t pos);
 int simfs_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 int simfs_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 /* Truncate or extend (i_rwsem held exclusive by the caller). */
