@@ -79,6 +79,7 @@ struct fault_dev {
 	struct block_device *lower;
 	pthread_mutex_t lock; /* the rules */
 	struct list_head rules;
+	int nr_rules;		/* at most SIM_FAULT_MAX_RULES */
 	int next_id;
 	struct sim_bdev_timer timer;
 };
@@ -424,8 +425,17 @@ int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
 		sim_rand_seed(&r->rng, r->seed);
 	}
 	pthread_mutex_lock(&fd->lock);
+	if (fd->nr_rules >= SIM_FAULT_MAX_RULES) {
+		pthread_mutex_unlock(&fd->lock);
+		kfree(r);
+		sim_bdev_err(err, errlen, "too many fault rules (at most %d): "
+			     "remove one with -ID, or clear",
+			     SIM_FAULT_MAX_RULES);
+		return -ENOSPC;
+	}
 	r->id = ++fd->next_id;
 	list_add_tail(&r->list, &fd->rules);
+	fd->nr_rules++;
 	pthread_mutex_unlock(&fd->lock);
 	return r->id;
 }
@@ -443,6 +453,7 @@ int sim_bdev_fault_remove(struct block_device *bdev, int id)
 		if (r->id == id) {
 			list_del(&r->list);
 			kfree(r);
+			fd->nr_rules--;
 			ret = 0;
 			break;
 		}
@@ -460,6 +471,7 @@ static void fault_clear(struct fault_dev *fd)
 		list_del(&r->list);
 		kfree(r);
 	}
+	fd->nr_rules = 0;
 	pthread_mutex_unlock(&fd->lock);
 }
 

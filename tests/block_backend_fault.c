@@ -285,6 +285,35 @@ START_TEST(test_fault_list_remove_clear)
 }
 END_TEST
 
+/* A device holds at most SIM_FAULT_MAX_RULES rules; removing frees room. */
+START_TEST(test_fault_rule_cap)
+{
+	struct block_device *bdev = fault_new();
+	static char list[8192];
+	char err[128] = "";
+	int lines = 0;
+
+	for (int i = 0; i < SIM_FAULT_MAX_RULES; i++)
+		add(bdev, "bio-error:1000");
+	ck_assert_int_eq(sim_bdev_fault_add(bdev, "bio-error:1", err,
+					    sizeof(err)), -ENOSPC);
+	ck_assert_ptr_nonnull(strstr(err, "at most 64"));
+	ck_assert_int_eq(sim_bdev_fault_command(bdev, "bio-error:1", err,
+						sizeof(err)), -ENOSPC);
+	/* the refused rules are not there */
+	sim_bdev_fault_list(bdev, list, sizeof(list));
+	for (char *p = list; (p = strchr(p, '\n')); p++)
+		lines++;
+	ck_assert_int_eq(lines, SIM_FAULT_MAX_RULES);
+	ck_assert_int_eq(sim_bdev_fault_remove(bdev, 3), 0);
+	ck_assert_int_eq(add(bdev, "bio-error:1"), SIM_FAULT_MAX_RULES + 1);
+	ck_assert_int_eq(sim_bdev_fault_command(bdev, "clear", err,
+						sizeof(err)), 0);
+	add(bdev, "bio-error:1");
+	sim_bdev_destroy(bdev);
+}
+END_TEST
+
 START_TEST(test_fault_status_names)
 {
 	static const char *const names[] = {
@@ -360,6 +389,7 @@ static Suite *fault_suite(void)
 	tcase_add_test(tc, test_fault_prob_reproducible);
 	tcase_add_test(tc, test_fault_bad_specs);
 	tcase_add_test(tc, test_fault_list_remove_clear);
+	tcase_add_test(tc, test_fault_rule_cap);
 	tcase_add_test(tc, test_fault_status_names);
 	tcase_add_test(tc, test_fault_flush);
 	suite_add_tcase(s, tc);

@@ -12,11 +12,20 @@
  *           -o trace=on (it costs every I/O); the file then says so.
  *   simple  1 if direct I/O may take iomap's simple path; write 0 or 1.
  *   fault   the device's active fault rules ("ID SPEC hits=H"); write a
- *           spec to add one, "-ID" to remove one, "clear" for all.
+ *           spec to add one, "-ID" to remove one, "clear" for all.  At
+ *           most SIM_FAULT_MAX_RULES (64) rules: one more is refused
+ *           with ENOSPC.
+ *
+ * One write(2) is one value, applied whole or not at all: whitespace may
+ * follow it (echo's newline) but not precede it, and a value that is
+ * empty, longer than SFS_CTL_VALUE_MAX, holds a NUL, a second line or any
+ * other whitespace, or is not one the file knows is refused with EINVAL
+ * before anything is applied.
  *
  * A file's text is made when it is opened (like seq_file's), so a reader
  * sees one consistent snapshot.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,57 +185,55 @@ void sfs_ctl_release(struct sfs_fh *h)
 	free(h->text);
 }
 
-/* One command per line; @data is not NUL-terminated. */
+#define SFS_CTL_VALUE_MAX 255
+
+/* One value per write; @data is not NUL-terminated. */
 long sfs_ctl_write(struct sfs_mount *m, struct sfs_fh *h, const char *data,
 		   size_t size)
 {
-	char *cmd, *line, *save = NULL;
+	char val[SFS_CTL_VALUE_MAX + 1];
 	char err[256];
-	long ret = size;
+	size_t n = size;
+	int ret;
 
-	cmd = malloc(size + 1);
-	if (!cmd)
-		return -ENOMEM;
-	memcpy(cmd, data, size);
-	cmd[size] = 0;
-	for (line = strtok_r(cmd, "\n", &save); line && ret >= 0;
-	     line = strtok_r(NULL, "\n", &save)) {
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (!*line)
-			continue;
-		switch (h->ctl) {
-		case SFS_CTL_STATS:
-			if (!strcmp(line, "reset") || !strcmp(line, "0"))
-				sim_stats_reset();
-			else
-				ret = -EINVAL;
-			break;
-		case SFS_CTL_TRACE:
-			if (!strcmp(line, "0") || !strcmp(line, "1"))
-				sim_trace_enable(line[0] == '1');
-			else if (!strcmp(line, "clear"))
-				sim_trace_reset();
-			else
-				ret = -EINVAL;
-			break;
-		case SFS_CTL_SIMPLE:
-			if (!strcmp(line, "0") || !strcmp(line, "1"))
-				simfs_set_simple(m->sb, line[0] == '1');
-			else
-				ret = -EINVAL;
-			break;
-		case SFS_CTL_FAULT:
-			if (sim_bdev_fault_command(m->bdev, line, err,
-						   sizeof(err)) < 0) {
-				fprintf(stderr, "iomapsim: fault: %s\n", err);
-				ret = -EINVAL;
-			}
-			break;
-		default:
-			ret = -EPERM;
+	while (n && isspace((unsigned char)data[n - 1]))
+		n--;
+	if (!n || n > SFS_CTL_VALUE_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!data[i] || isspace((unsigned char)data[i]))
+			return -EINVAL;
+	memcpy(val, data, n);
+	val[n] = 0;
+
+	switch (h->ctl) {
+	case SFS_CTL_STATS:
+		if (strcmp(val, "reset") && strcmp(val, "0"))
+			return -EINVAL;
+		sim_stats_reset();
+		break;
+	case SFS_CTL_TRACE:
+		if (!strcmp(val, "0") || !strcmp(val, "1"))
+			sim_trace_enable(val[0] == '1');
+		else if (!strcmp(val, "clear"))
+			sim_trace_reset();
+		else
+			return -EINVAL;
+		break;
+	case SFS_CTL_SIMPLE:
+		if (strcmp(val, "0") && strcmp(val, "1"))
+			return -EINVAL;
+		simfs_set_simple(m->sb, val[0] == '1');
+		break;
+	case SFS_CTL_FAULT:
+		ret = sim_bdev_fault_command(m->bdev, val, err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "iomapsim: fault: %s\n", err);
+			return ret == -ENOSPC ? -ENOSPC : -EINVAL;
 		}
+		break;
+	default:
+		return -EPERM;
 	}
-	free(cmd);
-	return ret;
+	return size;
 }

@@ -75,7 +75,8 @@ struct simfs_host_lock {
 /*
  * Lock @path for @holder: exclusive, or @shared with other shared
  * holders (fsck, read-only mounts).  A holder that is finishing (CLOSING,
- * FSCK) is waited for up to @wait_ms.  Returns 0, -EBUSY with one line
+ * FSCK) is waited for up to @wait_ms, a mount (or an untagged holder) for
+ * up to SIMFS_HOST_LOCK_GRACE_MS.  Returns 0, -EBUSY with one line
  * naming the holder in @err ("image is mounted (pid N)"), or another
  * negative errno.
  */
@@ -88,7 +89,11 @@ void simfs_host_unlock(struct simfs_host_lock *l);
 /* The refusal line for @holder / @pid. */
 void simfs_host_lock_describe(int holder, long pid, char *err, size_t errlen);
 
-/* How long a mount or mkfs waits for a finishing holder. */
-#define SIMFS_HOST_LOCK_WAIT_MS	30000
+/*
+ * How long a mount or mkfs waits for a finishing holder, and for a
+ * mount's daemon to notice an unmount that fusermount3 already did.
+ */
+#define SIMFS_HOST_LOCK_WAIT_MS		30000
+#define SIMFS_HOST_LOCK_GRACE_MS	3000
 
 #endif /* _SIMFS_HOST_H */

@@ -245,8 +245,10 @@ struct block_device *sim_bdev_fault_lower(struct block_device *bdev);
  * MEDIUM, ...; case-insensitive), default IOERR.  A failed bio never
  * reaches the lower device (the device refused the command), so a
  * failed write leaves the old data in place.  Counting starts when the
- * rule is added.  Returns the rule id (> 0) or -EINVAL with @err set.
+ * rule is added.  Returns the rule id (> 0), or -EINVAL with @err set,
+ * or -ENOSPC when the device already holds SIM_FAULT_MAX_RULES rules.
  */
+#define SIM_FAULT_MAX_RULES 64
 int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
 		       char *err, size_t errlen);
 int sim_bdev_fault_remove(struct block_device *bdev, int id);

@@ -21,7 +21,9 @@
  * serving process), moves its tag to SIMFS_HOLD_CLOSING when FUSE lets
  * go of the mount point, and drops the lock after its last commit: a
  * mount that finds a CLOSING (or fsck) holder waits for it instead of
- * failing, so `fusermount3 -u M; iomapsim mount IMG M` just works.
+ * failing, so `fusermount3 -u M; iomapsim mount IMG M` just works.  As
+ * the daemon learns of the unmount a moment after fusermount3 returns, a
+ * MOUNT holder gets a short grace before it is named.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,13 +113,16 @@ int simfs_host_lock(const char *path, int holder, bool shared,
 		other = find_tag(l->fd, &pid);
 		/*
 		 * A holder that is finishing (an unmount's last commit, an
-		 * fsck) is waited for; one that is not (a live mount, mkfs)
-		 * is named at once.  An untagged holder is a lock taken a
-		 * moment ago whose tag is not set yet: a short grace.
+		 * fsck) is waited for.  A mount is given a grace: when
+		 * fusermount3 -u returns, its daemon may not have seen the
+		 * unmount yet and still says MOUNT; a live one is named
+		 * once the grace is over.  So is mkfs, and a holder whose
+		 * tag is not set yet (a lock taken a moment ago).
 		 */
-		if (other == SIMFS_HOLD_MOUNT || other == SIMFS_HOLD_MKFS ||
-		    waited >= wait_ms ||
-		    (other == SIMFS_HOLD_NONE && waited >= 500))
+		if (waited >= wait_ms ||
+		    ((other == SIMFS_HOLD_MOUNT || other == SIMFS_HOLD_NONE) &&
+		     waited >= SIMFS_HOST_LOCK_GRACE_MS) ||
+		    other == SIMFS_HOLD_MKFS)
 			break;
 		sleep_ms(20);
 		waited += 20;
