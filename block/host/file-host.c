@@ -243,10 +243,22 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 	t->is_blockdev = S_ISBLK(st.st_mode);
 	t->blksize = (unsigned int)st.st_blksize;
 
+	/*
+	 * A block device written through is opened O_EXCL, as the kernel
+	 * claims one it mounts: EBUSY while a file system or another
+	 * exclusive opener (a second mount, mkfs) holds it.  Image files
+	 * have no such claim: their users lock them (sim/simfs/host/lock.c).
+	 */
 	t->fd = open(path, (read_only ? O_RDONLY : O_RDWR) | O_DIRECT |
-				   O_CLOEXEC);
+		     (t->is_blockdev && !read_only ? O_EXCL : 0) | O_CLOEXEC);
 	if (t->fd < 0) {
 		e = errno;
+		if (e == EBUSY) {
+			seterr(err, errlen,
+			       "%s: device is busy (mounted, or opened exclusively by another program)",
+			       path);
+			return -EBUSY;
+		}
 		if (e == EINVAL) {
 			seterr(err, errlen,
 			       "%s: does not support O_DIRECT (open: %s)",

@@ -41,6 +41,7 @@ struct bfh_target {
  *   -ENOENT and the like  stat(2) failed ("PATH: No such file or directory")
  *   -EISDIR  a directory          -ENODEV  neither file nor block device
  *   -EROFS   read-only target while writes were asked for
+ *   -EBUSY   a block device for writing is held (opened O_EXCL)
  *   -EINVAL  no O_DIRECT support (open refused it, or statx says so)
  */
 int bfh_open(const char *path, bool read_only, struct bfh_target *t,
