@@ -124,7 +124,8 @@ int cli_mkfs(const struct cli_mkfs_args *a)
 
 	/* held until the last write: not under a mount, not twice */
 	if (simfs_host_lock(a->target, SIMFS_HOLD_MKFS, false,
-			    SIMFS_HOST_LOCK_WAIT_MS, &lk, err, sizeof(err))) {
+			    SIMFS_HOST_LOCK_WAIT_MS, &lk, err, sizeof(err)) ==
+	    -EBUSY) {
 		fprintf(stderr, "iomapsim: %s: %s\n", a->target, err);
 		goto out_unlink;
 	}

@@ -78,7 +78,9 @@ struct simfs_host_lock {
  * FSCK) is waited for up to @wait_ms, a mount (or an untagged holder) for
  * up to SIMFS_HOST_LOCK_GRACE_MS.  Returns 0, -EBUSY with one line
  * naming the holder in @err ("image is mounted (pid N)"), or another
- * negative errno.
+ * negative errno when @path cannot be opened or locked at all (callers
+ * go on: opening the target then fails with a better reason, or a file
+ * system without locks is used unlocked).
  */
 int simfs_host_lock(const char *path, int holder, bool shared,
 		    unsigned int wait_ms, struct simfs_host_lock *l,

@@ -748,7 +748,8 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 	 */
 	ret = simfs_host_lock(o->target, SIMFS_HOLD_MOUNT, o->read_only,
 			      SIMFS_HOST_LOCK_WAIT_MS, &lk, err, sizeof(err));
-	if (ret) {
+	/* a target that cannot be opened: the device open says why */
+	if (ret == -EBUSY) {
 		snprintf(msg, sizeof(msg), "%s: %s", o->target, err);
 		report(status_fd, msg);
 		return 1;
