@@ -9,6 +9,9 @@ if(CLI_SRC AND TARGET testfs)
 	else()
 		target_link_libraries(iomapsim PRIVATE testfs)
 	endif()
+	# bench --profile charges each function to the layer of its file
+	target_compile_definitions(iomapsim PRIVATE
+		IOMAPSIM_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 endif()
 
 file(GLOB BENCH_SRC CONFIGURE_DEPENDS bench/*_*.c)

@@ -16,6 +16,7 @@ struct iomapsim_cmd {
 
 int cmd_run(int argc, char **argv);
 int cmd_batch(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /*
  * One `iomapsim run` request from its options: parsed, run on the

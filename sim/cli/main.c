@@ -17,6 +17,8 @@ static const struct iomapsim_cmd cmds[] = {
 	{ "fsck", "check a simfs image", cmd_fsck },
 	{ "mount", "mount a simfs through FUSE", cmd_mount },
 	{ "stats", "print the counters of a live mount", cmd_stats },
+	{ "bench", "direct I/O workload: IOPS, cost per request by layer",
+	  cmd_bench },
 };
 
 static void usage(FILE *f)

@@ -1059,13 +1059,76 @@ static bool dev_geometry_fits(const struct testfs *tf,
 	       tf->dev_geo.atomic_max == o->atomic_max;
 }
 
+/* The ram device under a fault wrapper, holding the initial map's data. */
+static int make_ram(struct testfs *tf, const struct testfs_opts *o,
+		    u64 dev_size, char *err, size_t errlen)
+{
+	struct sim_ram_opts ro = {
+		.name = "testfs-ram",
+		.size = dev_size,
+		.logical_block_size = o->lbs,
+		.physical_block_size = o->lbs,
+		.dma_alignment = o->lbs - 1,
+		.write_cache = o->write_cache,
+		.fua = o->fua,
+	};
+	struct contents_view want;
+	int ret;
+
+	tf->ram = sim_bdev_ram_create(&ro, err, errlen);
+	if (IS_ERR(tf->ram)) {
+		ret = PTR_ERR(tf->ram);
+		tf->ram = NULL;
+		return ret;
+	}
+	tf->bdev = sim_bdev_fault_wrap(tf->ram, err, errlen);
+	if (IS_ERR(tf->bdev)) {
+		ret = PTR_ERR(tf->bdev);
+		tf->bdev = NULL;
+		sim_bdev_destroy(tf->ram);
+		tf->ram = NULL;
+		return ret;
+	}
+	set_dev_geometry(tf, o, dev_size);
+	laid_out(tf, o, &want);
+	ret = set_contents(tf, &(struct contents_view){ 0 }, &want, 0, 0);
+	if (ret) {
+		sim_bdev_destroy(tf->bdev);
+		tf->bdev = NULL;
+		tf->ram = NULL;
+	}
+	return ret;
+}
+
+/* testfs_opts.lower: the caller's device, big enough, under a wrapper. */
+static int use_lower(struct testfs *tf, const struct testfs_opts *o,
+		     u64 dev_size, char *err, size_t errlen)
+{
+	struct block_device *lower = o->lower;
+	u64 have = bdev_nr_bytes(lower);
+
+	if (have < dev_size) {
+		snprintf(err, errlen, "device %s: %llu bytes, the file needs %llu",
+			 lower->bd_name, (unsigned long long)have,
+			 (unsigned long long)dev_size);
+		sim_bdev_destroy(lower);
+		return -ENOSPC;
+	}
+	tf->bdev = sim_bdev_fault_wrap(lower, err, errlen);
+	if (IS_ERR(tf->bdev)) {
+		tf->bdev = NULL;
+		sim_bdev_destroy(lower);
+		return -EINVAL;
+	}
+	set_dev_geometry(tf, o, dev_size);
+	return 0;
+}
+
 struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 			     size_t errlen)
 {
 	char dummy[8];
 	struct testfs_opts o = *opts;
-	struct sim_ram_opts ro = { 0 };
-	struct contents_view want;
 	struct testfs *tf;
 	u64 dev_size;
 	int ret;
@@ -1076,46 +1139,35 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	}
 	err[0] = '\0';
 	ret = check_opts(&o, err, errlen);
-	if (ret)
+	if (ret) {
+		if (o.lower)
+			sim_bdev_destroy(o.lower);
 		return ERR_PTR(ret);
+	}
 
 	tf = calloc(1, sizeof(*tf));
-	if (!tf)
+	if (!tf) {
+		if (o.lower)
+			sim_bdev_destroy(o.lower);
 		return ERR_PTR(-ENOMEM);
+	}
 	pthread_mutex_init(&tf->lock, NULL);
 
 	ret = layout(tf, &o, &dev_size, err, errlen);
-	if (ret)
-		goto out_free;
-
-	ro.name = "testfs-ram";
-	ro.size = dev_size;
-	ro.logical_block_size = o.lbs;
-	ro.physical_block_size = o.lbs;
-	ro.dma_alignment = o.lbs - 1;
-	ro.write_cache = o.write_cache;
-	ro.fua = o.fua;
-	tf->ram = sim_bdev_ram_create(&ro, err, errlen);
-	if (IS_ERR(tf->ram)) {
-		ret = PTR_ERR(tf->ram);
-		tf->ram = NULL;
+	if (ret) {
+		if (o.lower)
+			sim_bdev_destroy(o.lower);
 		goto out_free;
 	}
-	tf->bdev = sim_bdev_fault_wrap(tf->ram, err, errlen);
-	if (IS_ERR(tf->bdev)) {
-		ret = PTR_ERR(tf->bdev);
-		tf->bdev = NULL;
-		sim_bdev_destroy(tf->ram);
-		tf->ram = NULL;
-		goto out_free;
-	}
-	set_dev_geometry(tf, &o, dev_size);
-	laid_out(tf, &o, &want);
-	ret = set_contents(tf, &(struct contents_view){ 0 }, &want, 0, 0);
+	if (o.lower)
+		ret = use_lower(tf, &o, dev_size, err, errlen);
+	else
+		ret = make_ram(tf, &o, dev_size, err, errlen);
 	if (ret)
-		goto out_dev;
+		goto out_free;
 	if (o.atomic_max) {
-		struct block_device *d[] = { tf->bdev, tf->ram };
+		struct block_device *d[] = { tf->bdev,
+					      sim_bdev_fault_lower(tf->bdev) };
 		unsigned int i;
 
 		for (i = 0; i < ARRAY_SIZE(d); i++) {

@@ -97,6 +97,15 @@ struct testfs_opts {
 	 * a request cheaply (the request runner reuses one testfs).
 	 */
 	bool reusable;
+	/*
+	 * A device to use instead of a new ram device (the benchmark's null
+	 * or file device), at least as big as the layout needs: testfs
+	 * wraps it for faults and owns it from then on, even on error.
+	 * Nothing is written to it, the model is not kept in step with it
+	 * and tf->ram is NULL: reads are not checked against the model, and
+	 * testfs_reset(), _recycle() and _device_matches() are not for it.
+	 */
+	struct block_device *lower;
 };
 
 enum testfs_cb_op {

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iomapsim bench: what a direct I/O costs here, by path and by layer.
+ *
+ * Runs the workload generator (sim/testfs/workload.c) and prints IOPS,
+ * nanoseconds and kernel heap allocations per request.  With --profile it
+ * runs itself again under valgrind's callgrind, collecting only the
+ * measured part (wl_measure()), on the deterministic engine, and prints
+ * instructions per request by layer and the functions with the most
+ * instructions of their own.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "cli.h"
+#include "bench-profile.h"
+#include "workload.h"
+
+static const char usage_text[] =
+"usage: iomapsim bench [OPTIONS]\n"
+"\n"
+"Direct I/O on the test file system: IOPS, ns and heap allocations per\n"
+"request; --profile adds instructions per request by layer (callgrind).\n"
+"\n"
+"  --op read|write          (read)\n"
+"  --size BYTES             per request (4k)\n"
+"  --qd N                   requests in flight per submitter (1)\n"
+"  --submitters N           simulated CPUs submitting (1)\n"
+"  --mode sync|async|polled sync: no ki_complete; async: ki_complete;\n"
+"                           polled: IOCB_HIPRI, reaped by iocb_bio_iopoll (sync)\n"
+"  --simple on|off          the simple path allowed (on)\n"
+"  --iomap ops|next|begin   iomap_dio_rw, _rw_next or _rw_begin (ops)\n"
+"  --dev null|ram|file      the device (null)\n"
+"  --latency TIME           null device completion latency, e.g. 10us (0)\n"
+"  --path FILE              the file device's file or block device\n"
+"  --file-size BYTES        the file (16m)\n"
+"  --sequential             offsets in order (default: random)\n"
+"  --count N                requests measured (100000)\n"
+"  --duration TIME          or for this long (threaded engine), e.g. 2s\n"
+"  --warmup N               requests before measuring (count/10, <= 10000)\n"
+"  --seed N                 offsets and engine (1)\n"
+"  --engine det|threaded    deterministic: one thread, exact counts;\n"
+"                           threaded: real threads, wall-clock IOPS (det)\n"
+"  --iowq                   async requests go through an io-wq, hashed per\n"
+"                           inode as io_uring does (threaded engine)\n"
+"  --parallel-write on|off  FMODE_DIO_PARALLEL_WRITE on the file (off)\n"
+"  --iopoll                 the ring is IORING_SETUP_IOPOLL (io-wq hashing)\n"
+"  --profile                instructions per request by layer (callgrind,\n"
+"                           deterministic engine; count defaults to 20000)\n"
+"  --top N                  functions listed with --profile (12)\n";
+
+enum {
+	OPT_OP = 256, OPT_SIZE, OPT_QD, OPT_SUBMITTERS, OPT_MODE, OPT_SIMPLE,
+	OPT_IOMAP, OPT_DEV, OPT_LATENCY, OPT_PATH, OPT_FILE_SIZE, OPT_SEQ,
+	OPT_COUNT, OPT_DURATION, OPT_WARMUP, OPT_SEED, OPT_ENGINE, OPT_IOWQ,
+	OPT_PARALLEL, OPT_IOPOLL, OPT_PROFILE, OPT_TOP, OPT_HELP,
+	OPT_PROFILE_CHILD,
+};
+
+static const struct option long_opts[] = {
+	{ "op", required_argument, NULL, OPT_OP },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "qd", required_argument, NULL, OPT_QD },
+	{ "submitters", required_argument, NULL, OPT_SUBMITTERS },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "simple", required_argument, NULL, OPT_SIMPLE },
+	{ "iomap", required_argument, NULL, OPT_IOMAP },
+	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "latency", required_argument, NULL, OPT_LATENCY },
+	{ "path", required_argument, NULL, OPT_PATH },
+	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
+	{ "sequential", no_argument, NULL, OPT_SEQ },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "iowq", no_argument, NULL, OPT_IOWQ },
+	{ "parallel-write", required_argument, NULL, OPT_PARALLEL },
+	{ "iopoll", no_argument, NULL, OPT_IOPOLL },
+	{ "profile", no_argument, NULL, OPT_PROFILE },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "help", no_argument, NULL, OPT_HELP },
+	/* internal: the run under callgrind */
+	{ "profile-child", no_argument, NULL, OPT_PROFILE_CHILD },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "iomapsim bench: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* "10us", "2s", "500ns", "1ms", a bare number is nanoseconds. */
+static bool parse_time_ns(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		      { "s", 1000000000ULL }, { "", 1 } };
+	char *end;
+	unsigned long long v;
+	size_t i;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v > ~0ULL / units[i].ns)
+				return false;
+			*out = v * units[i].ns;
+			return true;
+		}
+	return false;
+}
+
+static bool parse_on_off(const char *s, bool *out)
+{
+	if (!strcmp(s, "on") || !strcmp(s, "1")) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(s, "off") || !strcmp(s, "0")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+static int pick(const char *s, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static const char *const mode_names[] = { "sync", "async", "polled" };
+static const char *const dev_names[] = { "null", "ram", "file" };
+static const char *const iomap_names[] = { "ops", "next", "begin" };
+
+static void print_result(const struct wl_opts *o, const struct wl_result *r)
+{
+	double per = r->ios ? (double)r->ns / r->ios : 0;
+
+	printf("%s %u B, %s, qd %u x %u submitter(s), simple=%d, iomap %s, %s device",
+	       o->write ? "write" : "read", o->size, mode_names[o->mode],
+	       o->qd, o->submitters, o->simple, iomap_names[o->iomap_mode],
+	       dev_names[o->dev]);
+	if (o->latency_ns)
+		printf(" (latency %llu ns)", (unsigned long long)o->latency_ns);
+	printf(", %s engine\n", o->threaded ? "threaded" : "deterministic");
+	printf("  requests      %llu (%llu errors, %llu on the simple path)\n",
+	       (unsigned long long)r->ios, (unsigned long long)r->errors,
+	       (unsigned long long)r->simple);
+	printf("  IOPS          %.0f\n", per ? 1e9 / per : 0);
+	printf("  ns per I/O    %.1f%s\n", per,
+	       o->threaded ? " (wall clock / requests)" :
+			     " (one thread: CPU time of the whole stack)");
+	printf("  allocs per I/O %.3f (kernel heap, steady state)\n",
+	       r->ios ? (double)r->allocs / r->ios : 0);
+	if (o->iowq)
+		printf("  io-wq         %s, %llu item(s) hashed, at most %u running at once\n",
+		       r->hashed ? "hashed per inode" : "not hashed",
+		       (unsigned long long)r->hashed, r->max_parallel);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct wl_opts o = { .simple = true, .seed = 1 };
+	struct wl_result r;
+	bool profile = false, child = false, warmup_set = false;
+	unsigned int top = 12;
+	uint64_t v;
+	char err[256] = "";
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_OP:
+			if (!strcmp(optarg, "read") || !strcmp(optarg, "write"))
+				o.write = optarg[0] == 'w';
+			else
+				return bad("--op %s: read or write", optarg);
+			break;
+		case OPT_SIZE:
+			if (!cli_parse_u64(optarg, &v) || !v || v > (1u << 20))
+				return bad("--size %s: 1 .. 1m bytes", optarg);
+			o.size = v;
+			break;
+		case OPT_QD:
+			if (!cli_parse_u64(optarg, &v) || !v || v > 4096)
+				return bad("--qd %s: 1 .. 4096", optarg);
+			o.qd = v;
+			break;
+		case OPT_SUBMITTERS:
+			if (!cli_parse_u64(optarg, &v) || !v || v > 64)
+				return bad("--submitters %s: 1 .. 64", optarg);
+			o.submitters = v;
+			break;
+		case OPT_MODE:
+			if ((ret = pick(optarg, mode_names, 3)) < 0)
+				return bad("--mode %s: sync, async or polled",
+					   optarg);
+			o.mode = ret;
+			break;
+		case OPT_SIMPLE:
+			if (!parse_on_off(optarg, &o.simple))
+				return bad("--simple %s: on or off", optarg);
+			break;
+		case OPT_IOMAP:
+			if ((ret = pick(optarg, iomap_names, 3)) < 0)
+				return bad("--iomap %s: ops, next or begin",
+					   optarg);
+			o.iomap_mode = ret;
+			break;
+		case OPT_DEV:
+			if ((ret = pick(optarg, dev_names, 3)) < 0)
+				return bad("--dev %s: null, ram or file", optarg);
+			o.dev = ret;
+			break;
+		case OPT_LATENCY:
+			if (!parse_time_ns(optarg, &v))
+				return bad("--latency %s: a time, e.g. 10us",
+					   optarg);
+			o.latency_ns = v;
+			break;
+		case OPT_PATH:
+			o.path = optarg;
+			break;
+		case OPT_FILE_SIZE:
+			if (!cli_parse_u64(optarg, &v) || !v)
+				return bad("--file-size %s: bytes", optarg);
+			o.file_size = v;
+			break;
+		case OPT_SEQ:
+			o.sequential = true;
+			break;
+		case OPT_COUNT:
+			if (!cli_parse_u64(optarg, &v) || !v)
+				return bad("--count %s: a positive number",
+					   optarg);
+			o.count = v;
+			break;
+		case OPT_DURATION:
+			if (!parse_time_ns(optarg, &v) || !v)
+				return bad("--duration %s: a time, e.g. 2s",
+					   optarg);
+			o.duration_ns = v;
+			break;
+		case OPT_WARMUP:
+			if (!cli_parse_u64(optarg, &v))
+				return bad("--warmup %s: a number", optarg);
+			o.warmup = v;
+			warmup_set = true;
+			break;
+		case OPT_SEED:
+			if (!cli_parse_u64(optarg, &v))
+				return bad("--seed %s: a number", optarg);
+			o.seed = v;
+			break;
+		case OPT_ENGINE:
+			if (!strcmp(optarg, "det") ||
+			    !strcmp(optarg, "deterministic"))
+				o.threaded = false;
+			else if (!strcmp(optarg, "threaded"))
+				o.threaded = true;
+			else
+				return bad("--engine %s: det or threaded",
+					   optarg);
+			break;
+		case OPT_IOWQ:
+			o.iowq = true;
+			break;
+		case OPT_PARALLEL:
+			if (!parse_on_off(optarg, &o.parallel_write))
+				return bad("--parallel-write %s: on or off",
+					   optarg);
+			break;
+		case OPT_IOPOLL:
+			o.ring_iopoll = true;
+			break;
+		case OPT_PROFILE:
+			profile = true;
+			break;
+		case OPT_TOP:
+			if (!cli_parse_u64(optarg, &v) || v > 1000)
+				return bad("--top %s: 0 .. 1000", optarg);
+			top = v;
+			break;
+		case OPT_PROFILE_CHILD:
+			child = true;
+			break;
+		case 'h':
+		case OPT_HELP:
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "try 'iomapsim bench --help'\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (profile && o.threaded)
+		return bad("%s", "--profile counts instructions on the deterministic engine; drop --engine threaded");
+	if (profile && !o.count && !o.duration_ns)
+		o.count = 20000;
+	ret = wl_check(&o, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iomapsim bench: %s\n", err);
+		return 2;
+	}
+	if (!warmup_set) {
+		o.warmup = o.count ? o.count / 10 : 10000;
+		if (o.warmup > 10000)
+			o.warmup = 10000;
+		if (o.warmup < o.qd * o.submitters)
+			o.warmup = o.qd * o.submitters;
+	}
+
+	ret = wl_run(&o, &r, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iomapsim bench: %s\n", err);
+		return 1;
+	}
+	if (child)
+		return r.errors ? 1 : 0;
+	print_result(&o, &r);
+	if (profile) {
+		fflush(stdout);
+		ret = bench_profile(argc, argv, r.ios, top);
+		if (ret)
+			return ret;
+	}
+	return r.errors ? 1 : 0;
+}
