@@ -20,7 +20,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # fio and python3 (the demo workload and the FUSE benchmark).
 PACKAGES=(build-essential cmake pkg-config git check libfuse3-dev fuse3
 	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev fio
-	python3 e2fsprogs xfsprogs)
+	python3 e2fsprogs xfsprogs valgrind)
 
 need_packages() {
 	local missing=() p

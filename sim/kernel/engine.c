@@ -17,6 +17,20 @@ struct sim_engine_state sim_eng = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 static void (*deadlock_hook)(void);
+bool sim_engine_threads;
+
+/* The engine's own counters; see sim_engine_threaded(). */
+static void eng_lock(void)
+{
+	if (sim_engine_threaded())
+		pthread_mutex_lock(&sim_eng.lock);
+}
+
+static void eng_unlock(void)
+{
+	if (sim_engine_threaded())
+		pthread_mutex_unlock(&sim_eng.lock);
+}
 
 int sim_engine_init(const struct sim_engine_opts *opts)
 {
@@ -54,6 +68,8 @@ int sim_engine_init(const struct sim_engine_opts *opts)
 	/* The calling thread is task context on CPU 0. */
 	if (sim_cpu >= (int)nr_cpu_ids)
 		sim_task_set_cpu(0);
+	__atomic_store_n(&sim_engine_threads, o.kind == SIM_ENGINE_THREADED,
+			 __ATOMIC_RELAXED);
 	if (o.kind == SIM_ENGINE_THREADED) {
 		int ret = sim_thr_start(o.nr_irq_threads ? o.nr_irq_threads :
 							    o.nr_cpus);
@@ -80,6 +96,7 @@ void sim_engine_exit(void)
 	sim_tasks_reap();
 	sim_eng.running = false;
 	sim_eng.kind = SIM_ENGINE_DET;
+	__atomic_store_n(&sim_engine_threads, false, __ATOMIC_RELAXED);
 }
 
 bool sim_engine_running(void)
@@ -105,10 +122,10 @@ void sim_engine_set_policy(enum sim_sched_policy policy)
 void sim_event_post(struct sim_event *ev)
 {
 	sim_engine_ensure();
-	pthread_mutex_lock(&sim_eng.lock);
+	eng_lock();
 	ev->seq = sim_eng.seq++;
 	sim_eng.pending++;
-	pthread_mutex_unlock(&sim_eng.lock);
+	eng_unlock();
 	if (ev->cpu < 0 && ev->ctx == SIM_CTX_HARDIRQ)
 		ev->cpu = raw_smp_processor_id(); /* complete where submitted */
 	if (sim_eng.kind == SIM_ENGINE_THREADED)
@@ -119,18 +136,18 @@ void sim_event_post(struct sim_event *ev)
 
 void sim_engine_event_done(void)
 {
-	pthread_mutex_lock(&sim_eng.lock);
+	eng_lock();
 	sim_eng.pending--;
-	pthread_mutex_unlock(&sim_eng.lock);
+	eng_unlock();
 }
 
 long sim_engine_pending(void)
 {
 	long n;
 
-	pthread_mutex_lock(&sim_eng.lock);
+	eng_lock();
 	n = sim_eng.pending;
-	pthread_mutex_unlock(&sim_eng.lock);
+	eng_unlock();
 	return n;
 }
 

@@ -76,6 +76,28 @@ wait_queue_head_t *__var_waitqueue(const void *p)
 	return &var_waitqueues[h >> 58];
 }
 
+/*
+ * The kernel's completion takes its wait queue's spinlock with interrupts
+ * off: against other CPUs and the interrupt that completes it.  Under the
+ * deterministic engine neither can run in the middle (see
+ * sim_engine_threaded()), nobody sleeps on the condition variable, and
+ * the lock is left alone: a synchronous request does not pay for two
+ * mutexes the kernel's single-CPU path does not have.
+ */
+static void completion_lock(struct completion *x)
+{
+	if (sim_engine_threaded())
+		pthread_mutex_lock(&x->wait.lock);
+}
+
+static void completion_unlock(struct completion *x)
+{
+	if (sim_engine_threaded()) {
+		pthread_cond_broadcast(&x->wait.cond);
+		pthread_mutex_unlock(&x->wait.lock);
+	}
+}
+
 void init_completion(struct completion *x)
 {
 	x->done = 0;
@@ -89,19 +111,17 @@ void reinit_completion(struct completion *x)
 
 void complete(struct completion *x)
 {
-	pthread_mutex_lock(&x->wait.lock);
+	completion_lock(x);
 	if (x->done != UINT_MAX)
 		__atomic_store_n(&x->done, x->done + 1, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&x->wait.cond);
-	pthread_mutex_unlock(&x->wait.lock);
+	completion_unlock(x);
 }
 
 void complete_all(struct completion *x)
 {
-	pthread_mutex_lock(&x->wait.lock);
+	completion_lock(x);
 	__atomic_store_n(&x->done, UINT_MAX, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&x->wait.cond);
-	pthread_mutex_unlock(&x->wait.lock);
+	completion_unlock(x);
 }
 
 static void take_done(struct completion *x)
@@ -127,21 +147,21 @@ void sim_wait_for_completion(struct completion *x, const char *file,
 	while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE))
 		if (!sim_engine_step())
 			sim_engine_deadlock(file, line, func);
-	pthread_mutex_lock(&x->wait.lock);
-	take_done(x);
-	pthread_mutex_unlock(&x->wait.lock);
+	take_done(x); /* deterministic: one thread, no lock (see above) */
 }
 
 bool try_wait_for_completion(struct completion *x)
 {
 	bool ret = false;
 
-	pthread_mutex_lock(&x->wait.lock);
+	if (sim_engine_threaded())
+		pthread_mutex_lock(&x->wait.lock);
 	if (x->done) {
 		take_done(x);
 		ret = true;
 	}
-	pthread_mutex_unlock(&x->wait.lock);
+	if (sim_engine_threaded())
+		pthread_mutex_unlock(&x->wait.lock);
 	return ret;
 }
 

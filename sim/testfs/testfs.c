@@ -16,6 +16,7 @@
 #include <linux/blkdev.h>
 #include <linux/fs.h>
 #include <linux/iomap.h>
+#include <sim/engine.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <sim/bdev.h>
@@ -341,6 +342,26 @@ static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
 	return testfs_alloc(tf, pos, length, iomap);
 }
 
+/*
+ * The callbacks' lock: the extents, the callback record and the counters
+ * are testfs's own bookkeeping, shared only when real threads run
+ * requests (the threaded engine).  A read's mapping needs only the
+ * shared side of ext4's i_data_sem or XFS's ILOCK, which two tasks on
+ * one OS thread never contend for; under the deterministic engine the
+ * per-request callbacks take no lock.
+ */
+static void tf_lock(struct testfs *tf)
+{
+	if (sim_engine_threaded())
+		pthread_mutex_lock(&tf->lock);
+}
+
+static void tf_unlock(struct testfs *tf)
+{
+	if (sim_engine_threaded())
+		pthread_mutex_unlock(&tf->lock);
+}
+
 static int testfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 			      unsigned flags, struct iomap *iomap,
 			      struct iomap *srcmap)
@@ -348,7 +369,7 @@ static int testfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	struct testfs *tf = testfs_from_inode(inode);
 	int ret;
 
-	pthread_mutex_lock(&tf->lock);
+	tf_lock(tf);
 	tf->begin_calls++;
 	if (tf->begin_error &&
 	    tf->begin_calls == max(tf->begin_error_nth, 1U))
@@ -357,7 +378,7 @@ static int testfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 		ret = __testfs_iomap_begin(tf, pos, length, flags, iomap);
 	record_cb(tf, TESTFS_CB_BEGIN, pos, length, flags, 0, ret,
 		  ret ? NULL : iomap);
-	pthread_mutex_unlock(&tf->lock);
+	tf_unlock(tf);
 	if (tf->pc_on_begin && !ret) {
 		tf->pc_on_begin = false;
 		sim_pc_add(inode->i_mapping, tf->pc_on_begin_index,
@@ -376,11 +397,11 @@ static int testfs_iomap_end(struct inode *inode, loff_t pos, loff_t length,
 	struct testfs *tf = testfs_from_inode(inode);
 	int ret;
 
-	pthread_mutex_lock(&tf->lock);
+	tf_lock(tf);
 	tf->end_calls++;
 	ret = tf->end_error;
 	record_cb(tf, TESTFS_CB_END, pos, length, flags, written, ret, NULL);
-	pthread_mutex_unlock(&tf->lock);
+	tf_unlock(tf);
 	sim_trace("testfs_iomap_end", "pos 0x%llx length 0x%llx written %zd flags 0x%x",
 		  (unsigned long long)pos, (unsigned long long)length, written,
 		  flags);
@@ -393,11 +414,11 @@ static int testfs_iomap_next(const struct iomap_iter *iter,
 {
 	struct testfs *tf = testfs_from_inode(iter->inode);
 
-	pthread_mutex_lock(&tf->lock);
+	tf_lock(tf);
 	tf->next_calls++;
 	record_cb(tf, TESTFS_CB_NEXT, iter->pos, iter->len, iter->flags, 0, 0,
 		  NULL);
-	pthread_mutex_unlock(&tf->lock);
+	tf_unlock(tf);
 	return iomap_iter_next(iter, iomap, srcmap, testfs_iomap_begin,
 			       testfs_iomap_end);
 }

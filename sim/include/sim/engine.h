@@ -57,6 +57,21 @@ struct sim_event {
 };
 
 int sim_engine_init(const struct sim_engine_opts *opts);
+
+/*
+ * Whether two real threads can meet in simulated code: only under the
+ * threaded engine.  The deterministic engine runs every task, interrupt
+ * and worker on one OS thread, and an event never runs in the middle of
+ * another piece of code (only where a task waits or the issuer steps), so
+ * a lock there excludes no one.  A shim whose lock stands for no kernel
+ * lock, or for one that only excludes other CPUs and interrupts, takes it
+ * only when this is true.
+ */
+extern bool sim_engine_threads;
+static inline bool sim_engine_threaded(void)
+{
+	return __atomic_load_n(&sim_engine_threads, __ATOMIC_RELAXED);
+}
 /* Drains pending events, stops threads, keeps accounting for reports. */
 void sim_engine_exit(void);
 bool sim_engine_running(void);
