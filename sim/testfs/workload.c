@@ -81,12 +81,17 @@ struct wl_run_ctx {
 	bool hash;			/* io_wq_should_hash() for these */
 };
 
-static u64 now_ns(void)
+static u64 clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+static u64 now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 int wl_check(struct wl_opts *o, char *err, size_t errlen)
@@ -557,7 +562,7 @@ static u64 stat_of(const char *name)
 static int measure(struct wl_run_ctx *c, struct wl_result *r)
 {
 	const struct wl_opts *o = c->o;
-	u64 simple0, t0, ios0 = 0, err0 = 0;
+	u64 simple0, t0, cpu0, ios0 = 0, err0 = 0;
 	long allocs0;
 	unsigned int i;
 	int ret = 0;
@@ -583,11 +588,13 @@ static int measure(struct wl_run_ctx *c, struct wl_result *r)
 	allocs0 = sim_alloc_total();
 	simple0 = stat_of("iomap_simple_hits");
 	t0 = now_ns();
+	cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	if (o->threaded)
 		ret = threaded_measure(c);
 	else
 		wl_measure(c);
 	r->ns = now_ns() - t0;
+	r->cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	r->allocs = sim_alloc_total() - allocs0;
 	r->simple = stat_of("iomap_simple_hits") - simple0;
 	for (i = 0; i < o->submitters; i++) {

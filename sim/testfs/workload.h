@@ -63,6 +63,7 @@ struct wl_result {
 	u64 ios;		/* measured requests completed */
 	u64 errors;		/* of those, not the full size */
 	u64 ns;			/* wall time of the measured part */
+	u64 cpu_ns;		/* CPU time the process spent in it */
 	long allocs;		/* kernel heap allocations in it */
 	u64 simple;		/* requests the simple path served */
 	u64 hashed;		/* io-wq work items run hashed */
