@@ -58,6 +58,7 @@ struct wl_iowq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct wl_slot *head, **tail;
+	bool hash;			/* io_wq_should_hash() for this work */
 	bool hash_busy;			/* a hashed item of the inode runs */
 	bool stop;
 	unsigned int running, max_running;
@@ -78,7 +79,6 @@ struct wl_run_ctx {
 	bool stop;
 	pthread_barrier_t start;
 	struct wl_iowq wq;
-	bool hash;			/* io_wq_should_hash() for these */
 };
 
 static u64 clock_ns(clockid_t clk)
@@ -270,7 +270,13 @@ static void iowq_queue(struct wl_iowq *wq, struct wl_slot *s)
 	s->next_work = NULL;
 	*wq->tail = s;
 	wq->tail = &s->next_work;
-	pthread_cond_signal(&wq->cond);
+	/*
+	 * Hashed work behind a running chain waits for that chain's worker,
+	 * which takes it next: waking another one would only find the hash
+	 * busy (io-wq leaves a stalled hash's work alone, too).
+	 */
+	if (!(wq->hash && wq->hash_busy))
+		pthread_cond_signal(&wq->cond);
 	pthread_mutex_unlock(&wq->lock);
 }
 
@@ -292,11 +298,11 @@ static void *iowq_worker(void *arg)
 
 		if (wq->stop && !s)
 			break;
-		if (!s || (c->hash && wq->hash_busy)) {
+		if (!s || (wq->hash && wq->hash_busy)) {
 			pthread_cond_wait(&wq->cond, &wq->lock);
 			continue;
 		}
-		if (c->hash) {
+		if (wq->hash) {
 			/* the chain: everything queued now */
 			wq->head = NULL;
 			wq->hash_busy = true;
@@ -312,7 +318,7 @@ static void *iowq_worker(void *arg)
 
 		for (; s; s = next) {
 			next = s->next_work;
-			if (c->hash)
+			if (wq->hash)
 				__atomic_fetch_add(&wq->hashed, 1,
 						   __ATOMIC_RELAXED);
 			slot_rw(s);
@@ -320,11 +326,8 @@ static void *iowq_worker(void *arg)
 
 		pthread_mutex_lock(&wq->lock);
 		wq->running--;
-		if (c->hash) {
-			wq->hash_busy = false;
-			if (wq->head)
-				pthread_cond_signal(&wq->cond);
-		}
+		/* what came meanwhile is this worker's next chain */
+		wq->hash_busy = false;
 	}
 	pthread_mutex_unlock(&wq->lock);
 	sim_task_detach();
@@ -343,7 +346,7 @@ static int iowq_start(struct wl_run_ctx *c)
 	wq->workers = calloc(wq->nr_workers, sizeof(*wq->workers));
 	if (!wq->workers)
 		return -ENOMEM;
-	c->hash = io_wq_should_hash(c->o->write ? IO_WQ_SIM_WRITE :
+	wq->hash = io_wq_should_hash(c->o->write ? IO_WQ_SIM_WRITE :
 						  IO_WQ_SIM_READ,
 				    &c->tf->file, c->o->ring_iopoll);
 	for (i = 0; i < wq->nr_workers; i++)
