@@ -332,6 +332,103 @@ START_TEST(test_all_options)
 }
 END_TEST
 
+/* ---- iomapsim bench ---------------------------------------------------- */
+
+static void bench(struct cli_result *res, const char *const *args)
+{
+	run_cli(res, args);
+	ck_assert_msg(res->status == 0, "exit %d: %s", res->status, res->err);
+}
+
+static void expect_line(const struct cli_result *res, const char *line)
+{
+	ck_assert_msg(strstr(res->out, line), "no \"%s\" in:\n%s", line,
+		      res->out);
+}
+
+/*
+ * A steady-state 4 KiB read: the simple path serves every request and
+ * allocates nothing; the generic path allocates exactly its dio.
+ */
+START_TEST(test_bench_allocations_per_read)
+{
+	struct cli_result res;
+
+	bench(&res, (const char *const[]){ "bench", "--count", "400", NULL });
+	expect_line(&res, "requests      400 (0 errors, 400 on the simple path)");
+	expect_line(&res, "allocs per I/O 0.000 ");
+	bench(&res, (const char *const[]){ "bench", "--count", "400",
+					   "--simple", "off", "--mode", "async",
+					   "--qd", "8", NULL });
+	expect_line(&res, "requests      400 (0 errors, 0 on the simple path)");
+	expect_line(&res, "allocs per I/O 1.000 ");
+}
+END_TEST
+
+/* Polled requests from several submitters all complete, on every iomap mode. */
+START_TEST(test_bench_polled_and_modes)
+{
+	static const char *const modes[] = { "ops", "next", "begin" };
+	struct cli_result res;
+	size_t i;
+
+	bench(&res, (const char *const[]){ "bench", "--count", "1000",
+					   "--mode", "polled", "--qd", "16",
+					   "--submitters", "3", "--dev", "ram",
+					   NULL });
+	expect_line(&res, "requests      1000 (0 errors, 1000 on the simple path)");
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		bench(&res, (const char *const[]){ "bench", "--count", "500",
+						   "--iomap", modes[i],
+						   "--no-iomap-end", NULL });
+		expect_line(&res, "requests      500 (0 errors, 500 on the simple path)");
+	}
+}
+END_TEST
+
+/* P-04, P-07: io-wq serialises the writers unless the file allows parallel dio writes. */
+START_TEST(test_bench_iowq_hashing)
+{
+	struct cli_result res;
+
+	bench(&res, (const char *const[]){ "bench", "--engine", "threaded",
+					   "--op", "write", "--mode", "async",
+					   "--submitters", "4", "--qd", "4",
+					   "--iowq", "--count", "400", NULL });
+	expect_line(&res, "requests      400 (0 errors,");
+	expect_line(&res, "io-wq         hashed per inode, 400 item(s) hashed, at most 1 running at once");
+	bench(&res, (const char *const[]){ "bench", "--engine", "threaded",
+					   "--op", "write", "--mode", "async",
+					   "--submitters", "4", "--qd", "4",
+					   "--iowq", "--parallel-write", "on",
+					   "--count", "400", NULL });
+	expect_line(&res, "io-wq         not hashed, 0 item(s) hashed");
+}
+END_TEST
+
+static const char *const *const bench_bad[] = {
+	(const char *const[]){ "bench", "--qd", "0", NULL },
+	(const char *const[]){ "bench", "--mode", "sync", "--qd", "4", NULL },
+	(const char *const[]){ "bench", "--iowq", NULL },
+	(const char *const[]){ "bench", "--latency", "10parsecs", NULL },
+	(const char *const[]){ "bench", "--dev", "ram", "--latency", "10us", NULL },
+	(const char *const[]){ "bench", "--duration", "1s", NULL },
+	(const char *const[]){ "bench", "--profile", "--engine", "threaded", NULL },
+	(const char *const[]){ "bench", "--size", "1000", NULL },
+};
+
+/* Bad usage: exit 2, one line on stderr, nothing run. */
+START_TEST(test_bench_bad_args)
+{
+	struct cli_result res;
+
+	run_cli(&res, bench_bad[_i]);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_int_eq(count_lines(res.err), 1);
+	ck_assert_str_eq(res.out, "");
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("iomap_cli");
@@ -350,6 +447,10 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_ref_extending_write);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_all_options);
+	tcase_add_test(tc, test_bench_allocations_per_read);
+	tcase_add_test(tc, test_bench_polled_and_modes);
+	tcase_add_test(tc, test_bench_iowq_hashing);
+	tcase_add_loop_test(tc, test_bench_bad_args, 0, sizeof(bench_bad) / sizeof(bench_bad[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }

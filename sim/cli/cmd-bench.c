@@ -34,6 +34,8 @@ static const char usage_text[] =
 "                           polled: IOCB_HIPRI, reaped by iocb_bio_iopoll (sync)\n"
 "  --simple on|off          the simple path allowed (on)\n"
 "  --iomap ops|next|begin   iomap_dio_rw, _rw_next or _rw_begin (ops)\n"
+"  --no-iomap-end           IOMAP_DIO_NO_IOMAP_END (N-12; _rw_begin tries\n"
+"                           the simple path only with it, N-13)\n"
 "  --dev null|ram|file      the device (null)\n"
 "  --latency TIME           null device completion latency, e.g. 10us (0)\n"
 "  --path FILE              the file device's file or block device\n"
@@ -58,7 +60,7 @@ enum {
 	OPT_IOMAP, OPT_DEV, OPT_LATENCY, OPT_PATH, OPT_FILE_SIZE, OPT_SEQ,
 	OPT_COUNT, OPT_DURATION, OPT_WARMUP, OPT_SEED, OPT_ENGINE, OPT_IOWQ,
 	OPT_PARALLEL, OPT_IOPOLL, OPT_PROFILE, OPT_TOP, OPT_HELP,
-	OPT_PROFILE_CHILD,
+	OPT_PROFILE_CHILD, OPT_NO_END,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "simple", required_argument, NULL, OPT_SIMPLE },
 	{ "iomap", required_argument, NULL, OPT_IOMAP },
+	{ "no-iomap-end", no_argument, NULL, OPT_NO_END },
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "latency", required_argument, NULL, OPT_LATENCY },
 	{ "path", required_argument, NULL, OPT_PATH },
@@ -163,7 +166,8 @@ static void print_result(const struct wl_opts *o, const struct wl_result *r)
 	       dev_names[o->dev]);
 	if (o->latency_ns)
 		printf(" (latency %llu ns)", (unsigned long long)o->latency_ns);
-	printf(", %s engine\n", o->threaded ? "threaded" : "deterministic");
+	printf(", %s engine%s\n", o->threaded ? "threaded" : "deterministic",
+	       o->dio_flags & IOMAP_DIO_NO_IOMAP_END ? ", NO_IOMAP_END" : "");
 	printf("  requests      %llu (%llu errors, %llu on the simple path)\n",
 	       (unsigned long long)r->ios, (unsigned long long)r->errors,
 	       (unsigned long long)r->simple);
@@ -230,6 +234,9 @@ int cmd_bench(int argc, char **argv)
 				return bad("--iomap %s: ops, next or begin",
 					   optarg);
 			o.iomap_mode = ret;
+			break;
+		case OPT_NO_END:
+			o.dio_flags |= IOMAP_DIO_NO_IOMAP_END;
 			break;
 		case OPT_DEV:
 			if ((ret = pick(optarg, dev_names, 3)) < 0)

@@ -180,7 +180,7 @@ static void slot_rw(struct wl_slot *s)
 
 	iov_iter_ubuf(&s->iter, c->o->write ? ITER_SOURCE : ITER_DEST, s->buf,
 		      c->o->size);
-	ret = testfs_dio_rw(c->tf, &s->iocb, &s->iter, 0, 0);
+	ret = testfs_dio_rw(c->tf, &s->iocb, &s->iter, c->o->dio_flags, 0);
 	if (ret != -EIOCBQUEUED)
 		slot_done(s, ret); /* sync, an error, or G-48a */
 }

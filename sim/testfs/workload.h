@@ -43,6 +43,7 @@ struct wl_opts {
 	enum wl_mode mode;
 	bool simple;			/* the simple path allowed */
 	enum testfs_iomap_mode iomap_mode;
+	unsigned int dio_flags;		/* IOMAP_DIO_* for every request */
 	enum wl_dev dev;
 	u64 latency_ns;			/* null device completion latency */
 	const char *path;		/* file device */
