@@ -8,20 +8,51 @@
 #include <sim/trace.h>
 #include "internal.h"
 
-#define DET_MAX_QUEUE 65536
+#define DET_MAX_QUEUE 65536 /* a power of two */
 
+/*
+ * Posted events in posting order, as a ring: the IRQ policy takes the
+ * oldest and DEFERRED the newest without moving the others, so a deep
+ * queue (a benchmark's 256 requests in flight) costs the same per event
+ * as a shallow one.
+ */
 static struct sim_event *queue[DET_MAX_QUEUE];
-static unsigned int nr_queued;
+static unsigned int q_head, nr_queued;
+
+static struct sim_event **slot(unsigned int i)
+{
+	return &queue[(q_head + i) & (DET_MAX_QUEUE - 1)];
+}
 
 void sim_det_reset(void)
 {
+	q_head = 0;
 	nr_queued = 0;
 }
 
 void sim_det_post(struct sim_event *ev)
 {
 	BUG_ON(nr_queued >= DET_MAX_QUEUE);
-	queue[nr_queued++] = ev;
+	*slot(nr_queued++) = ev;
+}
+
+/* Take the @i-th oldest event out, the others keeping their order. */
+static struct sim_event *take(unsigned int i)
+{
+	struct sim_event *ev = *slot(i);
+	unsigned int k;
+
+	if (i < nr_queued / 2) {
+		/* the older ones move up one */
+		for (k = i; k > 0; k--)
+			*slot(k) = *slot(k - 1);
+		q_head = (q_head + 1) & (DET_MAX_QUEUE - 1);
+	} else {
+		for (k = i; k + 1 < nr_queued; k++)
+			*slot(k) = *slot(k + 1);
+	}
+	nr_queued--;
+	return ev;
 }
 
 static struct sim_event *pick(int *cpu)
@@ -42,11 +73,7 @@ static struct sim_event *pick(int *cpu)
 		i = 0;
 		break;
 	}
-	ev = queue[i];
-	/* keep the others in posting order */
-	for (; i + 1 < nr_queued; i++)
-		queue[i] = queue[i + 1];
-	nr_queued--;
+	ev = take(i);
 
 	*cpu = ev->cpu;
 	if (sim_eng.policy == SIM_SCHED_RANDOM)
