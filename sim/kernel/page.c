@@ -11,6 +11,7 @@
 #include <string.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <sim/engine.h>
 #include <sim/stats.h>
 
 #define PAGE_BUCKETS 4096
@@ -62,11 +63,18 @@ static unsigned long hash_addr(unsigned long addr)
 	return (addr >> PAGE_SHIFT) * 0x9e3779b97f4a7c15ULL >> 52;
 }
 
+/*
+ * The side table is the simulator's, not the kernel's (a pin there is an
+ * atomic add on the folio's count): its bucket locks matter only when
+ * real threads pin pages (sim_engine_threaded()).
+ */
 static void bucket_lock(unsigned long h)
 {
 	unsigned char *l = &locks[h % PAGE_LOCKS].held;
 	unsigned int spins = 0;
 
+	if (!sim_engine_threaded())
+		return;
 	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
 		while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
 			if (++spins % 128 == 0)
@@ -81,6 +89,8 @@ static void bucket_lock(unsigned long h)
 
 static void bucket_unlock(unsigned long h)
 {
+	if (!sim_engine_threaded())
+		return;
 	__atomic_store_n(&locks[h % PAGE_LOCKS].held, 0, __ATOMIC_RELEASE);
 }
 
