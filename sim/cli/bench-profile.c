@@ -39,13 +39,22 @@ struct fn {
 	char *file, *name;
 	unsigned long long self;
 	int layer;		/* -1: outside the tree */
+	bool homed;		/* layer from its body's file, not a header's */
 	struct fn *hnext;
 };
 
 #define NR_BUCKETS 4096
 
+/* A call's inclusive cost, charged once every function has its layer. */
+struct edge {
+	struct fn *caller, *callee;
+	unsigned long long cost;
+};
+
 struct profile {
 	struct fn *buckets[NR_BUCKETS];
+	struct edge *edges;
+	size_t nr_edges, cap_edges;
 	struct fn **all;
 	size_t nr, cap;
 	unsigned long long layer[NR_LAYERS];
@@ -72,6 +81,13 @@ static int layer_of(const char *file)
 	if (!strcmp(rel, "sim/testfs/testfs.c"))
 		return L_FS;
 	return L_HARNESS;
+}
+
+static bool is_header(const char *file)
+{
+	size_t n = strlen(file);
+
+	return n > 2 && !strcmp(file + n - 2, ".h");
 }
 
 static bool is_allocator(const struct fn *f)
@@ -148,14 +164,30 @@ static int parse(struct profile *p, FILE *in)
 			call_cost = false;
 			if (!cur || !callee)
 				continue;
-			/* a call out of the tree is the caller's cost */
-			if (cur->layer >= 0 && callee->layer < 0)
-				p->layer[cur->layer] += c;
-			if (cur->layer == L_IOMAP && is_allocator(callee))
-				p->iomap_alloc += c;
+			if (p->nr_edges == p->cap_edges) {
+				size_t cap = p->cap_edges ? 2 * p->cap_edges : 1024;
+				struct edge *e = realloc(p->edges,
+							 cap * sizeof(*e));
+
+				if (!e)
+					return -ENOMEM;
+				p->edges = e;
+				p->cap_edges = cap;
+			}
+			p->edges[p->nr_edges++] = (struct edge){ cur, callee, c };
 			continue;
 		}
-		if (!strncmp(line, "fl=", 3)) {
+		if ((!strncmp(line, "fi=", 3) || !strncmp(line, "fe=", 3)) &&
+		    cur && !cur->homed && is_header(cur->file) &&
+		    !is_header(line + 3)) {
+			/*
+			 * The function's first instruction came from a
+			 * header's inline function: it belongs where its own
+			 * body is, the first source file it returns to.
+			 */
+			cur->layer = layer_of(line + 3);
+			cur->homed = true;
+		} else if (!strncmp(line, "fl=", 3)) {
 			snprintf(fl, sizeof(fl), "%s", line + 3);
 		} else if (!strncmp(line, "fn=", 3)) {
 			cur = lookup(p, fl, line + 3);
@@ -197,6 +229,15 @@ static void report(struct profile *p, uint64_t ios, unsigned int top)
 	for (i = 0; i < p->nr; i++)
 		if (p->all[i]->layer >= 0)
 			p->layer[p->all[i]->layer] += p->all[i]->self;
+	for (i = 0; i < p->nr_edges; i++) {
+		const struct edge *e = &p->edges[i];
+
+		/* a call out of the tree is the caller's cost */
+		if (e->caller->layer >= 0 && e->callee->layer < 0)
+			p->layer[e->caller->layer] += e->cost;
+		if (e->caller->layer == L_IOMAP && is_allocator(e->callee))
+			p->iomap_alloc += e->cost;
+	}
 	for (l = 0; l < NR_LAYERS; l++)
 		sum += p->layer[l];
 	printf("  instructions per I/O by layer (callgrind, %llu requests):\n",
@@ -236,6 +277,7 @@ static void profile_free(struct profile *p)
 		free(p->all[i]);
 	}
 	free(p->all);
+	free(p->edges);
 }
 
 static bool have_valgrind(void)
