@@ -244,6 +244,8 @@ static void sub_poll(struct wl_sub *sb)
 /* The next request number, or false when the run is over. */
 static bool claim(struct wl_run_ctx *c, u64 *n)
 {
+	u64 deadline;
+
 	if (!c->o->threaded) {
 		if (c->issued >= c->total)
 			return false;
@@ -255,7 +257,8 @@ static bool claim(struct wl_run_ctx *c, u64 *n)
 	*n = __atomic_fetch_add(&c->issued, 1, __ATOMIC_RELAXED);
 	if (c->total && *n >= c->total)
 		return false;
-	if (c->deadline_ns && !(*n & 63) && now_ns() >= c->deadline_ns) {
+	deadline = __atomic_load_n(&c->deadline_ns, __ATOMIC_RELAXED);
+	if (deadline && !(*n & 63) && now_ns() >= deadline) {
 		__atomic_store_n(&c->stop, true, __ATOMIC_RELAXED);
 		return false;
 	}
@@ -349,9 +352,12 @@ static int iowq_start(struct wl_run_ctx *c)
 	wq->hash = io_wq_should_hash(c->o->write ? IO_WQ_SIM_WRITE :
 						  IO_WQ_SIM_READ,
 				    &c->tf->file, c->o->ring_iopoll);
-	for (i = 0; i < wq->nr_workers; i++)
-		if (pthread_create(&wq->workers[i], NULL, iowq_worker, c))
-			return -EAGAIN; /* fatal for the run: exits */
+	for (i = 0; i < wq->nr_workers; i++) {
+		if (pthread_create(&wq->workers[i], NULL, iowq_worker, c)) {
+			wq->nr_workers = i; /* iowq_stop() joins these */
+			return -EAGAIN;
+		}
+	}
 	return 0;
 }
 
@@ -469,13 +475,19 @@ static int threaded_measure(struct wl_run_ctx *c)
 
 	if (pthread_barrier_init(&c->start, NULL, o->submitters + 1))
 		return -EAGAIN;
-	for (i = 0; i < o->submitters; i++)
+	for (i = 0; i < o->submitters; i++) {
 		if (pthread_create(&c->subs[i].thr, NULL, sub_thread,
-				   &c->subs[i]))
-			return -EAGAIN;
+				   &c->subs[i])) {
+			/* the others wait at the barrier for it */
+			fprintf(stderr, "workload: cannot start submitter thread %u\n",
+				i);
+			abort();
+		}
+	}
 	pthread_barrier_wait(&c->start);
 	if (o->duration_ns)
-		c->deadline_ns = now_ns() + o->duration_ns;
+		__atomic_store_n(&c->deadline_ns, now_ns() + o->duration_ns,
+				 __ATOMIC_RELAXED);
 	for (i = 0; i < o->submitters; i++)
 		pthread_join(c->subs[i].thr, NULL);
 	pthread_barrier_destroy(&c->start);
