@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <linux/bio.h>
 #include <linux/slab.h>
+#include <sim/engine.h>
 #include "backend.h"
 
 /* Dirty tracking granularity of the write cache. */
@@ -93,22 +94,45 @@ static void ram_flush_locked(struct ram_dev *rd)
 		ram_writeback(rd, true);
 }
 
+/*
+ * The data lock keeps a bio's copy whole against another thread's write
+ * or flush; under the deterministic engine there is no other thread
+ * (sim_engine_threaded()), and a bio takes no lock.
+ */
+static void ram_rdlock(struct ram_dev *rd)
+{
+	if (sim_engine_threaded())
+		pthread_rwlock_rdlock(&rd->lock);
+}
+
+static void ram_wrlock(struct ram_dev *rd)
+{
+	if (sim_engine_threaded())
+		pthread_rwlock_wrlock(&rd->lock);
+}
+
+static void ram_unlock(struct ram_dev *rd)
+{
+	if (sim_engine_threaded())
+		pthread_rwlock_unlock(&rd->lock);
+}
+
 static blk_status_t ram_rw(struct ram_dev *rd, struct bio *bio)
 {
 	u64 pos = sim_bio_pos(bio);
 	u64 len = bio->bi_iter.bi_size;
 
 	if (bio_op(bio) == REQ_OP_READ) {
-		pthread_rwlock_rdlock(&rd->lock);
+		ram_rdlock(rd);
 		sim_bio_copy_from_buf(bio, rd->data + pos);
-		pthread_rwlock_unlock(&rd->lock);
+		ram_unlock(rd);
 		return BLK_STS_OK;
 	}
 
 	/* a write-protected medium; an empty flush is still fine */
 	if (len && bdev_read_only(&rd->be.bdev))
 		return BLK_STS_IOERR;
-	pthread_rwlock_wrlock(&rd->lock);
+	ram_wrlock(rd);
 	if (bio->bi_opf & REQ_PREFLUSH)
 		ram_flush_locked(rd);
 	if (len) {
@@ -120,7 +144,7 @@ static blk_status_t ram_rw(struct ram_dev *rd, struct bio *bio)
 				ram_mark_dirty(rd, pos, len);
 		}
 	}
-	pthread_rwlock_unlock(&rd->lock);
+	ram_unlock(rd);
 	return BLK_STS_OK;
 }
 
@@ -138,9 +162,9 @@ static void ram_submit(struct block_device *bdev, struct bio *bio)
 			status = ram_rw(rd, bio);
 			break;
 		case REQ_OP_FLUSH:
-			pthread_rwlock_wrlock(&rd->lock);
+			ram_wrlock(rd);
 			ram_flush_locked(rd);
-			pthread_rwlock_unlock(&rd->lock);
+			ram_unlock(rd);
 			break;
 		default:
 			status = BLK_STS_NOTSUPP;
@@ -155,9 +179,9 @@ static int ram_flush(struct block_device *bdev)
 	struct ram_dev *rd = to_ram(bdev);
 
 	__atomic_fetch_add(&rd->be.cnt.flush_calls, 1, __ATOMIC_RELAXED);
-	pthread_rwlock_wrlock(&rd->lock);
+	ram_wrlock(rd);
 	ram_flush_locked(rd);
-	pthread_rwlock_unlock(&rd->lock);
+	ram_unlock(rd);
 	return 0;
 }
 
