@@ -659,6 +659,18 @@ int wl_run(const struct wl_opts *o, struct wl_result *r, char *err,
 		goto out_engine;
 	}
 	c.tf->mode = o->iomap_mode;
+	/*
+	 * The dio completion workqueue exists before the first request, as
+	 * after any warm-up: iomap creates it lazily and checks for it
+	 * without a lock (the kernel's deliberate race, which TSan reports
+	 * when two submitter threads make the first async writes at once).
+	 */
+	ret = sb_init_dio_done_wq(&c.tf->sb);
+	if (ret) {
+		snprintf(err, errlen, "dio workqueue: error %d", ret);
+		testfs_destroy(c.tf);
+		goto out_engine;
+	}
 	if (o->parallel_write)
 		c.tf->file.f_mode |= FMODE_DIO_PARALLEL_WRITE;
 	c.nr_blocks = o->file_size / o->size;
