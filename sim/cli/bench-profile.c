@@ -287,7 +287,8 @@ static bool have_valgrind(void)
 
 int bench_profile(int argc, char **argv, uint64_t ios, unsigned int top)
 {
-	char count[40], out[] = "/tmp/iomapsim-callgrind-XXXXXX", self[4096];
+	char count[40], outopt[64], self[4096];
+	char out[] = "/tmp/iomapsim-callgrind-XXXXXX";
 	const char **cargv;
 	struct profile *p;
 	int fd, i, n = 0, status;
@@ -319,8 +320,6 @@ int bench_profile(int argc, char **argv, uint64_t ios, unsigned int top)
 	cargv = calloc(argc + 12, sizeof(*cargv));
 	if (!cargv)
 		return 1;
-	char outopt[64];
-
 	snprintf(outopt, sizeof(outopt), "--callgrind-out-file=%s", out);
 	cargv[n++] = "valgrind";
 	cargv[n++] = "--tool=callgrind";
