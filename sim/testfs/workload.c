@@ -39,8 +39,6 @@ struct wl_slot {
 	long ret;
 };
 
-struct wl_iowq;
-
 struct wl_sub {
 	struct wl_run_ctx *ctx;
 	unsigned int id;
