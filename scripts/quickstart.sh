@@ -17,7 +17,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # Debian packages the project needs: compiler and build tools, Check (unit
 # tests), libfuse3 + fuse3 (the mount), libblkid (mkfs probing, device
 # topology), liburing (the O_DIRECT backend), clang (libFuzzer targets),
-# fio and python3 (the demo workload and the FUSE benchmark).
+# fio and python3 (the demo workload and the FUSE benchmark), valgrind
+# (iomapsim bench --profile).
 PACKAGES=(build-essential cmake pkg-config git check libfuse3-dev fuse3
 	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev fio
 	python3 e2fsprogs xfsprogs valgrind)
