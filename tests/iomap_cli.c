@@ -375,7 +375,7 @@ START_TEST(test_bench_polled_and_modes)
 	bench(&res, (const char *const[]){ "bench", "--count", "1000",
 					   "--mode", "polled", "--qd", "16",
 					   "--submitters", "3", "--dev", "ram",
-					   NULL });
+					   "--file-size", "1m", NULL });
 	expect_line(&res, "requests      1000 (0 errors, 1000 on the simple path)");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		bench(&res, (const char *const[]){ "bench", "--count", "500",
@@ -394,14 +394,16 @@ START_TEST(test_bench_iowq_hashing)
 	bench(&res, (const char *const[]){ "bench", "--engine", "threaded",
 					   "--op", "write", "--mode", "async",
 					   "--submitters", "4", "--qd", "4",
-					   "--iowq", "--count", "400", NULL });
+					   "--iowq", "--count", "400",
+					   "--file-size", "1m", NULL });
 	expect_line(&res, "requests      400 (0 errors,");
 	expect_line(&res, "io-wq         hashed per inode, 400 item(s) hashed, at most 1 running at once");
 	bench(&res, (const char *const[]){ "bench", "--engine", "threaded",
 					   "--op", "write", "--mode", "async",
 					   "--submitters", "4", "--qd", "4",
 					   "--iowq", "--parallel-write", "on",
-					   "--count", "400", NULL });
+					   "--count", "400", "--file-size", "1m",
+					   NULL });
 	expect_line(&res, "io-wq         not hashed, 0 item(s) hashed");
 }
 END_TEST
