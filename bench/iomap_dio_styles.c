@@ -118,14 +118,14 @@ int main(int argc, char **argv)
 	}
 	blk_sim_set_completion(tf->bdev, BLK_SIM_COMPLETE_INLINE);
 	blk_sim_set_completion(tf->ram, BLK_SIM_COMPLETE_INLINE);
-	iomap_dio_init();
+	iomap_sim_dio_init();
 	for (i = 0; i < ARRAY_SIZE(styles); i++) {
 		run(tf, &styles[i], false, n / 10 + 1, false); /* warm up */
 		run(tf, &styles[i], false, n, true);
 		run(tf, &styles[i], true, n, true);
 	}
 	testfs_destroy(tf);
-	iomap_dio_exit();
+	iomap_sim_dio_exit();
 	sim_engine_exit();
 	return 0;
 }

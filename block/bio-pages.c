@@ -350,6 +350,30 @@ int bio_iov_iter_get_pages(struct bio *bio, struct iov_iter *iter,
 	return bio_iov_iter_align_down(bio, iter, len_align_mask);
 }
 
+/**
+ * bio_iov_iter_get_pages_dma - bio_iov_iter_get_pages() of newer trees
+ * @bio: bio to add pages to
+ * @iter: iov iterator describing the region to be added
+ * @dma_mask: the device's DMA alignment mask (bdev_dma_alignment())
+ * @len_align_mask: the mask to align the total size to, 0 for any length
+ *
+ * The four-argument bio_iov_iter_get_pages(bio, iter, dma_mask,
+ * len_align_mask) that newer trees' fs/iomap/direct-io.c calls (kernel-
+ * source mode maps the call here): memory the device cannot DMA to or
+ * from is refused before the bio is built, instead of at split time
+ * (B-29): a segment of @iter that does not start on a @dma_mask + 1
+ * boundary makes it return -EINVAL with nothing added and @iter
+ * untouched.  Otherwise it is bio_iov_iter_get_pages().
+ */
+int bio_iov_iter_get_pages_dma(struct bio *bio, struct iov_iter *iter,
+			       unsigned int dma_mask,
+			       unsigned int len_align_mask)
+{
+	if (!iov_iter_is_aligned(iter, dma_mask, 0))
+		return -EINVAL;
+	return bio_iov_iter_get_pages(bio, iter, len_align_mask);
+}
+
 /*
  * bio_set_pages_dirty() and bio_check_pages_dirty() are support functions
  * for performing direct-IO in BIOs.

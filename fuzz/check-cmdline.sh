@@ -31,6 +31,15 @@ for dir in "$@"; do
 			skip=$((skip + 1))
 			continue
 		fi
+		case $want in
+		"refused: --iomap:"*)
+			# an entry point this build's iomap code lacks: the
+			# command must refuse the line too (exit 2, no JSON)
+			if [ -z "$got" ]; then
+				skip=$((skip + 1))
+				continue
+			fi ;;
+		esac
 		n=$((n + 1))
 		if [ "$want" != "$got" ]; then
 			echo "MISMATCH $f" >&2
@@ -50,4 +59,4 @@ if [ "$fail" -ne 0 ]; then
 	exit 1
 fi
 echo "check-cmdline: $n command line(s) reproduce their input's outcome" \
-	"($skip crashing both ways, not compared)"
+	"($skip crashing or refused both ways, not compared)"

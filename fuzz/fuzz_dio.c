@@ -47,6 +47,7 @@
 #include <sim/report.h>
 #include <sim/trace.h>
 
+#include "generation.h"
 #include "dio_codec.h"
 #include "fuzz_common.h"
 
@@ -236,12 +237,17 @@ static NO_COVERAGE size_t first_diff(const u8 *a, const u8 *b, size_t n)
 /* S-01..S-07 (and the sim switches): may the simple path take it? */
 static bool simple_eligible(const struct iomapsim_request *r)
 {
-	if (r->dops || r->done_before || r->write || !r->len)
+	/* what differs between API generations (sim/testfs/generation.h) */
+	const struct iomapsim_generation *g = iomapsim_generation();
+
+	if (r->dops || r->done_before || r->write)
 		return false;
+	if (!r->len)	/* S-03 */
+		return g->empty_read_simple && !r->no_simple &&
+		       !r->no_simple_mount && !(r->dio_flags & g->simple_refuses_flags);
 	if (r->len > r->fs_block)	/* s_blocksize */
 		return false;
-	if (r->dio_flags & (IOMAP_DIO_FORCE_WAIT | IOMAP_DIO_PARTIAL |
-			    IOMAP_DIO_BOUNCE))
+	if (r->dio_flags & g->simple_refuses_flags)	/* S-05, S-08 */
 		return false;
 	if (r->pos + (loff_t)r->len > r->size || r->encrypted)
 		return false;
@@ -644,6 +650,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	dio_decode(data, size, in);
 	fuzz_set_describer(describe, in);
 	check_codec(in);
+	/* N-06..N-14: the proposal entry points, absent from a (b) tree */
+	if (in->req.mode != TESTFS_MODE_OPS &&
+	    !iomapsim_generation()->proposal_apis) {
+		fuzz_set_describer(NULL, NULL);
+		return 0;
+	}
 	if (known_issue(&in->req)) {
 		nr_known++;
 		fuzz_set_describer(NULL, NULL);
@@ -698,6 +710,13 @@ void fuzz_json_input(const u8 *data, size_t size, FILE *out)
 	static struct dio_input in;
 
 	dio_decode(data, size, &in);
+	if (in.req.mode != TESTFS_MODE_OPS &&
+	    !iomapsim_generation()->proposal_apis) {
+		/* `iomapsim run --iomap next|begin` refuses it the same way */
+		fprintf(out, "refused: --iomap: no proposal entry points in generation (%c)\n",
+			iomapsim_generation()->id);
+		return;
+	}
 	/* as `iomapsim run` prints it, the runner's data check included */
 	run_once(&in, false, false, &runs[0], bufs[0]);
 	if (runs[0].rc)

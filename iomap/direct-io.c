@@ -19,12 +19,12 @@
  * switch, each marked.  Things the simulator leaves out, each at its
  * place: fscrypt contexts, block integrity payloads, I/O accounting.
  */
-#include <pthread.h>
 #include <string.h>
 #include <linux/bio.h>
 #include <linux/cache.h>
 #include <linux/fs.h>
 #include <linux/fserror.h>
+#include <linux/init.h>
 #include <linux/iomap.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
@@ -1150,42 +1150,18 @@ iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 	return iomap_dio_complete(dio);
 }
 
-/*
- * fs_initcall(iomap_dio_init) in the kernel.  Here the first direct I/O
- * (or a test) calls it; iomap_dio_exit() undoes it so a test can end with
- * nothing allocated, and the next use sets the pool up again.
- */
-static pthread_mutex_t iomap_dio_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool iomap_dio_initialised;
-
-int iomap_dio_init(void)
+static int __init iomap_dio_init(void)
 {
-	int ret = 0;
-
-	if (__atomic_load_n(&iomap_dio_initialised, __ATOMIC_ACQUIRE))
-		return 0;
-	pthread_mutex_lock(&iomap_dio_init_lock);
-	if (!iomap_dio_initialised) {
-		ret = bioset_init(&iomap_dio_simple_pool, 4,
-				  offsetof(struct iomap_dio_simple, bio),
-				  BIOSET_NEED_BVECS | BIOSET_PERCPU_CACHE);
-		if (!ret)
-			__atomic_store_n(&iomap_dio_initialised, true,
-					 __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&iomap_dio_init_lock);
-	return ret;
+	return bioset_init(&iomap_dio_simple_pool, 4,
+			   offsetof(struct iomap_dio_simple, bio),
+			   BIOSET_NEED_BVECS | BIOSET_PERCPU_CACHE);
 }
+fs_initcall(iomap_dio_init);
 
-void iomap_dio_exit(void)
+/* (sim) the simple path's bio_set, for iomap_sim_dio_exit() (trace.c) */
+struct bio_set *iomap_sim_simple_pool(void)
 {
-	pthread_mutex_lock(&iomap_dio_init_lock);
-	if (iomap_dio_initialised) {
-		bioset_exit(&iomap_dio_simple_pool);
-		__atomic_store_n(&iomap_dio_initialised, false,
-				 __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&iomap_dio_init_lock);
+	return &iomap_dio_simple_pool;
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <linux/bio.h>
 #include <linux/fs.h>
+#include <linux/init.h>
 #include <linux/iomap.h>
 #include <linux/sched.h>
 #include <sim/iomap.h>
@@ -104,7 +105,26 @@ extern void sim_test_add_teardown_check(void (*fn)(void))
 static void __attribute__((constructor)) iomap_sim_register(void)
 {
 	if (sim_test_add_teardown_check)
-		sim_test_add_teardown_check(iomap_dio_exit);
+		sim_test_add_teardown_check(iomap_sim_dio_exit);
+}
+
+/*
+ * The kernel's fs_initcall(iomap_dio_init) of either direct-io.c sets the
+ * simple path's pool up; the simulator's boot (sim_do_initcalls()) runs it
+ * on first use, and the teardown takes it down again.
+ */
+int iomap_sim_dio_init(void)
+{
+	return sim_do_initcalls();
+}
+
+void iomap_sim_dio_exit(void)
+{
+	struct bio_set *pool = iomap_sim_simple_pool();
+
+	if (bioset_initialized(pool))
+		bioset_exit(pool);
+	sim_initcalls_reset();
 }
 
 /* ---- the observer ------------------------------------------------------ */
@@ -231,7 +251,7 @@ bool iomap_dio_simple_enabled(struct kiocb *iocb, struct iov_iter *iter,
 
 	why = iomap_dio_simple_why(iocb, iter, dops, dio_flags, done_before);
 	/* the kernel's initcall; if the pool cannot be had, no simple path */
-	if (why == IOMAP_SIMPLE_OK && iomap_dio_init())
+	if (why == IOMAP_SIMPLE_OK && iomap_sim_dio_init())
 		why = IOMAP_SIMPLE_DISABLED;
 	attempt_note(iocb, iter, why);
 	return why != IOMAP_SIMPLE_DISABLED;
@@ -243,17 +263,23 @@ void iomap_dio_simple_skipped(struct kiocb *iocb, struct iov_iter *iter,
 	attempt_note(iocb, iter, why);
 }
 
-void trace_iomap_dio_simple_fallback(const struct iomap_iter *iomi,
-		size_t count)
+void iomap_dio_simple_refused(struct inode *inode, loff_t pos,
+		const struct iomap *iomap, size_t count)
 {
 	enum iomap_simple_reason why;
 
-	why = iomap_dio_simple_gate_why(&iomi->iomap, iomi->pos, count);
-	if (attempt.valid && attempt.pos == iomi->pos)
+	why = iomap_dio_simple_gate_why(iomap, pos, count);
+	if (attempt.valid && attempt.pos == pos)
 		attempt.reason = why;
 	sim_trace("iomap_dio_simple_fallback", "ino 0x%lx pos 0x%llx count 0x%zx reason %s",
-		  iomi->inode->i_ino, (unsigned long long)iomi->pos, count,
+		  inode->i_ino, (unsigned long long)pos, count,
 		  iomap_simple_reason_name(why));
+}
+
+void trace_iomap_dio_simple_fallback(const struct iomap_iter *iomi,
+		size_t count)
+{
+	iomap_dio_simple_refused(iomi->inode, iomi->pos, &iomi->iomap, count);
 }
 
 /* ---- the kernel's tracepoints ------------------------------------------ */

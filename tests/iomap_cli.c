@@ -82,7 +82,7 @@ static const char *const keys[] = {
 	"ret", "queued", "path", "fallback", "bios", "cache_hits", "punted",
 	"ki_complete_calls", "completion", "ki_pos", "i_size", "iter_count",
 	"data",
-	"leaks", "warnings", "context_violations",
+	"leaks", "warnings", "context_violations", "code",
 };
 
 static void expect_json(const struct cli_result *res)

@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 #include <sim/rand.h>
+#include "generation.h"
 #include "iomap_common.h"
 
 #define DIFF_PER_LOOP 250
@@ -83,7 +84,10 @@ static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
 		r->ki_flags |= IOCB_NOWAIT;
 	if (sim_rand_below(rng, 4) == 0)
 		r->ki_flags |= IOCB_HIPRI;
-	if (sim_rand_below(rng, 6) == 0)
+	/* S-08: a flag the generation's simple path accepts (S-05 differs) */
+	if (sim_rand_below(rng, 6) == 0 &&
+	    !(iomapsim_generation()->simple_refuses_flags &
+	      IOMAP_DIO_FSBLOCK_ALIGNED))
 		r->dio_flags |= IOMAP_DIO_FSBLOCK_ALIGNED;
 	r->complete = sim_rand_below(rng, 4);
 	if (sim_rand_below(rng, 8) == 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <linux/fs.h>
 #include <linux/iomap.h>
+#include <sim/iomap_fs.h>
 #include <sim/report.h>
 #include "harness.h"
 
@@ -47,9 +48,13 @@ static int fake_end(struct inode *inode, loff_t pos, loff_t length,
 	return fs.end_ret;
 }
 
-static const struct iomap_ops fake_ops = {
-	.iomap_begin = fake_begin,
-	.iomap_end = fake_end,
+/* begin and end as one ->iomap_next, for a generation (b) tree */
+static DEFINE_IOMAP_ITER_NEXT_END(fake_begin_end_next, fake_begin, fake_end)
+
+static const struct sim_iomap_fs_ops fake_ops = {
+	.begin = fake_begin,
+	.end = fake_end,
+	.next = fake_begin_end_next,
 };
 
 static int fake_next(const struct iomap_iter *iter, struct iomap *iomap,
@@ -59,7 +64,7 @@ static int fake_next(const struct iomap_iter *iter, struct iomap *iomap,
 	return iomap_iter_next(iter, iomap, srcmap, fake_begin, fake_end);
 }
 
-static const struct iomap_ops next_ops = { .iomap_next = fake_next };
+static const struct sim_iomap_fs_ops next_ops = { .next = fake_next };
 
 static void reset(void)
 {
@@ -82,7 +87,7 @@ START_TEST(test_walk)
 
 	reset();
 	it = mkiter(1024, 9216);
-	while ((ret = iomap_iter(&it, &fake_ops)) > 0) {
+	while ((ret = sim_iomap_iter(&it, &fake_ops)) > 0) {
 		ck_assert_int_eq(it.iter_start_pos, it.pos);
 		it.status = iomap_iter_advance(&it, iomap_length(&it));
 		loops++;
@@ -108,7 +113,7 @@ START_TEST(test_first_begin_error)
 	reset();
 	fs.begin_ret = -EIO;
 	it = mkiter(0, 4096);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), -EIO);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EIO);
 	ck_assert_int_eq(fs.ends, 0);
 }
 END_TEST
@@ -121,8 +126,8 @@ START_TEST(test_end_error_no_progress)
 	reset();
 	fs.end_ret = -ENOSPC;
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), -ENOSPC);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -ENOSPC);
 	ck_assert_int_eq(fs.last_written, 0);
 }
 END_TEST
@@ -135,12 +140,12 @@ START_TEST(test_end_error_after_progress)
 	reset();
 	fs.end_ret = -ENOSPC;
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	iomap_iter_advance(&it, 4096);
-	ret = iomap_iter(&it, &fake_ops);
+	ret = sim_iomap_iter(&it, &fake_ops);
 	ck_assert_int_eq(ret, 1); /* the error is dropped, walk goes on */
 	iomap_iter_advance(&it, 4096);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 0);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 0);
 }
 END_TEST
 
@@ -151,10 +156,10 @@ START_TEST(test_status_error)
 
 	reset();
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	iomap_iter_advance(&it, 512);
 	it.status = -EFAULT;
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), -EFAULT);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EFAULT);
 	ck_assert_int_eq(fs.ends, 1);
 	ck_assert_int_eq(fs.last_written, 512);
 }
@@ -168,10 +173,10 @@ START_TEST(test_status_positive)
 	reset();
 	sim_test_expect_warnings(1);
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	iomap_iter_advance(&it, 512);
 	it.status = 512;
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), -EIO);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EIO);
 }
 END_TEST
 
@@ -182,8 +187,8 @@ START_TEST(test_no_progress_stops)
 
 	reset();
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 0);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 0);
 	ck_assert_int_eq(fs.begins, 1);
 	ck_assert_int_eq(fs.ends, 1);
 }
@@ -196,9 +201,9 @@ START_TEST(test_stale_remaps)
 
 	reset();
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	it.iomap.flags |= IOMAP_F_STALE;
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	ck_assert_int_eq(fs.begins, 2);
 	ck_assert_int_eq(it.pos, 0);
 	ck_assert(!(it.iomap.flags & IOMAP_F_STALE));
@@ -212,11 +217,11 @@ START_TEST(test_maps_cleared)
 
 	reset();
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	it.srcmap.type = IOMAP_MAPPED;
 	it.srcmap.length = 4096;
 	iomap_iter_advance(&it, 4096);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	ck_assert_int_eq(it.srcmap.type, IOMAP_HOLE);
 	ck_assert_uint_eq(it.srcmap.length, 0);
 }
@@ -230,7 +235,7 @@ START_TEST(test_advance_too_far)
 	reset();
 	sim_test_expect_warnings(1);
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	ck_assert_int_eq(iomap_iter_advance(&it, 4097), -EIO);
 	ck_assert_int_eq(it.pos, 0);
 	ck_assert_int_eq(iomap_iter_advance(&it, 4096), 0);
@@ -247,7 +252,7 @@ START_TEST(test_mapping_after_pos_warns)
 	sim_test_expect_warnings(1);
 	fs.start_late = true;
 	it = mkiter(0, 4096);
-	ck_assert_int_eq(iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 }
 END_TEST
 
@@ -299,7 +304,7 @@ START_TEST(test_walk_next)
 
 	reset();
 	it = mkiter(0, 12288);
-	while ((ret = iomap_iter(&it, &next_ops)) > 0) {
+	while ((ret = sim_iomap_iter(&it, &next_ops)) > 0) {
 		it.status = iomap_iter_advance(&it, iomap_length(&it));
 		loops++;
 	}
@@ -318,12 +323,12 @@ START_TEST(test_next_first_call)
 
 	reset();
 	it = mkiter(0, 4096);
-	ck_assert_int_eq(iomap_iter(&it, &next_ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &next_ops), 1);
 	ck_assert_int_eq(fs.ends, 0);
 	ck_assert_int_eq(fs.begins, 1);
 	fs.begin_ret = -EAGAIN;
 	it = mkiter(0, 4096);
-	ck_assert_int_eq(iomap_iter(&it, &next_ops), -EAGAIN);
+	ck_assert_int_eq(sim_iomap_iter(&it, &next_ops), -EAGAIN);
 }
 END_TEST
 
@@ -332,16 +337,16 @@ static DEFINE_IOMAP_ITER_NEXT(begin_only_next, fake_begin)
 
 START_TEST(test_next_without_end)
 {
-	const struct iomap_ops ops = { .iomap_next = begin_only_next };
+	const struct sim_iomap_fs_ops ops = { .next = begin_only_next };
 	struct iomap_iter it;
 
 	reset();
 	it = mkiter(0, 8192);
-	ck_assert_int_eq(iomap_iter(&it, &ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &ops), 1);
 	iomap_iter_advance(&it, 4096);
-	ck_assert_int_eq(iomap_iter(&it, &ops), 1);
+	ck_assert_int_eq(sim_iomap_iter(&it, &ops), 1);
 	iomap_iter_advance(&it, 4096);
-	ck_assert_int_eq(iomap_iter(&it, &ops), 0);
+	ck_assert_int_eq(sim_iomap_iter(&it, &ops), 0);
 	ck_assert_int_eq(fs.ends, 0);
 	ck_assert_int_eq(fs.begins, 2);
 }

@@ -50,7 +50,7 @@ START_TEST(test_extent_returned_whole)
 	struct testfs *tf = mkfs(map, 2, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 
-	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 4096, 12288, 0, &m,
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 4096, 12288, 0, &m,
 					     &s), 0);
 	ck_assert_int_eq(m.offset, 0);
 	ck_assert_uint_eq(m.length, 8192);
@@ -87,7 +87,7 @@ START_TEST(test_gap_is_hole)
 	struct testfs *tf = mkfs(map, 2, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 
-	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 8192, 4096, 0, &m,
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 8192, 4096, 0, &m,
 					     &s), 0);
 	ck_assert_int_eq(m.type, IOMAP_HOLE);
 	ck_assert_int_eq(m.offset, 4096);
@@ -106,7 +106,7 @@ START_TEST(test_write_allocates)
 	struct iomap m = { 0 }, s = { 0 };
 	struct testfs_extent e;
 
-	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 4096 + 100, 1000,
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 4096 + 100, 1000,
 					     IOMAP_WRITE | IOMAP_DIRECT, &m,
 					     &s), 0);
 	ck_assert(m.flags & IOMAP_F_NEW);
@@ -121,7 +121,7 @@ START_TEST(test_write_allocates)
 	ck_assert_uint_eq(tf->allocations, 1);
 
 	memset(&m, 0, sizeof(m));
-	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 4096, 4096,
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 4096, 4096,
 					     IOMAP_WRITE | IOMAP_DIRECT, &m,
 					     &s), 0);
 	ck_assert(!(m.flags & IOMAP_F_NEW));
@@ -135,11 +135,11 @@ START_TEST(test_write_past_map_nowait)
 	struct testfs *tf = mkfs(NULL, 0, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 
-	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 1 << 20, 4096,
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 1 << 20, 4096,
 					     IOMAP_WRITE | IOMAP_NOWAIT, &m,
 					     &s), -EAGAIN);
 	ck_assert_uint_eq(tf->allocations, 0);
-	ck_assert_int_eq(tf->ops.iomap_begin(&tf->inode, 1 << 20, 4096,
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 1 << 20, 4096,
 					     IOMAP_WRITE, &m, &s), 0);
 	ck_assert(m.flags & IOMAP_F_NEW);
 	testfs_destroy(tf);

@@ -36,7 +36,7 @@ static void ram_dev(u64 size, unsigned int lbs)
 
 static void put_dev(void)
 {
-	iomap_dio_exit();
+	iomap_sim_dio_exit();
 	bio_sim_drain_caches();
 	sim_bdev_destroy(bdev);
 	bdev = NULL;

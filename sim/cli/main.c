@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sim/iomap.h>
 #include "cli.h"
 #include "cmd-simfs.h"
 
@@ -28,7 +29,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: iomapsim COMMAND [OPTIONS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n'iomapsim COMMAND --help' describes a command's options.\n");
+	fprintf(f, "\n'iomapsim COMMAND --help' describes a command's options;\n"
+		"'iomapsim --version' says which iomap code this build runs.\n");
 }
 
 int main(int argc, char **argv)
@@ -42,6 +44,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		/* which iomap code this binary runs (-DIOMAPSIM_KERNEL_TREE) */
+		printf("iomapsim\niomap code: %s\n", iomap_sim_code_text());
 		return 0;
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

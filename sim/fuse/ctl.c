@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sim/bdev.h>
+#include <sim/iomap.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "iomapsim-mount.h"
@@ -121,6 +122,7 @@ static void stats_text(struct sfs_mount *m, FILE *f)
 		bdev_max_segments(m->bdev),
 		bdev_get_queue(m->bdev)->limits.features & BLK_FEAT_POLL ?
 			"yes" : "no");
+	fprintf(f, "# iomap code: %s\n", iomap_sim_code_text());
 	fprintf(f, "# simple path: %s; parallel direct writes: %s\n",
 		simfs_get_simple(m->sb) ? "on" : "off",
 		READ_ONCE(m->sbi->parallel_dio_write) ? "on" : "off");

@@ -29,6 +29,7 @@
 #include <linux/wait.h>
 #include <sim/bdev.h>
 #include <sim/engine.h>
+#include <sim/iomap.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "iomapsim-mount.h"
@@ -211,7 +212,7 @@ int sfs_mount_close(struct sfs_mount *m)
 	/* replies still owed must go out before the session dies */
 	wait_var_event(&m->inflight, atomic_long_read(&m->inflight) == 0);
 	ret = simfs_unmount(m->sb);
-	iomap_dio_exit();
+	iomap_sim_dio_exit();
 	sim_bdev_destroy(m->bdev);
 	sim_engine_exit();
 	free(m);

@@ -173,8 +173,12 @@ unlock:
 	return ret;
 }
 
-const struct iomap_ops simfs_iomap_ops = {
-	.iomap_begin = simfs_iomap_begin,
+/* ->iomap_next of the VFS tree's API: simfs has no end work */
+static DEFINE_IOMAP_ITER_NEXT(simfs_iomap_next, simfs_iomap_begin)
+
+const struct sim_iomap_fs_ops simfs_iomap_ops = {
+	.begin = simfs_iomap_begin,
+	.next = simfs_iomap_next,
 };
 
 /* ---- completion --------------------------------------------------------- */

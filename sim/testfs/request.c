@@ -621,7 +621,7 @@ void iomapsim_runner_teardown(void)
 	cache_evict();
 	kept_buf_free();
 	sim_engine_drain();
-	iomap_dio_exit();
+	iomap_sim_dio_exit();
 	bio_sim_drain_caches();
 }
 
@@ -820,9 +820,9 @@ int iomapsim_runner_prepare(const struct iomapsim_request *req, char *err,
 	int rc;
 
 	/* the kernel sets the simple path's pool up at boot (fs_initcall) */
-	rc = iomap_dio_init();
+	rc = iomap_sim_dio_init();
 	if (rc) {
-		snprintf(err, errlen, "iomap_dio_init: %d", rc);
+		snprintf(err, errlen, "iomap_sim_dio_init: %d", rc);
 		return rc;
 	}
 	tf = get_testfs(req, err, errlen);
@@ -865,9 +865,9 @@ int iomapsim_run(const struct iomapsim_request *req,
 	 * the gauges are read, so that only what the request itself leaves
 	 * behind counts.
 	 */
-	rc = iomap_dio_init();
+	rc = iomap_sim_dio_init();
 	if (rc) {
-		snprintf(err, errlen, "iomap_dio_init: %d", rc);
+		snprintf(err, errlen, "iomap_sim_dio_init: %d", rc);
 		return rc;
 	}
 	tf = get_testfs(req, err, errlen);
@@ -1058,5 +1058,6 @@ void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
 	fprintf(f, "\"data\":\"%s\",", iomapsim_data_name(out->data));
 	fprintf(f, "\"leaks\":%ld,", out->leaks);
 	fprintf(f, "\"warnings\":%ld,", out->warnings);
-	fprintf(f, "\"context_violations\":%ld}\n", out->context_violations);
+	fprintf(f, "\"context_violations\":%ld,", out->context_violations);
+	fprintf(f, "\"code\":%s}\n", iomap_sim_code_json());
 }

@@ -30,6 +30,7 @@
 #include <linux/bio.h>
 #include <linux/fs.h>
 #include <linux/iomap.h>
+#include <sim/iomap_fs.h>
 
 enum testfs_dops {
 	TESTFS_DOPS_NONE = 0,	/* dops == NULL */
@@ -40,7 +41,7 @@ enum testfs_dops {
 
 /* Which iomap entry point and callback style the file system uses. */
 enum testfs_iomap_mode {
-	TESTFS_MODE_OPS = 0,	/* baseline: iomap_dio_rw(), begin/end ops */
+	TESTFS_MODE_OPS = 0,	/* the generation's own: sim_iomap_dio_rw() */
 	TESTFS_MODE_NEXT,	/* proposal: iomap_dio_rw_next(), ->iomap_next */
 	TESTFS_MODE_BEGIN,	/* proposal: iomap_dio_rw_begin(), begin+next */
 };
@@ -136,7 +137,7 @@ struct testfs {
 	struct block_device *ram;
 	unsigned int fs_block;
 
-	struct iomap_ops ops;		/* begin/end (+ next in NEXT mode) */
+	struct sim_iomap_fs_ops ops;	/* begin, end, and the two as ->iomap_next */
 	struct iomap_dio_ops dops_storage;
 	const struct iomap_dio_ops *dops;
 	struct bio_set bio_set;		/* TESTFS_DOPS_BIO_SET */

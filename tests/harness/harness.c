@@ -4,6 +4,7 @@
  * does, it must leave no allocation, pin, bio, work item or other gauge
  * behind, and raise no warning or context violation it did not expect.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,15 @@
 #include <sim/report.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
+#include "generation.h"
 #include "harness.h"
+
+/*
+ * Linked (-u, tests/CMakeLists) into the suites of the layers that have
+ * testfs; the block and sim suites have no iomap and no table.
+ */
+const struct iomapsim_generation *iomapsim_generation(void)
+	__attribute__((weak));
 
 #define MAX_GAUGES 128
 #define MAX_CHECKS 16
@@ -26,6 +35,12 @@ static int nr_gauges;
 static long expect_warn, expect_viol, expect_dead;
 static void (*checks[MAX_CHECKS])(void);
 static int nr_checks;
+#define MAX_TCASES 64
+static struct {
+	TCase *tc;
+	const char *name;
+} tcases[MAX_TCASES];
+static int nr_tcases;
 
 static void snapshot(struct sim_stat *s, void *arg)
 {
@@ -124,9 +139,129 @@ TCase *sim_tcase(const char *name)
 {
 	TCase *tc = tcase_create(name);
 
+	BUG_ON(nr_tcases >= MAX_TCASES);
+	tcases[nr_tcases].tc = tc;
+	tcases[nr_tcases++].name = name;
+
 	tcase_add_checked_fixture(tc, sim_test_setup, sim_test_teardown);
 	tcase_set_timeout(tc, 60);
 	return tc;
+}
+
+/* ---- the generation's expectation table (sim/testfs/generation.h) ---- */
+
+static const char *sim_tcase_name(TCase *tc)
+{
+	for (int i = 0; i < nr_tcases; i++)
+		if (tcases[i].tc == tc)
+			return tcases[i].name;
+	return "?";
+}
+
+/* "a b c" contains @name as a word, or is "*" */
+static bool word_in(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(list, "*"))
+		return true;
+	for (const char *p = strstr(list, name); p; p = strstr(p + 1, name))
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+static bool entry_for(const struct gen_change *c, const char *tcase)
+{
+	return !strcmp(c->suite, program_invocation_short_name) &&
+	       (!strcmp(c->tcase, "*") || !strcmp(c->tcase, tcase));
+}
+
+void sim_tcase_add_test(TCase *tc, const TTest *t, int start, int end)
+{
+	const struct iomapsim_generation *g =
+		iomapsim_generation ? iomapsim_generation() : NULL;
+	const char *tcase = sim_tcase_name(tc);
+
+	for (unsigned int i = 0; g && i < g->nr_changes; i++) {
+		const struct gen_change *c = &g->changes[i];
+
+		if (c->kind != GEN_NA || !entry_for(c, tcase) ||
+		    !word_in(c->tests, t->name))
+			continue;
+		printf("N/A in generation (%c): %s:%s:%s: %s: %s (%s)\n",
+		       g->id, program_invocation_short_name, tcase, t->name,
+		       c->rule, c->tree, c->upstream);
+		return;
+	}
+	_tcase_add_test(tc, t, 0, 0, start, end);
+}
+
+/*
+ * Check's report, with the failures the generation's table expects
+ * reported as the rule changes they are.  Returns the number of real
+ * failures: unexpected ones, and CHANGED entries of a test case that ran
+ * whose failure did not show.
+ */
+static int report(SRunner *sr)
+{
+	const struct iomapsim_generation *g =
+		iomapsim_generation ? iomapsim_generation() : NULL;
+	TestResult **res = srunner_results(sr);
+	int n = srunner_ntests_run(sr), failed = 0, changed = 0;
+	unsigned int seen[64] = { 0 };
+
+	for (int i = 0; i < n; i++) {
+		TestResult *tr = res[i];
+		const struct gen_change *hit = NULL;
+		unsigned int k;
+
+		if (tr_rtype(tr) == CK_PASS)
+			continue;
+		for (k = 0; g && k < g->nr_changes && k < ARRAY_SIZE(seen); k++) {
+			const struct gen_change *c = &g->changes[k];
+
+			if (c->kind == GEN_CHANGED &&
+			    entry_for(c, tr_tcname(tr)) &&
+			    strstr(tr_msg(tr), c->expect)) {
+				hit = c;
+				seen[k]++;
+				break;
+			}
+		}
+		if (hit) {
+			changed++;
+			printf("CHANGED in generation (%c): %s:%s: %s: %s (was: %s; %s)\n",
+			       g->id, tr_tcname(tr), hit->rule, tr_msg(tr),
+			       hit->tree, hit->baseline, hit->upstream);
+			continue;
+		}
+		failed++;
+		printf("%s:%d:%s:%s: %s\n", tr_lfile(tr), tr_lno(tr),
+		       tr_rtype(tr) == CK_FAILURE ? "F" : "E", tr_tcname(tr),
+		       tr_msg(tr));
+	}
+	for (unsigned int k = 0; g && k < g->nr_changes && k < ARRAY_SIZE(seen);
+	     k++) {
+		const struct gen_change *c = &g->changes[k];
+		bool ran = false;
+
+		if (c->kind != GEN_CHANGED || seen[k] ||
+		    strcmp(c->suite, program_invocation_short_name))
+			continue;
+		for (int i = 0; i < n && !ran; i++)
+			ran = entry_for(c, tr_tcname(res[i]));
+		if (!ran)
+			continue;
+		failed++;
+		printf("STALE in generation (%c): %s:%s: %s: the table expects \"%s\" (%s), but the baseline held\n",
+		       g->id, program_invocation_short_name, c->tcase, c->rule,
+		       c->expect, c->tree);
+	}
+	free(res);
+	printf("%d checks: %d passed, %d changed as the generation (%c) table says, %d failed\n",
+	       n, n - failed - changed, changed, g ? g->id : 'a', failed);
+	return failed;
 }
 
 int sim_test_run(Suite *s)
@@ -134,8 +269,8 @@ int sim_test_run(Suite *s)
 	SRunner *sr = srunner_create(s);
 	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
+	srunner_run_all(sr, CK_SILENT);
+	failed = report(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -49,8 +49,19 @@ void sim_test_add_teardown_check(void (*fn)(void));
 TCase *sim_tcase(const char *name);
 
 /*
- * Run a suite: Check's fork mode unless CK_FORK=no; prints Check's
- * summary line; returns the process exit status.
+ * Tests are added through the generation's expectation table
+ * (sim/testfs/generation.h): a test it marks not applicable is not added.
+ */
+void sim_tcase_add_test(TCase *tc, const TTest *t, int start, int end);
+#undef tcase_add_test
+#define tcase_add_test(tc, tf) sim_tcase_add_test(tc, tf, 0, 1)
+#undef tcase_add_loop_test
+#define tcase_add_loop_test(tc, tf, s, e) sim_tcase_add_test(tc, tf, s, e)
+
+/*
+ * Run a suite: Check's fork mode unless CK_FORK=no; prints each failure
+ * and a summary line, failures the generation's table expects as the rule
+ * changes they are; returns the process exit status.
  */
 int sim_test_run(Suite *s);
 

@@ -404,6 +404,10 @@ void bio_add_folio_nofail(struct bio *bio, struct folio *folio, size_t len,
 void bio_add_virt_nofail(struct bio *bio, void *vaddr, unsigned int len);
 int bio_iov_iter_get_pages(struct bio *bio, struct iov_iter *iter,
 			   unsigned int len_align_mask);
+/* newer trees' four-argument form, with the DMA alignment check */
+int bio_iov_iter_get_pages_dma(struct bio *bio, struct iov_iter *iter,
+			       unsigned int dma_mask,
+			       unsigned int len_align_mask);
 void bio_iov_bvec_set(struct bio *bio, const struct iov_iter *iter);
 /*
  * Bounce buffering for IOMAP_DIO_BOUNCE (block/bio-bounce.c, from the

@@ -11,7 +11,7 @@
  *    IOMAP_DIO_NO_IOMAP_END and the iomap_dio_rw_next()/iomap_dio_rw_begin()
  *    entry points, so the two styles can be run and compared side by side;
  *  - the simulator's switch for the simple path (the cover letter's
- *    simple=0), per super block and per call.
+ *    simple=0), per super block and per call: <sim/iomap.h>.
  */
 #ifndef LINUX_IOMAP_H
 #define LINUX_IOMAP_H 1
@@ -374,18 +374,7 @@ struct iomap_dio_ops {
  */
 #define IOMAP_DIO_NO_IOMAP_END		(1 << 5)
 
-/*
- * Sim only, not a kernel flag: keep this call off the simple path (the
- * per-call form of the cover letter's simple=0).  Chosen far from both the
- * public flags and the private ones in direct-io.c.
- */
-#define IOMAP_DIO_SIM_NO_SIMPLE		(1 << 16)
-
-/*
- * Sim only: a super block whose s_iflags has this bit keeps every request
- * off the simple path (the per-mount form of simple=0).
- */
-#define SB_I_SIM_NO_SIMPLE_DIO		(1UL << 30)
+/* The simulator's simple=0 switches are in <sim/iomap.h>. */
 
 ssize_t iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_ops *ops, const struct iomap_dio_ops *dops,
@@ -415,13 +404,6 @@ ssize_t iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before);
 
-/*
- * The simple path's bio_set is set up by an initcall in the kernel
- * (fs_initcall(iomap_dio_init)).  Here it is set up on first use, or
- * explicitly; iomap_dio_exit() tears it down (and drains its per-CPU
- * cache) so a test can end with nothing allocated.
- */
-int iomap_dio_init(void);
-void iomap_dio_exit(void);
+#include <sim/iomap.h>
 
 #endif /* LINUX_IOMAP_H */

@@ -25,11 +25,46 @@
 
 #include <linux/types.h>
 
+struct bio_set;
 struct inode;
 struct iomap;
 struct iomap_dio_ops;
 struct iov_iter;
 struct kiocb;
+
+/*
+ * Sim only, not a kernel flag: keep this call off the simple path (the
+ * per-call form of the cover letter's simple=0).  Chosen far from both the
+ * public flags and the private ones in direct-io.c.
+ */
+#define IOMAP_DIO_SIM_NO_SIMPLE		(1 << 16)
+
+/*
+ * Sim only: a super block whose s_iflags has this bit keeps every request
+ * off the simple path (the per-mount form of simple=0).
+ */
+#define SB_I_SIM_NO_SIMPLE_DIO		(1UL << 30)
+
+/*
+ * The simple path's bio_set, which the kernel sets up at boot
+ * (fs_initcall(iomap_dio_init)): set up here on first use, by the
+ * simulator's run of the initcalls, and torn down (its per-CPU cache
+ * drained) so that a test can end with nothing allocated.  Either API
+ * generation, embedded or a kernel tree.
+ */
+int iomap_sim_dio_init(void);
+void iomap_sim_dio_exit(void);
+/* That bio_set (the static in direct-io.c, either copy). */
+struct bio_set *iomap_sim_simple_pool(void);
+
+/*
+ * Which iomap code this build runs, as the value of `iomapsim run`'s
+ * "code" key: "embedded", or the kernel tree's path and the sha256 of each
+ * file compiled from it (-DIOMAPSIM_KERNEL_TREE), as JSON.
+ */
+const char *iomap_sim_code_json(void);
+/* The same in one line of words, for --version and the mount's stats. */
+const char *iomap_sim_code_text(void);
 
 /*
  * Why a request did not complete on the simple path, in the order the
@@ -93,6 +128,13 @@ bool iomap_dio_simple_enabled(struct kiocb *iocb, struct iov_iter *iter,
  */
 void iomap_dio_simple_skipped(struct kiocb *iocb, struct iov_iter *iter,
 		enum iomap_simple_reason why);
+
+/*
+ * The simple path refused @iomap for [@pos, @pos + @count) with -ENOTBLK
+ * (the generic path takes over): record why, from the mapping.
+ */
+void iomap_dio_simple_refused(struct inode *inode, loff_t pos,
+		const struct iomap *iomap, size_t count);
 
 /*
  * Layout of the simple path's bio wrapper: the front_pad handed to

@@ -7,6 +7,7 @@
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
+#include <linux/export.h>
 #include <linux/printk.h>
 #include <linux/types.h>
 

@@ -36,6 +36,14 @@ size_t sim_ksize(const void *objp);
 			sim_kmalloc(__b, ARCH_KMALLOC_MINALIGN, (flags),    \
 				    SIM_ALLOC_SITE());                      \
 	})
+/*
+ * kmalloc_obj(VAR_OR_TYPE[, gfp]): one object of the type of the
+ * expression or type, GFP_KERNEL unless given (newer trees' slab.h).
+ */
+#define __kmalloc_obj_gfp(gfp, ...) (gfp)
+#define kmalloc_obj(VAR_OR_TYPE, ...)                                       \
+	((typeof(VAR_OR_TYPE) *)kmalloc(sizeof(typeof(VAR_OR_TYPE)),        \
+		__kmalloc_obj_gfp(__VA_ARGS__ __VA_OPT__(,) GFP_KERNEL)))
 #define kcalloc(n, size, flags) kmalloc_array(n, size, (flags) | __GFP_ZERO)
 #define kvmalloc(size, flags) kmalloc(size, flags)
 #define kvzalloc(size, flags) kzalloc(size, flags)

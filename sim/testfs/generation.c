@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The per-generation expectation tables (generation.h).  Rule IDs are
+ * SEMANTICS.md's; "upstream" names the change in the VFS tree
+ * (brauner/linux 2913b382, ../shared/kernel/vfs-2913b382/README.md).
+ */
+#include <linux/iomap.h>
+#include <sim/iomap_fs.h>
+#include "generation.h"
+
+/* ---- generation (a): the baseline, the embedded copy ------------------- */
+
+static const struct iomapsim_generation gen_a = {
+	.id = 'a',
+	.name = "baseline: struct iomap_ops, simple path inside iomap_dio_rw()",
+	.empty_read_simple = false,
+	.simple_refuses_flags = IOMAP_DIO_FORCE_WAIT | IOMAP_DIO_PARTIAL |
+				IOMAP_DIO_BOUNCE,
+	.simple_calls_end = true,
+	.dma_checked_at_build = false,
+	.proposal_apis = true,
+};
+
+/* ---- generation (b): the VFS tree -------------------------------------- */
+
+#define DECOUPLED "iomap: the simple read path leaves iomap_dio_rw(): " \
+	"exported __iomap_dio_read_simple() and the inline " \
+	"iomap_dio_read_simple(iocb, iter, begin) in iomap.h, called by " \
+	"the file system (xfs_file_dio_read(), ext4_dio_read_iter()) " \
+	"before iomap_dio_rw()"
+#define DMA_MASK "block: bio_iov_iter_get_pages(bio, iter, dma_mask, " \
+	"len_mask); direct-io.c passes bdev_dma_alignment()"
+#define NEXT_CONV "iomap: ->iomap_next conversion (iomap_iter_next_fn " \
+	"replaces struct iomap_ops); the proposal entry points were not merged"
+
+#define NO_END_BASE "->iomap_end(written = count) before submission, " \
+	"(written = 0) on every error exit and before a fallback"
+#define NO_END_TREE "the simple read path calls only the begin function: " \
+	"no ->iomap_end on any exit"
+
+static const struct gen_change gen_b_changes[] = {
+	{ "S-03", GEN_CHANGED, "iomap_simple", "eligibility", NULL,
+	  "Assertion '!o->simple' failed",
+	  "an empty read is not offered to the simple path; __iomap_dio_rw() returns 0 (G-02)",
+	  "iomap_dio_read_simple() itself returns 0 for an empty read; __iomap_dio_rw() does not run",
+	  DECOUPLED },
+	{ "S-05, S-08", GEN_CHANGED, "iomap_simple", "eligibility", NULL,
+	  "Assertion 'o->simple' failed",
+	  "OVERWRITE_ONLY and FSBLOCK_ALIGNED reads are simple; only FORCE_WAIT, PARTIAL, BOUNCE refuse",
+	  "iomap_dio_read_simple() takes no dio_flags: a file system calls it only where it would pass 0",
+	  DECOUPLED },
+	{ "S-14", GEN_CHANGED, "iomap_simple", "errors", NULL,
+	  "Assertion 'o->simple' failed",
+	  "FSBLOCK_ALIGNED makes the file system block the simple path's alignment unit",
+	  "the simple path aligns to the logical block size (dio_flags 0); an FSBLOCK_ALIGNED read is generic",
+	  DECOUPLED },
+	{ "S-38", GEN_CHANGED, "iomap_simple", "fallbacks", NULL,
+	  "Assertion 'cb_at(o, 1)->op == TESTFS_CB_END' failed",
+	  NO_END_BASE, NO_END_TREE, DECOUPLED },
+	{ "S-16", GEN_CHANGED, "iomap_simple", "fallbacks", NULL,
+	  "Assertion 'o.end_calls == 1' failed: o.end_calls == 0",
+	  NO_END_BASE, NO_END_TREE, DECOUPLED },
+	{ "S-16", GEN_CHANGED, "iomap_simple", "errors", NULL,
+	  "Assertion 'o.end_calls == 1' failed: o.end_calls == 0",
+	  NO_END_BASE, NO_END_TREE, DECOUPLED },
+	{ "S-24", GEN_CHANGED, "iomap_simple", "completion", NULL,
+	  "Assertion 'o.nr_cbs == 2' failed: o.nr_cbs == 1",
+	  NO_END_BASE, NO_END_TREE, DECOUPLED },
+	{ "S-24", GEN_CHANGED, "iomap_simple", "completion", NULL,
+	  "Assertion 'end_at >= 0' failed",
+	  NO_END_BASE, NO_END_TREE, DECOUPLED },
+	{ "B-29", GEN_CHANGED, "iomap_simple", "completion", NULL,
+	  "Assertion 'o->ret == ret' failed: o->ret == -22, ret == 4096",
+	  "memory alignment is not checked before submission (the split-time check of B-29 is not simulated): a read into a buffer 100 bytes into a page succeeds",
+	  "a buffer not on a dma_alignment + 1 boundary fails with -EINVAL before any bio is submitted",
+	  DMA_MASK },
+	{ "B-29", GEN_CHANGED, "iomap_generic", "writes", NULL,
+	  "Assertion 'o.ret == 2048' failed: o.ret == -22",
+	  "8-byte iovec pieces 1023 bytes into a page: the second bio is short, 2048 bytes written (K6)",
+	  "the first bio is refused (-EINVAL): nothing written",
+	  DMA_MASK },
+	{ "B-29", GEN_CHANGED, "iomap_diff", "orders", NULL,
+	  "Assertion 'o0.bios >= 2' failed",
+	  "requests with misaligned iovec memory are built into bios",
+	  "they fail with -EINVAL before a bio is submitted",
+	  DMA_MASK },
+	{ "B-29, G-47", GEN_CHANGED, "iomap_diff", "orders", NULL,
+	  " vs -22",
+	  "an error is a bio's, whatever the completion order (G-47: the first one wins)",
+	  "-EINVAL from building a later bio competes with an earlier bio's I/O error: which one is returned depends on when that bio completes",
+	  DMA_MASK },
+	{ "S-01..S-08", GEN_NA, "iomap_simple", "eligibility",
+	  "test_why_agrees_with_supported", NULL,
+	  "iomap_dio_simple_supported() decides eligibility in one place",
+	  "no such function: the file system and the inline helper split the checks",
+	  DECOUPLED },
+	{ "N-06..N-14", GEN_NA, "iomap_next", "*", "*", NULL,
+	  "iomap_dio_rw_next(), iomap_dio_rw_begin(), IOMAP_DIO_NO_IOMAP_END (proposals)",
+	  "not in the tree", NEXT_CONV },
+	{ "N-13", GEN_NA, "iomap_simple", "*",
+	  "test_stale_mapping_unchecked", NULL,
+	  "iomap_dio_rw_begin() (proposal) maps without the iterator's checks",
+	  "not in the tree", NEXT_CONV },
+	{ "N-06", GEN_NA, "iomap_cli", "run", "test_all_options", NULL,
+	  "--iomap next selects the proposal's iomap_dio_rw_next()",
+	  "not in the tree (the request fails with -EOPNOTSUPP)", NEXT_CONV },
+};
+
+static const struct iomapsim_generation gen_b = {
+	.id = 'b',
+	.name = "VFS tree: iomap_iter_next_fn, iomap_dio_read_simple() called by the file system",
+	.empty_read_simple = true,
+	.simple_refuses_flags = ~(unsigned int)IOMAP_DIO_NO_IOMAP_END,
+	.simple_calls_end = false,
+	.dma_checked_at_build = true,
+	.proposal_apis = false,
+	.changes = gen_b_changes,
+	.nr_changes = ARRAY_SIZE(gen_b_changes),
+};
+
+const struct iomapsim_generation *iomapsim_generation(void)
+{
+	return iomap_sim_generation() == 'b' ? &gen_b : &gen_a;
+}
