@@ -93,6 +93,18 @@ test)
 	build build-tsan -DIOMAPSIM_SANITIZE=thread
 	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$top/tests/tsan.supp" \
 		run_ctest build-tsan
+	# Kernel-source mode against the fixture tree, when it is there: the
+	# whole suite (fuzz replays, a mount test, the planted-change test)
+	# on the tree's own fs/iomap/direct-io.c and iter.c.
+	ksrc_tree=${IOMAPSIM_KERNEL_TREE:-$top/../shared/kernel/vfs-2913b382}
+	if [ -d "$ksrc_tree/fs/iomap" ]; then
+		echo "== kernel-source mode ($ksrc_tree), whole suite"
+		build build-ksrc -DIOMAPSIM_KERNEL_TREE="$ksrc_tree"
+		run_ctest build-ksrc -E '^simfs_mount_loop$'
+	else
+		echo "== kernel-source mode skipped: no tree at $ksrc_tree" \
+			"(IOMAPSIM_KERNEL_TREE=/path/to/linux $0 test)"
+	fi
 	if [ -x "$top/fuzz/smoke.sh" ]; then
 		echo "== libFuzzer smoke"
 		"$top/fuzz/smoke.sh"

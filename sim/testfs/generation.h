@@ -11,7 +11,7 @@
  *  - CHANGED: the named tests still run and assert the baseline; on this
  *    tree they must fail with exactly @expect (the failure message, or a
  *    part of it), which the harness then reports as the rule's change.
- *    An entry whose failure does not show is itself a failure (the tree
+ *    A listed test that passes is itself a failure (the tree
  *    went back to the baseline, or the table is stale), and so is any
  *    other failure: a user's patched tree shows its behaviour changes
  *    there;
@@ -36,6 +36,12 @@ struct gen_change {
 	const char *tcase;	/* Check test case */
 	const char *tests;	/* NA: space-separated test names, or "*" */
 	const char *expect;	/* CHANGED: the failure it must give */
+	/*
+	 * CHANGED loop tests: the baseline still holds in some iterations
+	 * (Check's log does not say which), so a pass is no staleness; one
+	 * iteration must fail as @expect says.
+	 */
+	bool some_iterations;
 	const char *baseline;	/* what the baseline does */
 	const char *tree;	/* what this generation does */
 	const char *upstream;	/* the upstream change */

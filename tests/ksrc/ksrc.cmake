@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Kernel-source mode's own tests (included when IOMAPSIM_KERNEL_TREE is
+# set; see cmake/kernel-tree.cmake).
+set(IOMAPSIM_KSRC_FIXTURE "${CMAKE_SOURCE_DIR}/../shared/kernel/vfs-2913b382"
+	CACHE PATH "The kernel tree fixture the planted-change test copies")
+
+add_test(NAME ksrc_checksums COMMAND ${CMAKE_CURRENT_LIST_DIR}/checksums.sh
+	${IOMAPSIM_KERNEL_TREE} ${CMAKE_BINARY_DIR} $<TARGET_FILE:iomapsim>)
+set_tests_properties(ksrc_checksums PROPERTIES LABELS ksrc
+	SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# configures and builds a second tree: run alone with ctest -L ksrc-planted
+add_test(NAME ksrc_planted COMMAND ${CMAKE_CURRENT_LIST_DIR}/planted.sh
+	${CMAKE_SOURCE_DIR} ${IOMAPSIM_KSRC_FIXTURE})
+set_tests_properties(ksrc_planted PROPERTIES LABELS "ksrc;ksrc-planted"
+	SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE)

@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# planted.sh SRC FIXTURE
+#
+# A behaviour change in a kernel tree shows as failures naming SEMANTICS
+# rules.  Copies the fixture tree, removes one line pair from the copy (the
+# i_size check of the inline iomap_dio_read_simple() in iomap.h: a read
+# past EOF is then offered to the simple path), configures kernel-source
+# mode against the copy, and requires
+#  - the simple-path suite to fail, with test_refuse_beyond_eof naming
+#    S-06, and nothing else failing;
+#  - the fuzz_dio replay of the seed corpus to find it, naming G-55.
+# Builds only the two programs it runs (about a minute on two cores).
+set -eu
+src=$1
+fixture=$2
+
+if [ ! -f "$fixture/include/linux/iomap.h" ]; then
+	echo "SKIP: no fixture tree at $fixture (point IOMAPSIM_KSRC_FIXTURE at one)"
+	exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/iomapsim-planted.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$fixture" "$tmp/tree"
+
+h=$tmp/tree/include/linux/iomap.h
+perl -0pi -e 's/\tif \(iocb->ki_pos \+ iomi\.len > i_size_read\(iomi\.inode\)\)\n\t\treturn -ENOTBLK;\n//' "$h"
+if cmp -s "$h" "$fixture/include/linux/iomap.h"; then
+	echo "FAIL: the planted change did not apply (the fixture's iomap.h changed?)"
+	exit 1
+fi
+echo "planted: removed the i_size check of iomap_dio_read_simple() in a copy of $fixture"
+
+cmake -S "$src" -B "$tmp/build" -DIOMAPSIM_WERROR=ON \
+	-DIOMAPSIM_KERNEL_TREE="$tmp/tree" >"$tmp/configure.log" 2>&1 ||
+	{ cat "$tmp/configure.log"; exit 1; }
+cmake --build "$tmp/build" -j2 --target iomap_simple fuzz_replay_dio \
+	>"$tmp/build.log" 2>&1 || { tail -30 "$tmp/build.log"; exit 1; }
+
+status=0
+(cd "$tmp/build" && ./iomap_simple) >"$tmp/suite.log" 2>/dev/null || status=$?
+grep -v '^CHANGED\|^N/A' "$tmp/suite.log"
+if [ "$status" -eq 0 ]; then
+	echo "FAIL: iomap_simple passed against the planted tree"
+	exit 1
+fi
+if ! grep -q ':F:eligibility:test_refuse_beyond_eof: .*(covers S-06' "$tmp/suite.log"; then
+	echo "FAIL: no failure of test_refuse_beyond_eof naming S-06"
+	exit 1
+fi
+if [ "$(grep -c ':F:' "$tmp/suite.log")" -ne 1 ]; then
+	echo "FAIL: more than the planted rule failed"
+	exit 1
+fi
+
+status=0
+"$tmp/build/fuzz/fuzz_replay_dio" --min 1 "$src/fuzz/corpus/dio" \
+	"$src/fuzz/regressions/dio" >"$tmp/fuzz.log" 2>&1 || status=$?
+grep -E '^(input|reproduce):|fuzz_dio.c:[0-9]+:' "$tmp/fuzz.log" || true
+if [ "$status" -eq 0 ] || ! grep -q 'past EOF .*(G-55)' "$tmp/fuzz.log"; then
+	echo "FAIL: the fuzz_dio replay did not find the read past EOF (G-55)"
+	exit 1
+fi
+echo "planted: caught by the suite (S-06) and by the fuzzer's oracles (G-55)"
