@@ -389,7 +389,7 @@ void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
 	}
 }
 
-void trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
+void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 		u64 length)
 {
 	sim_trace("iomap_dio_invalidate_fail", "ino 0x%lx offset 0x%llx length 0x%llx",

@@ -6,7 +6,15 @@
  * sites read as in the kernel; the few that need to know which path they
  * fire on take the caller's function name by macro.
  *
- * Private to iomap/: only iter.c, direct-io.c and trace.c include it.
+ * Private to iomap/: only iter.c, direct-io.c and trace.c include it (and,
+ * in kernel-source mode, a tree's fs/iomap files, through iomap/ksrc/fs).
+ *
+ * Cost when tracing is off (sim_trace_enable(false), the kernel's disabled
+ * static key): the pure trace events (iomap_iter, _dstmap, _srcmap,
+ * _invalidate_fail) are one predictable branch on the sim_trace_on global,
+ * inline at the call site, with no call.  The three that also feed the
+ * simulator's counters and the request observer (dio_rw_begin, _queued,
+ * _complete) always call out: those counters are always on.
  */
 #ifndef _IOMAP_TRACE_H
 #define _IOMAP_TRACE_H
@@ -29,10 +37,18 @@ static inline void trace_iomap_iter(const struct iomap_iter *iter,
 
 void __trace_iomap_map(const char *event, struct inode *inode,
 		const struct iomap *iomap);
-#define trace_iomap_iter_dstmap(inode, iomap) \
-	__trace_iomap_map("iomap_iter_dstmap", inode, iomap)
-#define trace_iomap_iter_srcmap(inode, iomap) \
-	__trace_iomap_map("iomap_iter_srcmap", inode, iomap)
+#define trace_iomap_iter_dstmap(inode, iomap)				\
+	do {								\
+		if (unlikely(sim_trace_on))				\
+			__trace_iomap_map("iomap_iter_dstmap", inode,	\
+					  iomap);			\
+	} while (0)
+#define trace_iomap_iter_srcmap(inode, iomap)				\
+	do {								\
+		if (unlikely(sim_trace_on))				\
+			__trace_iomap_map("iomap_iter_srcmap", inode,	\
+					  iomap);			\
+	} while (0)
 
 /*
  * Fired at the top of __iomap_dio_rw() and, in the simple path, once it is
@@ -50,8 +66,14 @@ void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
 		const char *func);
 #define trace_iomap_dio_complete(iocb, error, ret) \
 	__trace_iomap_dio_complete(iocb, error, ret, __func__)
-void trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
+void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 		u64 length);
+#define trace_iomap_dio_invalidate_fail(inode, offset, length)		\
+	do {								\
+		if (unlikely(sim_trace_on))				\
+			__trace_iomap_dio_invalidate_fail(inode, offset, \
+							  length);	\
+	} while (0)
 
 /*
  * Sim-only tracepoint: iomap_dio_simple() returns -ENOTBLK for the mapping
