@@ -63,6 +63,7 @@ function(_ksrc_probe gen out)
 		SOURCES ${src}
 		CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${_probe_inc}"
 		COMPILE_DEFINITIONS -D_GNU_SOURCE -DIOMAPSIM_KSRC=1
+			-Werror=implicit-function-declaration -Werror=incompatible-pointer-types
 			-DIOMAPSIM_KSRC_PROBE=1
 		OUTPUT_VARIABLE _log)
 	set(${out} ${_ok} PARENT_SCOPE)
@@ -79,13 +80,34 @@ elseif(_gen_a)
 	message(STATUS "  generation (a): struct iomap_ops, simple path "
 		"inside iomap_dio_rw()")
 else()
-	file(WRITE ${_kbin}/probe-a.log "${_gen_a_log}")
-	file(WRITE ${_kbin}/probe-b.log "${_gen_b_log}")
+	# Say what is missing: each declaration on its own.
+	set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+	set(_parts "")
+	foreach(d "HEADER:the header itself"
+			"IOMAP_OPS:(a) struct iomap_ops"
+			"DIO_RW_OPS:(a) iomap_dio_rw(..., const struct iomap_ops *, ...)"
+			"NEXT_FN:(b) iomap_iter_next_fn"
+			"READ_SIMPLE:(b) iomap_dio_read_simple(iocb, iter, begin)"
+			"DIO_RW_NEXT:(b) iomap_dio_rw(..., iomap_iter_next_fn, ...)")
+		string(REGEX REPLACE ":.*" "" _id "${d}")
+		string(REGEX REPLACE "^[A-Z_]+:" "" _what "${d}")
+		try_compile(_ok ${_kbin}/probe-${_id}
+			SOURCES ${CMAKE_SOURCE_DIR}/cmake/ksrc/probe-decl.c
+			CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${_probe_inc}"
+			COMPILE_DEFINITIONS -D_GNU_SOURCE -DIOMAPSIM_KSRC=1
+				-Werror=implicit-function-declaration
+				-Werror=incompatible-pointer-types
+				-DPROBE_${_id}=1
+			OUTPUT_VARIABLE _log)
+		if(NOT _ok)
+			list(APPEND _parts "${_what}")
+			file(WRITE ${_kbin}/probe-${_id}.log "${_log}")
+		endif()
+	endforeach()
+	string(REPLACE ";" "; " _parts "${_parts}")
 	message(FATAL_ERROR "IOMAPSIM_KERNEL_TREE=${_kt}: include/linux/iomap.h "
-		"is of neither generation: it declares neither struct iomap_ops "
-		"with iomap_dio_rw(..., const struct iomap_ops *, ...) (a) nor "
-		"iomap_iter_next_fn with iomap_dio_read_simple() (b) "
-		"(compiler output: ${_kbin}/probe-[ab].log)")
+		"is of neither API generation; missing or not compiling: "
+		"${_parts} (compiler output: ${_kbin}/probe-*.log)")
 endif()
 
 # The kernel is built without -Wsign-compare (it is a W=2 warning) and the

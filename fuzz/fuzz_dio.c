@@ -315,6 +315,10 @@ static const char *known_issue(const struct iomapsim_request *r)
 {
 	if (stale_map(r))
 		return "stale mapping from ->iomap_begin (file system bug)";
+	/* K7: see fuzz/README.md */
+	if (r->write && has_flag(r, IOMAP_F_INTEGRITY) &&
+	    iomapsim_generation()->integrity_write_needs_profile)
+		return "IOMAP_F_INTEGRITY write on a device without integrity";
 
 	return NULL;
 }

@@ -58,6 +58,12 @@ struct iomapsim_generation {
 	bool simple_calls_end;
 	/* B-29: memory off dma_alignment fails before any bio is submitted */
 	bool dma_checked_at_build;
+	/*
+	 * A write to an IOMAP_F_INTEGRITY mapping generates protection
+	 * information, which needs a device with an integrity profile (the
+	 * simulated ones have none; fuzz/README.md, K7)
+	 */
+	bool integrity_write_needs_profile;
 	/* N-06..N-14: the proposal entry points exist */
 	bool proposal_apis;
 	const struct gen_change *changes;

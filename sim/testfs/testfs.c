@@ -526,10 +526,10 @@ ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
 	ssize_t ret;
 
 	switch (tf->mode) {
-#ifdef IOMAPSIM_KSRC_GEN_b
+#ifdef IOMAPSIM_KSRC
 	case TESTFS_MODE_NEXT:
 	case TESTFS_MODE_BEGIN:
-		/* proposal entry points: not in a generation (b) tree */
+		/* proposal entry points: only the embedded copy has them */
 		ret = -EOPNOTSUPP;
 		break;
 #else

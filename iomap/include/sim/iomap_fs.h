@@ -34,10 +34,10 @@ struct sim_iomap_fs_ops {
 	iomap_iter_next_fn next;
 };
 
-#if defined(IOMAPSIM_KSRC_GEN_b) && !defined(IOMAP_DIO_NO_IOMAP_END)
+#if defined(IOMAPSIM_KSRC) && !defined(IOMAP_DIO_NO_IOMAP_END)
 /*
  * The proposal flag (N-12) of the embedded copy: requests that carry it
- * still parse and run; the tree's iomap_dio_rw() ignores the bit.
+ * still parse and run; a kernel tree's iomap_dio_rw() ignores the bit.
  */
 #define IOMAP_DIO_NO_IOMAP_END		(1 << 5)
 #endif

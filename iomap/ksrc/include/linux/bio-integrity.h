@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Kernel-source mode: include/linux/bio-integrity.h as the direct I/O code
- * of newer trees uses it.  The simulated devices have no integrity profile
- * (no protection information, no metadata), so a bio never carries an
- * integrity payload: bio_integrity() is NULL, and the fs_bio_integrity_*()
- * helpers find no profile on the device and leave the bio alone, as the
- * kernel's do for such a device.
+ * of newer trees uses it (block/bio-integrity-fs.c).  The simulated
+ * devices have no integrity profile (no protection information, no
+ * metadata), so a bio never carries an integrity payload: bio_integrity()
+ * is NULL, and fs_bio_integrity_alloc() finds no action for the device
+ * (bio_integrity_action() == 0) and returns, as the kernel's does.
  */
 #ifndef _LINUX_BIO_INTEGRITY_H
 #define _LINUX_BIO_INTEGRITY_H
@@ -24,9 +24,19 @@ static inline void fs_bio_integrity_alloc(struct bio *bio)
 {
 }
 
-/* ... and nothing to generate for a write */
+/*
+ * The kernel's is fs_bio_integrity_alloc() then bio_integrity_generate(),
+ * which dereferences the payload the first did not attach: on a device
+ * without a profile that is a NULL dereference.  File systems only set
+ * IOMAP_F_INTEGRITY for devices with protection information, so it "can't
+ * really happen" (hch, review of the series); here it is a warning that
+ * names the broken contract instead of a crash, and the bio goes out
+ * without a payload.
+ */
 static inline void fs_bio_integrity_generate(struct bio *bio)
 {
+	fs_bio_integrity_alloc(bio);
+	WARN_ON_ONCE(!bio_integrity(bio));
 }
 
 /* only called when bio_integrity(bio) is set, which it never is here */
