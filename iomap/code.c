@@ -5,6 +5,7 @@
  * checksums cmake/kernel-tree.cmake hands to this file alone (so that
  * reconfiguring against another tree rebuilds only it).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sim/iomap.h>
@@ -63,13 +64,12 @@ static char *sum_text(char *p, char *end, const char *path, int plen,
 			    sum);
 }
 
-const char *iomap_sim_code_json(void)
-{
-	static char buf[8192];
-	char *p = buf, *end = buf + sizeof(buf);
+static char code_json[8192], code_text[8192];
 
-	if (buf[0])
-		return buf;
+static void code_json_fill(void)
+{
+	char *p = code_json, *end = code_json + sizeof(code_json);
+
 	p += snprintf(p, end - p, "{\"tree\":");
 	put_json_string(&p, end, IOMAPSIM_KSRC_TREE,
 			strlen(IOMAPSIM_KSRC_TREE));
@@ -77,20 +77,36 @@ const char *iomap_sim_code_json(void)
 		      iomap_sim_generation());
 	p = for_each_sum(p, end, sum_json);
 	snprintf(p, end - p, "}}");
-	return buf;
+}
+
+static void code_text_fill(void)
+{
+	char *p = code_text, *end = code_text + sizeof(code_text);
+
+	p += snprintf(p, end - p, "kernel tree %s (generation %c)",
+		      IOMAPSIM_KSRC_TREE, iomap_sim_generation());
+	for_each_sum(p, end, sum_text);
+}
+
+/* filled once, whichever thread asks first (the mount's stats file) */
+static pthread_once_t code_once = PTHREAD_ONCE_INIT;
+
+static void code_fill(void)
+{
+	code_json_fill();
+	code_text_fill();
+}
+
+const char *iomap_sim_code_json(void)
+{
+	pthread_once(&code_once, code_fill);
+	return code_json;
 }
 
 const char *iomap_sim_code_text(void)
 {
-	static char buf[8192];
-	char *p = buf, *end = buf + sizeof(buf);
-
-	if (buf[0])
-		return buf;
-	p += snprintf(p, end - p, "kernel tree %s (generation %c)",
-		      IOMAPSIM_KSRC_TREE, iomap_sim_generation());
-	for_each_sum(p, end, sum_text);
-	return buf;
+	pthread_once(&code_once, code_fill);
+	return code_text;
 }
 
 #else
