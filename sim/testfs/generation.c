@@ -139,6 +139,12 @@ static const struct gen_change gen_b_changes[] = {
 	  "no such function: the file system and the inline helper split the checks",
 	  DECOUPLED },
 	PROPOSAL_NA,
+	{ "S-25, S-27", GEN_BUG, "iomap_simple", "completion",
+	  "test_queued_trace_after_inline_completion",
+	  "offset 0x6b6b6b6b6b6b6b6b" ALL,
+	  "the queued event is traced with values taken before submit_bio()",
+	  "__iomap_dio_read_simple() reads iocb->ki_pos for trace_iomap_dio_rw_queued() after submit_bio(): a use after free once the bio completed inline and ki_complete's owner freed the kiocb (ASan in the mount: heap-use-after-free)",
+	  "bug in the tree; iomapsim run --op read --pos 4096 --len 4096 --async --complete inline --trace" },
 };
 
 static const struct iomapsim_generation gen_b = {
