@@ -25,6 +25,7 @@
 #include <sim/report.h>
 #include <sim/trace.h>
 #include "cli.h"
+#include "generation.h"
 #include "request.h"
 
 /*
@@ -568,7 +569,8 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 				return bad("--iomap %s: want ops, next or begin",
 					   arg);
 			/* N-06..N-14 exist only in the embedded copy */
-			if (i != TESTFS_MODE_OPS && iomap_sim_generation() != 'a')
+			if (i != TESTFS_MODE_OPS &&
+			    !iomapsim_generation()->proposal_apis)
 				return bad("--iomap %s: the proposal entry points are not in this build's iomap code (generation %c, see --version)",
 					   arg, iomap_sim_generation());
 			req->mode = i;

@@ -46,6 +46,11 @@ static const struct iomapsim_generation __maybe_unused gen_a = {
 	  "test_stale_mapping_unchecked", NULL ALL, \
 	  "iomap_dio_rw_begin() (proposal) maps without the iterator's checks", \
 	  "not in the tree", NEXT_CONV }, \
+	{ "N-06", GEN_CHANGED, "iomap_batch", "batch", "test_outcome_is_runs", \
+	  "--iomap next: the proposal entry points are not in this build's iomap code" ALL, \
+	  "--iomap next selects the proposal's iomap_dio_rw_next()", \
+	  "`iomapsim run --iomap next` is refused (exit 2): the requests before it still compare", \
+	  NEXT_CONV }, \
 	{ "N-06", GEN_NA, "iomap_cli", "run", "test_all_options", NULL ALL, \
 	  "--iomap next selects the proposal's iomap_dio_rw_next()", \
 	  "not in the tree (the request fails with -EOPNOTSUPP)", NEXT_CONV }
