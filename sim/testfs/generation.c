@@ -53,7 +53,7 @@ static const struct iomapsim_generation __maybe_unused gen_a = {
 	  NEXT_CONV }, \
 	{ "N-06", GEN_NA, "iomap_cli", "run", "test_all_options", NULL ALL, \
 	  "--iomap next selects the proposal's iomap_dio_rw_next()", \
-	  "not in the tree (the request fails with -EOPNOTSUPP)", NEXT_CONV }
+	  "not in the tree: `iomapsim run --iomap next` is refused (exit 2)", NEXT_CONV }
 
 #define NO_END_BASE "->iomap_end(written = count) before submission, " \
 	"(written = 0) on every error exit and before a fallback"
