@@ -359,19 +359,50 @@ int bio_iov_iter_get_pages(struct bio *bio, struct iov_iter *iter,
  *
  * The four-argument bio_iov_iter_get_pages(bio, iter, dma_mask,
  * len_align_mask) that newer trees' fs/iomap/direct-io.c calls (kernel-
- * source mode maps the call here): memory the device cannot DMA to or
- * from is refused before the bio is built, instead of at split time
- * (B-29): a segment of @iter that does not start on a @dma_mask + 1
- * boundary makes it return -EINVAL with nothing added and @iter
- * untouched.  Otherwise it is bio_iov_iter_get_pages().
+ * source mode maps the call here; Keith Busch's "vec_align_mask" change):
+ * memory the device cannot DMA to or from is refused while the bio is
+ * built rather than when it is split (B-29).
+ *  - A no-copy BVEC iterator: only where it starts is checked (its later
+ *    vectors are the caller's business), -EINVAL if off the mask.  (The
+ *    kernel sets the bio up as a clone first; the caller puts it either
+ *    way.)
+ *  - Otherwise the pages are extracted as by bio_iov_iter_get_pages(); a
+ *    segment that starts off the mask stops the extraction with -EINVAL:
+ *    the pages already in the bio are released and the bio emptied, and
+ *    the iterator stays past the segments before it, as the kernel's
+ *    extraction leaves it.
  */
 int bio_iov_iter_get_pages_dma(struct bio *bio, struct iov_iter *iter,
 			       unsigned int dma_mask,
 			       unsigned int len_align_mask)
 {
-	if (!iov_iter_is_aligned(iter, dma_mask, 0))
-		return -EINVAL;
-	return bio_iov_iter_get_pages(bio, iter, len_align_mask);
+	unsigned short first = bio->bi_vcnt, i;
+	size_t after = 0;
+	int ret;
+
+	if (iov_iter_is_bvec(iter)) {
+		if ((iter->bvec->bv_offset + iter->iov_offset) & dma_mask)
+			return -EINVAL;
+		return bio_iov_iter_get_pages(bio, iter, len_align_mask);
+	}
+
+	ret = bio_iov_iter_get_pages(bio, iter, len_align_mask);
+	if (ret)
+		return ret;
+	/* a segment's first vector is the only one not starting a page */
+	for (i = first; i < bio->bi_vcnt; i++)
+		if (bio->bi_io_vec[i].bv_offset & dma_mask)
+			break;
+	if (i == bio->bi_vcnt)
+		return 0;
+	for (; i < bio->bi_vcnt; i++)
+		after += bio->bi_io_vec[i].bv_len;
+	iov_iter_revert(iter, after);
+	bio_release_pages(bio, false);
+	bio_clear_flag(bio, BIO_PAGE_PINNED);
+	bio->bi_iter.bi_size = 0;
+	bio->bi_vcnt = 0;
+	return -EINVAL;
 }
 
 /*

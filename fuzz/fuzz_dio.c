@@ -546,7 +546,14 @@ static void check_same(const struct run *a, const struct run *b,
 		   y->ret);
 	FUZZ_CHECK(x->ki_pos == y->ki_pos, "%s: ki_pos %lld vs %lld", what,
 		   (long long)x->ki_pos, (long long)y->ki_pos);
-	FUZZ_CHECK(x->iter_count == y->iter_count,
+	/*
+	 * S-19 in generation (b): a simple read refused for its memory
+	 * (-EINVAL) leaves the iterator past what it extracted
+	 * (sim/testfs/generation.c)
+	 */
+	FUZZ_CHECK(x->iter_count == y->iter_count ||
+			   (x->ret == -EINVAL &&
+			    iomapsim_generation()->simple_einval_moves_iter),
 		   "%s: iterator count %zu vs %zu", what, x->iter_count,
 		   y->iter_count);
 	FUZZ_CHECK(!memcmp(a->buf, b->buf, r->len), "%s: buffers differ",

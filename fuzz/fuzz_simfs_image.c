@@ -397,7 +397,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		FUZZ_CHECK(!ret && !r.errors, "fsck after the workload and "
 			   "a clean unmount: %s", s->fsck_first);
 	}
-	iomap_dio_exit();
+	iomap_sim_dio_exit();
 	bio_sim_drain_caches();
 	fuzz_accounting_check(0, 0, NULL);
 	return 0;

@@ -70,6 +70,12 @@ struct iomapsim_generation {
 	 * simulated ones have none; fuzz/README.md, K7)
 	 */
 	bool integrity_write_needs_profile;
+	/*
+	 * S-19: the simple path returns bio_iov_iter_get_pages()'s -EINVAL
+	 * for memory off dma_alignment with the iterator past the aligned
+	 * segments it extracted (the generic path re-expands it)
+	 */
+	bool simple_einval_moves_iter;
 	/* N-06..N-14: the proposal entry points exist */
 	bool proposal_apis;
 	const struct gen_change *changes;

@@ -318,8 +318,13 @@ static int report(FILE *tap)
 		c = changed_entry(g, &r, &k);
 		if (r.ok && !c)
 			continue;
-		if (k < ARRAY_SIZE(ran))
-			ran[k]++;
+		/* every entry listing this test ran, not only the matched one */
+		for (unsigned int j = 0; g && j < g->nr_changes &&
+		     j < ARRAY_SIZE(ran); j++)
+			if (g->changes[j].kind != GEN_NA &&
+			    entry_for(&g->changes[j], r.tcase) &&
+			    word_in(g->changes[j].tests, r.test))
+				ran[j]++;
 		if (r.ok && c->some_iterations)
 			continue;
 		if (r.ok) {
