@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "generation.h"
 #include "bench-profile.h"
 #include "workload.h"
 
@@ -230,6 +231,11 @@ int cmd_bench(int argc, char **argv)
 		case OPT_IOMAP:
 			if ((ret = pick(optarg, iomap_names, 3)) < 0)
 				return bad("--iomap %s: ops, next or begin",
+					   optarg);
+			/* N-06..N-14 exist only in the embedded copy */
+			if (ret != TESTFS_MODE_OPS &&
+			    !iomapsim_generation()->proposal_apis)
+				return bad("--iomap %s: the proposal entry points are not in this build's iomap code (see iomapsim --version)",
 					   optarg);
 			o.iomap_mode = ret;
 			break;

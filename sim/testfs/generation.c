@@ -51,6 +51,10 @@ static const struct iomapsim_generation __maybe_unused gen_a = {
 	  "--iomap next selects the proposal's iomap_dio_rw_next()", \
 	  "`iomapsim run --iomap next` is refused (exit 2): the requests before it still compare", \
 	  NEXT_CONV }, \
+	{ "N-06", GEN_CHANGED, "iomap_cli", "run", "test_bench_polled_and_modes", \
+	  "--iomap next: the proposal entry points are not in this build's iomap code" ALL, \
+	  "iomapsim bench --iomap next|begin runs the proposal entry points", \
+	  "refused (exit 2): only --iomap ops runs", NEXT_CONV }, \
 	{ "N-06", GEN_NA, "iomap_cli", "run", "test_all_options", NULL ALL, \
 	  "--iomap next selects the proposal's iomap_dio_rw_next()", \
 	  "not in the tree: `iomapsim run --iomap next` is refused (exit 2)", NEXT_CONV }

@@ -643,7 +643,7 @@ int wl_run(const struct wl_opts *o, struct wl_result *r, char *err,
 		return ret;
 	}
 	sim_trace_enable(false);
-	iomap_dio_init();
+	iomap_sim_dio_init();
 	if (o->dev != WL_DEV_RAM) {
 		to.lower = make_dev(o, err, errlen);
 		if (IS_ERR(to.lower)) {
@@ -689,7 +689,7 @@ int wl_run(const struct wl_opts *o, struct wl_result *r, char *err,
 	subs_free(&c);
 	testfs_destroy(c.tf);
 out_engine:
-	iomap_dio_exit();
+	iomap_sim_dio_exit();
 	sim_engine_exit();
 	return ret;
 }
