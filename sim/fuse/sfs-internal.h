@@ -19,6 +19,7 @@ enum sfs_ctl_file {
 	SFS_CTL_TRACE,
 	SFS_CTL_SIMPLE,
 	SFS_CTL_FAULT,
+	SFS_CTL_LOGW,
 	SFS_CTL_NR,
 };
 

@@ -165,6 +165,19 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 	}
 	/* completions run bio_endio on the device's completion thread */
 	blk_sim_set_completion(m->lower, BLK_SIM_COMPLETE_INLINE);
+	if (o->log_writes) {
+		/* under the fault wrapper: a failed bio never reached it */
+		struct block_device *lw = sim_bdev_logw_wrap(m->lower,
+							     o->log_writes,
+							     err, errlen);
+
+		if (IS_ERR(lw)) {
+			ret = PTR_ERR(lw);
+			goto fail;
+		}
+		m->lower = lw;
+		blk_sim_set_completion(m->lower, BLK_SIM_COMPLETE_INLINE);
+	}
 	m->bdev = sim_bdev_fault_wrap(m->lower, err, errlen);
 	if (IS_ERR(m->bdev)) {
 		ret = PTR_ERR(m->bdev);
