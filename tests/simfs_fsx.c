@@ -636,6 +636,9 @@ static void gen_op(struct op *o, long i, long ops, long remount_every)
 		/* shrink more often than grow: files stay interesting */
 		o->off = below((below(2) ? model[o->f].size : MAXLEN) / grain +
 			       1) * grain;
+		/* empty files too: punching or truncating them again */
+		if (!below(8))
+			o->off = 0;
 	} else if (r < 79) {
 		o->kind = OP_FALLOC;
 		o->mode = falloc_modes[below(sizeof(falloc_modes) /
