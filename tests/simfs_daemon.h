@@ -102,6 +102,33 @@ static inline const char *sd_missing(struct sd_mount *d)
 }
 
 /* Is a simfs FUSE mount on @mnt? */
+/*
+ * What sd_missing() checks (exit 77 with the reason if anything is
+ * missing), then a fresh directory /var/tmp/iomapsim-TAG-XXXXXX in @dir
+ * holding the mount point (mnt) and the daemon's log (mount.log).
+ */
+static inline void sd_setup(struct sd_mount *d, const char *tag, char *dir,
+			    size_t len)
+{
+	const char *why = sd_missing(d);
+
+	if (!why) {
+		snprintf(dir, len, "/var/tmp/iomapsim-%s-XXXXXX", tag);
+		if (!mkdtemp(dir))
+			why = "cannot make a temporary directory in /var/tmp";
+	}
+	if (why) {
+		printf("SKIP: %s\n", why);
+		exit(SKIP_CODE);
+	}
+	snprintf(d->mnt, sizeof(d->mnt), "%s/mnt", dir);
+	snprintf(d->log, sizeof(d->log), "%s/mount.log", dir);
+	if (mkdir(d->mnt, 0755)) {
+		printf("mkdir %s: %s\n", d->mnt, strerror(errno));
+		exit(1);
+	}
+}
+
 static inline bool sd_mounted_at(const char *mnt)
 {
 	char line[1024];

@@ -117,12 +117,6 @@ static FILE *ops_log;
 
 static void cleanup(void);
 
-static void skip(const char *why)
-{
-	printf("SKIP: %s\n", why);
-	exit(SKIP_CODE);
-}
-
 static void describe(const struct op *o, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s %d %d %lld %lld %lld %d %u", op_name[o->kind],
@@ -686,26 +680,12 @@ static bool parse_op(const char *line, struct op *o)
 
 /* ---- main ----------------------------------------------------------------- */
 
-static void require_env(void)
-{
-	const char *why = sd_missing(&dm);
-
-	if (why)
-		skip(why);
-}
-
 static void setup(void)
 {
 	char out[2048], *p;
 
-	snprintf(tmpdir, sizeof(tmpdir), "/var/tmp/iomapsim-fsx-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		skip("cannot make a temporary directory in /var/tmp");
+	sd_setup(&dm, "fsx", tmpdir, sizeof(tmpdir));
 	snprintf(img, sizeof(img), "%s/img", tmpdir);
-	snprintf(dm.mnt, sizeof(dm.mnt), "%s/mnt", tmpdir);
-	snprintf(dm.log, sizeof(dm.log), "%s/mount.log", tmpdir);
-	if (mkdir(dm.mnt, 0755))
-		fail("mkdir %s: %s", dm.mnt, strerror(errno));
 	if (sd_run(out, sizeof(out), "%s mkfs %s --size 64m", dm.bin, img))
 		fail("mkfs: %s", out);
 	/* the device's logical block: the finest O_DIRECT grain */
@@ -789,7 +769,6 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sd_rng_state = run_seed;
-	require_env();
 	signal(SIGPIPE, SIG_IGN);
 	setup();
 	if (logfile)

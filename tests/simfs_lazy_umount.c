@@ -46,26 +46,13 @@ static unsigned long long free_blocks(void)
 
 int main(void)
 {
-	const char *why = sd_missing(&dm);
 	unsigned long long before;
 	char out[2048], path[600];
 	static char buf[256 << 10];
 	int status, fd[NOPEN];
 
-	if (why) {
-		printf("SKIP: %s\n", why);
-		return SKIP_CODE;
-	}
-	snprintf(tmpdir, sizeof(tmpdir), "/var/tmp/iomapsim-lazy-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		printf("SKIP: cannot make a temporary directory in /var/tmp\n");
-		return SKIP_CODE;
-	}
+	sd_setup(&dm, "lazy", tmpdir, sizeof(tmpdir));
 	snprintf(img, sizeof(img), "%s/img", tmpdir);
-	snprintf(dm.mnt, sizeof(dm.mnt), "%s/mnt", tmpdir);
-	snprintf(dm.log, sizeof(dm.log), "%s/mount.log", tmpdir);
-	if (mkdir(dm.mnt, 0755))
-		fail("mkdir: %s", strerror(errno));
 	if (sd_run(out, sizeof(out), "%s mkfs %s --size 32m", dm.bin, img))
 		fail("mkfs: %s", out);
 	if (sd_mount(&dm, img, NULL, out, sizeof(out)))

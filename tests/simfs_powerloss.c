@@ -453,7 +453,6 @@ static int check_point(long p)
 int main(int argc, char **argv)
 {
 	long ops = DEFAULT_OPS, nflush = 0, nrand = 0, nfiles = 0, prev = 0;
-	const char *why;
 	char out[2048];
 	int c;
 
@@ -481,24 +480,11 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sd_rng_state = seed;
-	why = sd_missing(&dm);
-	if (why) {
-		printf("SKIP: %s\n", why);
-		return SKIP_CODE;
-	}
-	snprintf(tmpdir, sizeof(tmpdir), "/var/tmp/iomapsim-pl-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		printf("SKIP: cannot make a temporary directory in /var/tmp\n");
-		return SKIP_CODE;
-	}
+	sd_setup(&dm, "pl", tmpdir, sizeof(tmpdir));
 	snprintf(img, sizeof(img), "%s/img", tmpdir);
 	snprintf(base, sizeof(base), "%s/base", tmpdir);
 	snprintf(work, sizeof(work), "%s/replayed", tmpdir);
 	snprintf(logp, sizeof(logp), "%s/log", tmpdir);
-	snprintf(dm.mnt, sizeof(dm.mnt), "%s/mnt", tmpdir);
-	snprintf(dm.log, sizeof(dm.log), "%s/mount.log", tmpdir);
-	if (mkdir(dm.mnt, 0755))
-		fail("mkdir: %s", strerror(errno));
 	printf("simfs_powerloss: seed %" PRIu64 ", %ld ops\n", seed, ops);
 	fflush(stdout);
 
