@@ -40,7 +40,12 @@
 
 #define NF 5			/* files p0..p4 */
 #define MAXF (256 << 10)	/* the model's room per file */
+/* each op is about one replay point; TSan's daemon is the slowest */
+#if defined(__SANITIZE_THREAD__)
+#define DEFAULT_OPS 120
+#else
 #define DEFAULT_OPS 240
+#endif
 #define MAX_VERSIONS 4096
 
 struct pfile {
