@@ -246,6 +246,8 @@ struct block_device *sim_bdev_logw_wrap(struct block_device *lower,
 		return ERR_PTR(ret);
 	}
 	s.nr_sectors = bdev_nr_sectors(lower);
+	if (bdev_write_cache(lower))
+		s.features |= LOGW_SUPER_WRITE_CACHE;
 	if (fwrite(&s, sizeof(s), 1, ld->log) != 1 || fflush(ld->log)) {
 		sim_bdev_err(err, errlen, "log-writes: %s: cannot write",
 			     path);

@@ -21,6 +21,7 @@ struct rec {
 };
 
 static struct rec recs[32];
+static u32 want_features = LOGW_SUPER_WRITE_CACHE;
 static int nr_recs;
 
 /* A log-writes device over a 1 MiB ram device (in @ram), or @lower. */
@@ -57,6 +58,7 @@ static void logw_read(struct block_device *bdev)
 	ck_assert(!memcmp(s.magic, LOGW_MAGIC, sizeof(s.magic)));
 	ck_assert_uint_eq(s.version, LOGW_VERSION);
 	ck_assert_uint_eq(s.nr_sectors, (1 << 20) >> 9);
+	ck_assert_uint_eq(s.features, want_features);
 	for (nr_recs = 0; nr_recs < (int)ARRAY_SIZE(recs); nr_recs++) {
 		struct rec *r = &recs[nr_recs];
 
@@ -177,6 +179,8 @@ START_TEST(test_logw_failed_write_not_logged)
 	fault = sim_bdev_fault_wrap(r2, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(fault), "%s", err);
 	bdev = logw_new(fault);
+	/* no write cache below: every completed write is on the media */
+	want_features = 0;
 	ck_assert_int_gt(sim_bdev_fault_add(fault, "bio-error:2:MEDIUM:write",
 					    err, sizeof(err)), 0);
 	fill_write(bdev, 0, 0, buf, 4096, 6);
@@ -186,6 +190,7 @@ START_TEST(test_logw_failed_write_not_logged)
 	logw_read(bdev);
 	ck_assert_int_eq(nr_recs, 1);
 	want_write(0, 0, 4096, 0, 6);
+	want_features = LOGW_SUPER_WRITE_CACHE;
 	bb_free(buf, 4096);
 }
 END_TEST

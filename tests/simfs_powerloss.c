@@ -73,6 +73,7 @@ static struct version versions[MAX_VERSIONS];
 static int nr_versions;
 static struct entry *ents;
 static long nr_ents;
+static bool write_cache;		/* else every write is durable */
 static uint64_t seed;
 static bool verbose;
 
@@ -292,6 +293,7 @@ static void read_log(void)
 	if (memcmp(s.magic, LOGW_MAGIC, sizeof(s.magic)) ||
 	    s.version != LOGW_VERSION || s.sector_size != 512)
 		fail("%s: not a version %d log-writes log", logp, LOGW_VERSION);
+	write_cache = s.features & LOGW_SUPER_WRITE_CACHE;
 	for (;;) {
 		struct entry *en;
 
@@ -379,8 +381,8 @@ static long build_copy(long p)
 	for (long i = 0; i < p; i++) {
 		const struct logw_entry *e = &ents[i].e;
 
-		if (e->type != LOGW_WRITE ||
-		    (!(e->flags & LOGW_FUA) && e->seq >= covered))
+		if (e->type != LOGW_WRITE || (write_cache &&
+		    !(e->flags & LOGW_FUA) && e->seq >= covered))
 			continue;
 		if (e->len > bufsz) {
 			bufsz = e->len;

@@ -12,7 +12,7 @@
  * all little-endian, written by the host that made them.  Entry numbers
  * (@seq) count from 0 with no gaps.
  *
- * What is durable after entries [0, N):
+ * What is durable after entries [0, N) (LOGW_SUPER_WRITE_CACHE set):
  *  - a write with LOGW_FUA, once its entry is among them;
  *  - any other write whose @seq is below the @covers of a LOGW_FLUSH
  *    entry among them: the flush was submitted after that write had
@@ -20,6 +20,8 @@
  *  - nothing else (a crash may or may not keep it: a replay drops it).
  * A write that carried REQ_PREFLUSH is logged as a LOGW_FLUSH entry for
  * its preflush and then the write itself: both completed together.
+ * A device without a volatile write cache (LOGW_SUPER_WRITE_CACHE clear)
+ * has every write on the media when it completes: all are durable.
  */
 #ifndef _SIM_LOGW_FORMAT_H
 #define _SIM_LOGW_FORMAT_H
@@ -36,7 +38,12 @@ struct logw_super {
 	uint32_t version;
 	uint32_t sector_size;		/* 512: @sector units */
 	uint64_t nr_sectors;		/* the device's size */
+	uint32_t features;		/* LOGW_SUPER_* */
+	uint32_t pad;
 };
+
+/* BLK_FEAT_WRITE_CACHE: completed writes may still be volatile */
+#define LOGW_SUPER_WRITE_CACHE (1U << 0)
 
 enum logw_type {
 	LOGW_WRITE = 1,			/* @sector, @len bytes of data */
