@@ -595,10 +595,37 @@ static const int falloc_modes[] = {
 	FALLOC_FL_UNSHARE_RANGE,
 };
 
+/*
+ * Every run starts here: empty files, fresh and after a remount (no
+ * extent array at all), truncated up and down, punched and zeroed, where
+ * the sanitizers once stopped the daemon (issue 13, item 4).
+ */
+static const struct op preamble[] = {
+#define EMPTY_FILE_OPS(f)                                                   \
+	{ OP_TRUNCATE, f, 0, 4096, 0, 0, 0, 0 },                           \
+	{ OP_TRUNCATE, f, 0, 0, 0, 0, 0, 0 },                              \
+	{ OP_FALLOC, f, 0, 0, 8192, 0,                                     \
+	  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0 },                 \
+	{ OP_FALLOC, f, 0, 4096, 8192, 0,                                  \
+	  FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, 0 }
+	EMPTY_FILE_OPS(0), EMPTY_FILE_OPS(1),
+	{ OP_REMOUNT, 0, 0, 0, 0, 0, 0, 0 },
+	EMPTY_FILE_OPS(0), EMPTY_FILE_OPS(2),
+	{ OP_TRUNCATE, 3, 0, 0, 0, 0, 0, 0 },
+	{ OP_FALLOC, 3, 0, 0, 65536, 0,
+	  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0 },
+#undef EMPTY_FILE_OPS
+};
+#define NR_PREAMBLE ((long)(sizeof(preamble) / sizeof(preamble[0])))
+
 static void gen_op(struct op *o, long i, long ops, long remount_every)
 {
 	unsigned int r;
 
+	if (i < NR_PREAMBLE) {
+		*o = preamble[i];
+		return;
+	}
 	memset(o, 0, sizeof(*o));
 	o->f = below(NFILES);
 	o->data = (unsigned int)rnd();
