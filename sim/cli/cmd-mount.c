@@ -27,7 +27,7 @@ static void usage(FILE *f)
 "~/.cache/iomapsim/default.img (1 GiB, made on first use).\n"
 "Direct I/O (O_DIRECT) on its files runs through the simulator's iomap\n"
 "and bio code down to TARGET opened with O_DIRECT.  Control files are\n"
-"in MOUNTPOINT/.iomapsim/ (stats, trace, simple, fault).\n"
+"in MOUNTPOINT/.iomapsim/ (stats, trace, simple, fault, log-writes).\n"
 "Unmount with: fusermount3 -u MOUNTPOINT\n"
 "\n"
 "  -f, --foreground     do not become a daemon\n"
