@@ -63,8 +63,10 @@ static struct logw_dev *logw_of(struct block_device *bdev)
 	return to_logw(bdev);
 }
 
-/* Append one entry; @ld->lock held.  A log that cannot be written is
- * reported once, at the end (sim_bdev_logw_error()). */
+/*
+ * Append one entry; @ld->lock held.  A log that cannot be written is
+ * reported once, when the device goes (logw_destroy()).
+ */
 static void logw_append(struct logw_dev *ld, u32 type, u64 sector,
 			u32 flags, u64 covers, const void *data, u32 len)
 {
@@ -115,9 +117,9 @@ static void logw_end_io(struct bio *clone)
 		if (io->flags & LOGW_PREFLUSH)
 			logw_append(ld, LOGW_FLUSH, 0, 0, io->covers, NULL, 0);
 		if (io->len)
-			logw_append(ld, LOGW_WRITE, sim_bio_pos(orig) >>
-				    SECTOR_SHIFT, io->flags, 0, io->data,
-				    io->len);
+			logw_append(ld, LOGW_WRITE,
+				    sim_bio_pos(orig) >> SECTOR_SHIFT,
+				    io->flags, 0, io->data, io->len);
 		pthread_mutex_unlock(&ld->lock);
 	}
 	bio_uninit(clone);
