@@ -42,13 +42,13 @@ struct logw_dev {
 };
 
 struct logw_io {
-	struct bio clone;
 	struct logw_dev *ld;
 	struct bio *orig;
 	u64 covers;		/* entries logged when it was submitted */
 	u32 flags;		/* LOGW_* */
 	u32 len;
 	void *data;
+	struct bio clone;	/* last: struct bio ends in a flexible array */
 };
 
 static struct logw_dev *to_logw(struct block_device *bdev)
