@@ -607,21 +607,24 @@ START_TEST(test_mkfs_refuses_ext4)
 		       "checked\n");
 		return;
 	}
-	ck_assert_msg(sd_run(out, sizeof(out), "mkfs.ext4 -q -F %s", target) == 0,
-		      "mkfs.ext4: %s", out);
+	ck_assert_msg(sd_run(out, sizeof(out), "mkfs.ext4 -q -F %s",
+			     target) == 0, "mkfs.ext4: %s", out);
 	sd_run(before, sizeof(before), "md5sum < %s", target);
-	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs %s", bin, target), 1);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs %s", bin, target),
+			 1);
 	ck_assert_msg(strstr(out, "ext4") && strstr(out, "--force"),
 		      "refusal should name ext4 and --force: %s", out);
 	sd_run(after, sizeof(after), "md5sum < %s", target);
 	ck_assert_str_eq(before, after);
 	/* --force wipes the ext4 signature and makes a simfs */
 	ck_assert_msg(sd_run(out, sizeof(out), "%s mkfs --force %s", bin,
-			 target) == 0, "mkfs --force: %s", out);
+			     target) == 0, "mkfs --force: %s", out);
 	ck_assert_int_ne(sd_run(out, sizeof(out), "blkid -p %s", target), 0);
-	ck_assert_int_eq(sd_run(out, sizeof(out), "%s fsck %s", bin, target), 0);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s fsck %s", bin, target),
+			 0);
 	/* and now it refuses to overwrite the simfs */
-	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs %s", bin, target), 1);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs %s", bin, target),
+			 1);
 	ck_assert_ptr_nonnull(strstr(out, "simfs"));
 }
 END_TEST
