@@ -34,7 +34,8 @@ bool sim_backend_ours(struct block_device *bdev)
 	const struct sim_bdev_ops *ops = bdev ? bdev->bd_ops : NULL;
 
 	return ops == &sim_ram_ops || ops == &sim_null_ops ||
-	       ops == &sim_file_ops || ops == &sim_fault_ops;
+	       ops == &sim_file_ops || ops == &sim_fault_ops ||
+	       ops == &sim_logw_ops;
 }
 
 void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,

@@ -1094,11 +1094,13 @@ fail:
 	return ERR_PTR(ret);
 }
 
-/* The file device under @bdev (itself, or a fault wrapper's lower). */
+/* The file device under @bdev (itself, or under fault / log-writes). */
 static struct bfile_dev *file_of(struct block_device *bdev)
 {
 	if (bdev && bdev->bd_ops == &sim_fault_ops)
 		bdev = sim_bdev_fault_lower(bdev);
+	if (bdev && bdev->bd_ops == &sim_logw_ops)
+		bdev = sim_bdev_logw_lower(bdev);
 	if (!bdev || bdev->bd_ops != &sim_file_ops)
 		return NULL;
 	return to_bfile(bdev);

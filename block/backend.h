@@ -31,6 +31,7 @@ extern const struct sim_bdev_ops sim_ram_ops;
 extern const struct sim_bdev_ops sim_null_ops;
 extern const struct sim_bdev_ops sim_file_ops;
 extern const struct sim_bdev_ops sim_fault_ops;
+extern const struct sim_bdev_ops sim_logw_ops;
 
 /* Live bios inside the backends; back to zero when all have ended. */
 extern struct sim_stat bdev_inflight;

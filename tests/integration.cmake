@@ -2,7 +2,10 @@
 # Integration tests: they mount through FUSE and may use loop devices, so
 # they run one at a time, get more time, and exit 77 (reported as skipped,
 # with the reason printed) where root, /dev/fuse or losetup is missing.
-foreach(t simfs_mount simfs_mount_loop simfs_mount_safety)
+# simfs_fsx (random ops against a model) and simfs_powerloss (log-writes
+# replay) pick a new seed each run and print it; see their headers.
+foreach(t simfs_mount simfs_mount_loop simfs_mount_safety simfs_fsx
+		simfs_powerloss simfs_lazy_umount)
 	if(TEST ${t})
 		set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77
 			RUN_SERIAL TRUE TIMEOUT 600 LABELS "simfs;integration")

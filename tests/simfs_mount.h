@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <linux/falloc.h>
+#include "simfs_daemon.h"
 
-#define SKIP_CODE 77
 #define MiB (1ULL << 20)
 
 static char bin[4096];		/* the iomapsim command */
@@ -46,46 +46,9 @@ static void say_skip(const char *why)
 	exit(SKIP_CODE);
 }
 
-/* Run a shell command, its output (both streams) into @out. */
-static int sh(char *out, size_t len, const char *fmt, ...)
-{
-	char cmd[2048], buf[512];
-	size_t n = 0;
-	va_list ap;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
-	va_end(ap);
-	strcat(cmd, " 2>&1");
-	p = popen(cmd, "r");
-	ck_assert_ptr_nonnull(p);
-	if (out && len)
-		out[0] = 0;
-	while (fgets(buf, sizeof(buf), p)) {
-		if (out && n + strlen(buf) < len) {
-			strcpy(out + n, buf);
-			n += strlen(buf);
-		}
-	}
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static bool is_mounted(void)
 {
-	char line[1024];
-	bool found = false;
-	FILE *f = fopen("/proc/self/mounts", "r");
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, mnt) && strstr(line, "fuse.iomapsim"))
-			found = true;
-	fclose(f);
-	return found;
+	return sd_mounted_at(mnt);
 }
 
 static void mount_fs(const char *opts)
@@ -134,7 +97,7 @@ static void umount_fs(void)
 	char out[1024];
 	int status = -1;
 
-	ck_assert_msg(sh(out, sizeof(out), "fusermount3 -u %s", mnt) == 0,
+	ck_assert_msg(sd_run(out, sizeof(out), "fusermount3 -u %s", mnt) == 0,
 		      "fusermount3 -u: %s", out);
 	if (daemon_pid > 0) {
 		ck_assert_int_eq(waitpid(daemon_pid, &status, 0), daemon_pid);
@@ -262,7 +225,7 @@ static void verify_file(const char *name, size_t len, size_t chunk,
 
 static int fsck_image(char *out, size_t len)
 {
-	return sh(out, len, "%s fsck %s", bin, target);
+	return sd_run(out, len, "%s fsck %s", bin, target);
 }
 
 /* ---- fixture ----------------------------------------------------------- */
@@ -277,9 +240,9 @@ static void global_cleanup(void)
 		daemon_pid = -1;
 	}
 	if (mnt[0] && is_mounted())
-		sh(out, sizeof(out), "fusermount3 -u -z %s", mnt);
+		sd_run(out, sizeof(out), "fusermount3 -u -z %s", mnt);
 	if (loopdev[0]) {
-		sh(out, sizeof(out), "losetup -d %s", loopdev);
+		sd_run(out, sizeof(out), "losetup -d %s", loopdev);
 		loopdev[0] = 0;
 	}
 }
@@ -299,16 +262,16 @@ static void setup(void)
 		ck_assert_int_ge(fd, 0);
 		ck_assert_int_eq(ftruncate(fd, 256 * MiB), 0);
 		close(fd);
-		ck_assert_msg(sh(out, sizeof(out), "losetup -f --show %s",
+		ck_assert_msg(sd_run(out, sizeof(out), "losetup -f --show %s",
 				 img) == 0, "losetup: %s", out);
 		out[strcspn(out, "\n")] = 0;
 		snprintf(loopdev, sizeof(loopdev), "%s", out);
 		snprintf(target, sizeof(target), "%s", loopdev);
-		ck_assert_msg(sh(out, sizeof(out), "%s mkfs %s", bin,
+		ck_assert_msg(sd_run(out, sizeof(out), "%s mkfs %s", bin,
 				 target) == 0, "mkfs: %s", out);
 	} else {
 		snprintf(target, sizeof(target), "%s", img);
-		ck_assert_msg(sh(out, sizeof(out), "%s mkfs %s --size 256m",
+		ck_assert_msg(sd_run(out, sizeof(out), "%s mkfs %s --size 256m",
 				 bin, target) == 0, "mkfs: %s", out);
 	}
 	mount_fs(NULL);
@@ -338,7 +301,7 @@ static void setup_bare(void)
 	}
 	snprintf(target, sizeof(target), "%s", img);
 	if (use_loop) {
-		ck_assert_msg(sh(out, sizeof(out), "losetup -f --show %s",
+		ck_assert_msg(sd_run(out, sizeof(out), "losetup -f --show %s",
 				 img) == 0, "losetup: %s", out);
 		out[strcspn(out, "\n")] = 0;
 		snprintf(loopdev, sizeof(loopdev), "%s", out);
@@ -594,7 +557,7 @@ START_TEST(test_kill9_fsynced_data_survives)
 	int status;
 
 	/* no periodic commit: only fsync makes things durable */
-	ck_assert_int_eq(sh(out, sizeof(out), "fusermount3 -u %s", mnt), 0);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "fusermount3 -u %s", mnt), 0);
 	waitpid(daemon_pid, &status, 0);
 	daemon_pid = -1;
 	mount_fs("commit=0");
@@ -614,7 +577,7 @@ START_TEST(test_kill9_fsynced_data_survives)
 	ck_assert_int_eq(kill(daemon_pid, SIGKILL), 0);
 	waitpid(daemon_pid, &status, 0);
 	daemon_pid = -1;
-	ck_assert_int_eq(sh(out, sizeof(out), "fusermount3 -u -z %s", mnt),
+	ck_assert_int_eq(sd_run(out, sizeof(out), "fusermount3 -u -z %s", mnt),
 			 0);
 
 	ck_assert_msg(fsck_image(out, sizeof(out)) == 0, "fsck: %s", out);
@@ -644,21 +607,24 @@ START_TEST(test_mkfs_refuses_ext4)
 		       "checked\n");
 		return;
 	}
-	ck_assert_msg(sh(out, sizeof(out), "mkfs.ext4 -q -F %s", target) == 0,
-		      "mkfs.ext4: %s", out);
-	sh(before, sizeof(before), "md5sum < %s", target);
-	ck_assert_int_eq(sh(out, sizeof(out), "%s mkfs %s", bin, target), 1);
+	ck_assert_msg(sd_run(out, sizeof(out), "mkfs.ext4 -q -F %s",
+			     target) == 0, "mkfs.ext4: %s", out);
+	sd_run(before, sizeof(before), "md5sum < %s", target);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs %s", bin, target),
+			 1);
 	ck_assert_msg(strstr(out, "ext4") && strstr(out, "--force"),
 		      "refusal should name ext4 and --force: %s", out);
-	sh(after, sizeof(after), "md5sum < %s", target);
+	sd_run(after, sizeof(after), "md5sum < %s", target);
 	ck_assert_str_eq(before, after);
 	/* --force wipes the ext4 signature and makes a simfs */
-	ck_assert_msg(sh(out, sizeof(out), "%s mkfs --force %s", bin,
-			 target) == 0, "mkfs --force: %s", out);
-	ck_assert_int_ne(sh(out, sizeof(out), "blkid -p %s", target), 0);
-	ck_assert_int_eq(sh(out, sizeof(out), "%s fsck %s", bin, target), 0);
+	ck_assert_msg(sd_run(out, sizeof(out), "%s mkfs --force %s", bin,
+			     target) == 0, "mkfs --force: %s", out);
+	ck_assert_int_ne(sd_run(out, sizeof(out), "blkid -p %s", target), 0);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s fsck %s", bin, target),
+			 0);
 	/* and now it refuses to overwrite the simfs */
-	ck_assert_int_eq(sh(out, sizeof(out), "%s mkfs %s", bin, target), 1);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs %s", bin, target),
+			 1);
 	ck_assert_ptr_nonnull(strstr(out, "simfs"));
 }
 END_TEST

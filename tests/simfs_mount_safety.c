@@ -29,7 +29,7 @@ static void umount2_if_mounted(void)
 	if (f)
 		fclose(f);
 	if (found)
-		sh(out, sizeof(out), "fusermount3 -u %s", mnt2);
+		sd_run(out, sizeof(out), "fusermount3 -u %s", mnt2);
 }
 
 START_TEST(test_second_mount_and_mkfs_refused)
@@ -42,7 +42,7 @@ START_TEST(test_second_mount_and_mkfs_refused)
 	mkdir(mnt2, 0755);
 	snprintf(want, sizeof(want), "image is mounted (pid %d)", daemon_pid);
 
-	rc = sh(out, sizeof(out), "%s mount %s %s", bin, target, mnt2);
+	rc = sd_run(out, sizeof(out), "%s mount %s %s", bin, target, mnt2);
 	umount2_if_mounted();
 	ck_assert_msg(rc == 1, "second mount: exit %d: %s", rc, out);
 	ck_assert_msg(strstr(out, want), "second mount should say '%s': %s",
@@ -50,11 +50,11 @@ START_TEST(test_second_mount_and_mkfs_refused)
 	/* one line */
 	ck_assert_ptr_eq(strchr(out, '\n'), out + strlen(out) - 1);
 
-	sh(before, sizeof(before), "md5sum < %s", target);
-	rc = sh(out, sizeof(out), "%s mkfs --force %s", bin, target);
+	sd_run(before, sizeof(before), "md5sum < %s", target);
+	rc = sd_run(out, sizeof(out), "%s mkfs --force %s", bin, target);
 	ck_assert_msg(rc == 1 && strstr(out, want), "mkfs --force of a "
 		      "mounted image: exit %d: %s", rc, out);
-	sh(after, sizeof(after), "md5sum < %s", target);
+	sd_run(after, sizeof(after), "md5sum < %s", target);
 	ck_assert_str_eq(before, after);
 
 	/* fsck runs, read-only, and says why the state is MOUNTED */
@@ -83,8 +83,8 @@ START_TEST(test_remount_right_after_unmount)
 
 		snprintf(name, sizeof(name), "r%d", round);
 		write_file(name, 64 << 10, 4096, 30 + round, false);
-		ck_assert_msg(sh(out, sizeof(out), "fusermount3 -u %s", mnt) ==
-			      0, "fusermount3 -u: %s", out);
+		ck_assert_msg(sd_run(out, sizeof(out), "fusermount3 -u %s",
+				     mnt) == 0, "fusermount3 -u: %s", out);
 		daemon_pid = -1;
 		mount_fs(NULL);
 		ck_assert_int_eq(waitpid(old, NULL, 0), old);
@@ -228,7 +228,7 @@ START_TEST(test_failed_mount_messages)
 	/* too small: the path once */
 	fd = open(img, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	close(fd);
-	ck_assert_int_eq(sh(out, sizeof(out), "cd %s && %s mount img mnt",
+	ck_assert_int_eq(sd_run(out, sizeof(out), "cd %s && %s mount img mnt",
 			    tmpdir, bin), 1);
 	ck_assert_msg(strstr(out, "iomapsim: img: too small") &&
 		      !strstr(out, "img: img:"), "%s", out);
@@ -239,18 +239,19 @@ START_TEST(test_failed_mount_messages)
 		return;
 	}
 	ck_assert_int_eq(truncate(img, 64 * MiB), 0);
-	ck_assert_int_eq(sh(out, sizeof(out), "mkfs.ext4 -q -F %s", img), 0);
-	ck_assert_int_eq(sh(out, sizeof(out), "%s mount %s %s", bin, img, mp),
-			 1);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "mkfs.ext4 -q -F %s", img),
+			 0);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mount %s %s", bin, img,
+				mp), 1);
 	ck_assert_msg(strstr(out, "ext4") && strstr(out, "mkfs --force"),
 		      "the hint must be a mkfs that runs: %s", out);
 	/* and that command does run */
-	ck_assert_int_eq(sh(out, sizeof(out), "%s mkfs --force %s", bin, img),
-			 0);
-	ck_assert_int_eq(sh(out, sizeof(out), "%s fsck %s", bin, img), 0);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs --force %s", bin,
+				img), 0);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s fsck %s", bin, img), 0);
 	/* block size 0 is not "the default" */
-	ck_assert_int_eq(sh(out, sizeof(out), "%s mkfs --force --block-size "
-			    "0 %s", bin, img), 2);
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs --force "
+				"--block-size 0 %s", bin, img), 2);
 	ck_assert_ptr_nonnull(strstr(out, "bad block size '0'"));
 }
 END_TEST

@@ -15,6 +15,9 @@
  *           spec to add one, "-ID" to remove one, "clear" for all.  At
  *           most SIM_FAULT_MAX_RULES (64) rules: one more is refused
  *           with ENOSPC.
+ *   log-writes  with -o logwrites=PATH: "entries N", the log's length;
+ *           write a NAME to add a mark of that name to the log
+ *           (dm-log-writes' "mark" message); EINVAL without logging.
  *
  * One write(2) is one value, applied whole or not at all: whitespace may
  * follow it (echo's newline) but not precede it, and a value that is
@@ -48,7 +51,16 @@ static const struct {
 	[SFS_CTL_TRACE] = { "trace", S_IFREG | 0644 },
 	[SFS_CTL_SIMPLE] = { "simple", S_IFREG | 0644 },
 	[SFS_CTL_FAULT] = { "fault", S_IFREG | 0644 },
+	[SFS_CTL_LOGW] = { "log-writes", S_IFREG | 0644 },
 };
+
+/* The log-writes device under the fault wrapper, or NULL. */
+static struct block_device *logw_dev(struct sfs_mount *m)
+{
+	struct block_device *b = sim_bdev_fault_lower(m->bdev);
+
+	return sim_bdev_logw_lower(b) ? b : NULL;
+}
 
 void sfs_ctl_attr(uint64_t ino, struct sfs_attr *a)
 {
@@ -104,7 +116,8 @@ static void stats_text(struct sfs_mount *m, FILE *f)
 		"%llu of %llu blocks free\n", m->target,
 		(unsigned long long)m->sbi->generation, st.block_size,
 		(unsigned long long)st.bfree, (unsigned long long)st.blocks);
-	if (sim_bdev_file_info(sim_bdev_fault_lower(m->bdev), &fi))
+	if (sim_bdev_file_info(logw_dev(m) ? sim_bdev_logw_lower(logw_dev(m)) :
+			       sim_bdev_fault_lower(m->bdev), &fi))
 		fprintf(f, "# device: %s, O_DIRECT alignment %u/%u bytes, "
 			"queue depth %u\n", fi.is_blockdev ? "block device" :
 			"file", fi.dio_mem_align, fi.dio_offset_align,
@@ -176,6 +189,14 @@ int sfs_ctl_open(struct sfs_mount *m, uint64_t ino, struct sfs_fh *h)
 		}
 		break;
 	}
+	case SFS_CTL_LOGW:
+		if (logw_dev(m))
+			fprintf(f, "entries %llu\n", (unsigned long long)
+				sim_bdev_logw_entries(logw_dev(m)));
+		else
+			fprintf(f, "# not recording: mount with -o "
+				"logwrites=PATH\n");
+		break;
 	}
 	if (fclose(f))
 		return -ENOMEM;
@@ -233,6 +254,14 @@ long sfs_ctl_write(struct sfs_mount *m, struct sfs_fh *h, const char *data,
 			fprintf(stderr, "iomapsim: fault: %s\n", err);
 			return ret == -ENOSPC ? -ENOSPC : -EINVAL;
 		}
+		break;
+	case SFS_CTL_LOGW:
+		if (!logw_dev(m))
+			return -EINVAL;
+		/* -EINVAL: too long for a mark; -EIO: the log failed */
+		ret = sim_bdev_logw_mark(logw_dev(m), val);
+		if (ret)
+			return ret;
 		break;
 	default:
 		return -EPERM;

@@ -34,6 +34,12 @@ struct iomapsim_mount_opts {
 	bool debug;			/* debug: libfuse's request log */
 	bool trace;			/* trace=on: record the trace ring */
 	const char *faults[IOMAPSIM_MAX_FAULTS]; /* fault=SPEC, repeatable */
+	/*
+	 * logwrites=PATH: record every write, flush and FUA bio that reaches
+	 * the device in the new file PATH (dm-log-writes; see
+	 * <sim/logw-format.h>), for power-loss replay
+	 */
+	const char *log_writes;
 	unsigned int nr_faults;
 };
 

@@ -7,8 +7,10 @@
 #ifndef _SFS_INTERNAL_H
 #define _SFS_INTERNAL_H
 
+#include <pthread.h>
 #include <linux/atomic.h>
 #include <linux/fs.h>
+#include <linux/list.h>
 #include "sfs.h"
 #include "simfs.h"
 
@@ -19,6 +21,7 @@ enum sfs_ctl_file {
 	SFS_CTL_TRACE,
 	SFS_CTL_SIMPLE,
 	SFS_CTL_FAULT,
+	SFS_CTL_LOGW,
 	SFS_CTL_NR,
 };
 
@@ -31,6 +34,14 @@ struct sfs_mount {
 	atomic_long_t inflight;
 	atomic_long_t reply_errors;
 	bool engine_started;
+	/*
+	 * Handles not yet released.  The FUSE client sends RELEASE after
+	 * close() returns, without waiting for it, and an unmount does not
+	 * wait either: what is still open when the session ends is
+	 * released by sfs_mount_close(), as the last fput would.
+	 */
+	pthread_mutex_t fh_lock;
+	struct list_head open_fhs;
 };
 
 enum sfs_fh_kind {
@@ -44,6 +55,7 @@ struct sfs_fh {
 	int ctl;			/* SFS_FH_CTL: which file */
 	char *text;			/* its contents as of open */
 	size_t len;
+	struct list_head node;		/* on sfs_mount.open_fhs */
 };
 
 void sfs_thread_enter(void);

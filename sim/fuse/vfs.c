@@ -142,6 +142,8 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	pthread_mutex_init(&m->fh_lock, NULL);
+	INIT_LIST_HEAD(&m->open_fhs);
 	snprintf(m->target, sizeof(m->target), "%s", o->target);
 	ret = sim_engine_init(&eo);
 	if (ret) {
@@ -166,6 +168,19 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 	}
 	/* completions run bio_endio on the device's completion thread */
 	blk_sim_set_completion(m->lower, BLK_SIM_COMPLETE_INLINE);
+	if (o->log_writes) {
+		/* under the fault wrapper: a failed bio never reached it */
+		struct block_device *lw = sim_bdev_logw_wrap(m->lower,
+							     o->log_writes,
+							     err, errlen);
+
+		if (IS_ERR(lw)) {
+			ret = PTR_ERR(lw);
+			goto fail;
+		}
+		m->lower = lw;
+		blk_sim_set_completion(m->lower, BLK_SIM_COMPLETE_INLINE);
+	}
 	m->bdev = sim_bdev_fault_wrap(m->lower, err, errlen);
 	if (IS_ERR(m->bdev)) {
 		ret = PTR_ERR(m->bdev);
@@ -195,6 +210,7 @@ fail:
 		sim_bdev_destroy(m->lower);
 	if (m->engine_started)
 		sim_engine_exit();
+	pthread_mutex_destroy(&m->fh_lock);
 	free(m);
 	return ret < 0 ? ret : -EINVAL;
 }
@@ -211,10 +227,15 @@ int sfs_mount_close(struct sfs_mount *m)
 	sfs_thread_enter();
 	/* replies still owed must go out before the session dies */
 	wait_var_event(&m->inflight, atomic_long_read(&m->inflight) == 0);
+	/* RELEASEs the client never sent: close them before the commit */
+	while (!list_empty(&m->open_fhs))
+		sfs_release(m, (uintptr_t)list_first_entry(&m->open_fhs,
+							   struct sfs_fh, node));
 	ret = simfs_unmount(m->sb);
 	iomap_sim_dio_exit();
 	sim_bdev_destroy(m->bdev);
 	sim_engine_exit();
+	pthread_mutex_destroy(&m->fh_lock);
 	free(m);
 	return ret;
 }
@@ -445,8 +466,7 @@ int sfs_open(struct sfs_mount *m, uint64_t ino, int flags, uint64_t *fh,
 		}
 		/* generated contents: no page cache, no size */
 		*fopen_flags = SFS_FOPEN_DIRECT_IO;
-		*fh = (uintptr_t)h;
-		return 0;
+		goto opened;
 	}
 	ei = iget(m, ino);
 	if (!ei) {
@@ -465,6 +485,10 @@ int sfs_open(struct sfs_mount *m, uint64_t ino, int flags, uint64_t *fh,
 		if (f->f_mode & FMODE_DIO_PARALLEL_WRITE)
 			*fopen_flags |= SFS_FOPEN_PARALLEL_WRITES;
 	}
+opened:
+	pthread_mutex_lock(&m->fh_lock);
+	list_add(&h->node, &m->open_fhs);
+	pthread_mutex_unlock(&m->fh_lock);
 	*fh = (uintptr_t)h;
 	return 0;
 }
@@ -474,6 +498,9 @@ int sfs_release(struct sfs_mount *m, uint64_t fh)
 	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
 
 	sfs_thread_enter();
+	pthread_mutex_lock(&m->fh_lock);
+	list_del(&h->node);
+	pthread_mutex_unlock(&m->fh_lock);
 	if (h->kind == SFS_FH_CTL)
 		sfs_ctl_release(h);
 	else

@@ -12,6 +12,8 @@
  *          driven through io_uring; limits from statx / libblkid.
  *  fault - wraps any of them and fails or delays bios by rules given as
  *          text ("bio-error:3:IOERR"), as the CLI and FUSE knobs do.
+ *  log-writes - wraps any of them and records every write, flush and
+ *          FUA bio in a log file, for power-loss replay (dm-log-writes).
  *
  * Every constructor returns a block_device or an ERR_PTR, and writes a
  * one-line reason into @err (may be NULL) on failure.
@@ -272,6 +274,27 @@ int sim_bdev_fault_check(const char *spec, char *err, size_t errlen);
  */
 int sim_bdev_fault_command(struct block_device *bdev, const char *line,
 			   char *err, size_t errlen);
+
+/* ---- log-writes wrapper (dm-log-writes) ---------------------------- */
+
+/*
+ * Takes ownership of @lower, as the fault wrapper does, and records every
+ * write, flush and FUA bio that succeeds on it into a new file @path
+ * (refused if it exists), format in <sim/logw-format.h>.
+ */
+struct block_device *sim_bdev_logw_wrap(struct block_device *lower,
+					const char *path, char *err,
+					size_t errlen);
+struct block_device *sim_bdev_logw_lower(struct block_device *bdev);
+/*
+ * Append a mark @name (1..LOGW_MARK_MAX bytes,
+ * <sim/logw-format.h>) to the log, as dm-log-writes'
+ * "mark" message: a test names the moment it reached.  0, -EINVAL (not a
+ * log-writes device, bad name) or -EIO (the log cannot be written).
+ */
+int sim_bdev_logw_mark(struct block_device *bdev, const char *name);
+/* Entries logged so far (0 if @bdev is not a log-writes device). */
+u64 sim_bdev_logw_entries(struct block_device *bdev);
 
 /* blk_status_t by name ("IOERR" or "BLK_STS_IOERR"); -1 if unknown. */
 int sim_blk_status_parse(const char *name);

@@ -612,6 +612,9 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 		} else if (!strcmp(opt, "max_background") && v) {
 			bad = parse_uint(v, 65535, &o->max_background) ||
 			      !o->max_background;
+		} else if (!strcmp(opt, "logwrites") && v) {
+			bad = !*v;
+			o->log_writes = v;
 		} else if (!strcmp(opt, "fault") && v) {
 			char ferr[256];
 
