@@ -52,6 +52,8 @@ DEFINE_SIM_STAT(bdev_file_short, "bdev_file_short");
 DEFINE_SIM_STAT(bdev_file_retry, "bdev_file_retry");
 /* A lone read submitted and waited for in one io_uring_enter(). */
 DEFINE_SIM_STAT(bdev_file_submit_and_wait, "bdev_file_submit_and_wait");
+/* ... or left so long that something else had to submit it. */
+DEFINE_SIM_STAT(bdev_file_deferred_late, "bdev_file_deferred_late");
 /* Completion busy-poll windows of thread-ring owners, hits, time spent. */
 DEFINE_SIM_STAT(bdev_file_poll_windows, "bdev_file_poll_windows");
 DEFINE_SIM_STAT(bdev_file_poll_hits, "bdev_file_poll_hits");
@@ -202,6 +204,7 @@ struct bfile_tring {
 	bool lone_read;		 /* atomic: one went out on an idle device */
 	bool defer;		 /* owner only: a lone read waits for its wait */
 	unsigned int unsubmitted; /* under sq_lock: SQEs the owner deferred */
+	u64 deferred_ns;	 /* under sq_lock: when the first was */
 	unsigned int outstanding; /* atomic: bios on it not yet ended */
 	struct bfile_tring *next; /* dev->trings */
 };
@@ -342,12 +345,24 @@ static int bfile_tr_submit(struct bfile_tring *tr)
 	}
 }
 
-/* Submit a deferred read now: it is not to be waited for in one call. */
-static void bfile_tr_flush(struct bfile_tring *tr)
+/*
+ * Under tr->sq_lock: submit a deferred read now, not in the call that
+ * waits for it (@late: the owner is not the one doing it).
+ */
+static void bfile_tr_flush_locked(struct bfile_tring *tr, bool late)
+{
+	if (!tr->unsubmitted)
+		return;
+	if (late)
+		sim_stat_inc(&bdev_file_deferred_late);
+	if (bfile_tr_submit(tr))
+		pr_err("file: cannot submit a deferred read\n");
+}
+
+static void bfile_tr_flush(struct bfile_tring *tr, bool late)
 {
 	pthread_mutex_lock(&tr->sq_lock);
-	if (tr->unsubmitted && bfile_tr_submit(tr))
-		pr_err("file: cannot submit a deferred read\n");
+	bfile_tr_flush_locked(tr, late);
 	pthread_mutex_unlock(&tr->sq_lock);
 }
 
@@ -401,7 +416,7 @@ static int bfile_tr_reap_ready(struct bfile_dev *dev)
 	 * work that posts the rest (and cuts a sleep short for it), so an
 	 * event loop need not spend one on that here.
 	 */
-	bfile_tr_flush(tr);
+	bfile_tr_flush(tr, false);
 	pthread_mutex_lock(&tr->cq_lock);
 	tr->reaping = true;
 	done = bfile_tr_drain(tr);
@@ -440,8 +455,8 @@ static int bfile_tr_wait(struct bfile_dev *dev, struct bfile_tring *tr,
 		} else {
 			pr_err("file: cannot submit a deferred read\n");
 		}
-	} else if (tr->unsubmitted && bfile_tr_submit(tr)) {
-		pr_err("file: cannot submit a deferred read\n");
+	} else {
+		bfile_tr_flush_locked(tr, false);
 	}
 	pthread_mutex_unlock(&tr->sq_lock);
 
@@ -507,10 +522,12 @@ static void bfile_tr_sweep(struct bfile_dev *dev)
 	for (struct bfile_tring *tr = dev->trings; tr; tr = tr->next) {
 		if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
 			continue;
-		/* a deferred read its owner never came back for */
+		/* a deferred read its owner did not come back for */
 		if (!pthread_mutex_trylock(&tr->sq_lock)) {
-			if (tr->unsubmitted && bfile_tr_submit(tr))
-				pr_err("file: cannot submit a deferred read\n");
+			if (tr->unsubmitted &&
+			    bfile_now_ns() - tr->deferred_ns >=
+				    SIM_BDEV_FILE_SWEEP_MS * 1000000ull)
+				bfile_tr_flush_locked(tr, true);
 			pthread_mutex_unlock(&tr->sq_lock);
 		}
 		if (pthread_mutex_trylock(&tr->cq_lock))
@@ -660,9 +677,10 @@ static int bfile_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 		 * out when the owner waits for it, in the same system call.
 		 */
 		if (!ret && first && rq->alone && tr->defer &&
-		    bfile_my_tr == tr)
-			tr->unsubmitted++;
-		else if (!ret)
+		    bfile_my_tr == tr) {
+			if (!tr->unsubmitted++)
+				tr->deferred_ns = bfile_now_ns();
+		} else if (!ret)
 			ret = bfile_tr_submit(tr);
 		pthread_mutex_unlock(&tr->sq_lock);
 		return ret;
@@ -931,6 +949,10 @@ static void bfile_submit(struct block_device *bdev, struct bio *bio)
 		}
 		sim_stat_inc(&bdev_file_qd_wait);
 		__atomic_fetch_add(&dev->be.cnt.qd_waits, 1, __ATOMIC_RELAXED);
+		/* a tag this thread deferred must not wait for its sleep */
+		if (bfile_my_tr &&
+		    __atomic_load_n(&bfile_my_tr->dev, __ATOMIC_RELAXED) == dev)
+			bfile_tr_flush(bfile_my_tr, true);
 		wait_event(dev->tag_wait, (rq = bfile_get_rq(dev)) != NULL);
 	}
 
@@ -1274,7 +1296,7 @@ int sim_bdev_file_thread_defer(struct block_device *bdev, bool on)
 	if (!tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev)
 		return -ENODEV;
 	if (!on)
-		bfile_tr_flush(tr);
+		bfile_tr_flush(tr, false);
 	tr->defer = on;
 	return 0;
 }

@@ -130,7 +130,7 @@ enum sfs_poll_stat {
 	SFS_POLL_NO_IDLE_CPU,	/* windows not opened: no CPU idle */
 	SFS_POLL_TRIALS,	/* polling against sleeping, measured */
 	SFS_POLL_TRIALS_WON,	/* ... and polling was faster */
-	/* gauges, set */
+	/* levels, set (a stats reset clears them too) */
 	SFS_POLL_ON,		/* the last trial's winner (1: polling) */
 	SFS_POLL_CYCLE_POLLING_NS, /* its median cycles, each arm */
 	SFS_POLL_CYCLE_SLEEPING_NS,
