@@ -24,8 +24,12 @@
 #                options added (e.g. --also poll=0), as a second column
 #                with its ratio to the default mount's.
 #
-# Under each table: every round's figures, and the mount's poll governor
-# (see sim/fuse/host/poll-gov.c) summed over the runs of each depth.
+# Under each table: each server's CPU time per read (median; it depends
+# far less on what else the machine runs than IOPS do), every round's
+# figures, and the mount's poll governor (sim/fuse/host/poll-gov.c)
+# summed over the runs of each depth.  The load average is printed: on a
+# machine that is not idle, polling rightly stays off and IOPS mean
+# little.
 #
 # Needs root, /dev/fuse, fio and the libfuse3-dev examples
 # (/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c), which this
@@ -106,24 +110,39 @@ fio --name=fill --filename="$m_sim/data" --direct=1 --rw=write --bs=1m \
 	--size=${size_mb}m --ioengine=psync --output=/dev/null
 umount_sim
 "$pll" -o source="$src",cache=never "$m_pll"
+pll_pid=$(pgrep -f "passthrough_ll -o source=$src" | head -1)
 
-fio_iops() { # FILE ENGINE DEPTH
-	fio --name=bench --filename="$1" --direct=1 --rw=randread --bs=4k \
-		--size=${size_mb}m --ioengine="$2" --iodepth="$3" \
+tck=$(getconf CLK_TCK)
+cpu_ticks() { # PID: user + system time of all its threads
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# "IOPS CPU": CPU is the server's CPU time per read in microseconds (its
+# ramp included, at the same rate): a figure the machine's other load
+# sways far less than IOPS.
+fio_iops() { # FILE ENGINE DEPTH SERVER_PID
+	local c0 c1 iops
+
+	c0=$(cpu_ticks "$4")
+	iops=$(fio --name=bench --filename="$1" --direct=1 --rw=randread \
+		--bs=4k --size=${size_mb}m --ioengine="$2" --iodepth="$3" \
 		--runtime="$secs" --ramp_time=1 --time_based \
 		--randrepeat=0 --norandommap --output-format=json |
-		python3 -c 'import json,sys; print(int(json.load(sys.stdin)["jobs"][0]["read"]["iops"]))'
+		python3 -c 'import json,sys; print(int(json.load(sys.stdin)["jobs"][0]["read"]["iops"]))')
+	c1=$(cpu_ticks "$4")
+	echo "$iops $(python3 -c "print(f'{($c1 - $c0) / $tck * 1e6 / max($iops * ($secs + 1), 1):.1f}')")"
 }
 
 # One run on a fresh iomapsim mount; its counters go to STATS_FILE.
 sim_run() { # EXTRA_OPTIONS ENGINE DEPTH STATS_FILE
-	local iops
+	local r
 
 	mount_sim "$1"
-	iops=$(fio_iops "$m_sim/data" "$2" "$3")
+	r=$(fio_iops "$m_sim/data" "$2" "$3" \
+		"$(pgrep -f "iomapsim mount .*$m_sim" | head -1)")
 	{ echo "# run"; cat "$m_sim/.iomapsim/stats"; } >>"$4"
 	umount_sim
-	echo "$iops"
+	echo "$r"
 }
 
 median() { # PRINTF_FORMAT numbers...
@@ -179,31 +198,37 @@ EOF
 }
 
 measure() { # TITLE
-	local depth engine r s a p what
+	local depth engine r s a p what sc pc
 	local -A res all
-	local sims alsos plls ratios aratios
+	local sims alsos plls ratios aratios scpu pcpu
 
 	for depth in 1 64; do
 		if [ $depth = 1 ]; then engine=psync; else engine=io_uring; fi
-		sims=() alsos=() plls=() ratios=() aratios=()
+		sims=() alsos=() plls=() ratios=() aratios=() scpu=() pcpu=()
 		: >"$work/stats-$depth" >"$work/stats-also-$depth"
 		for ((r = 0; r < rounds; r++)); do
-			s=$(sim_run "" $engine $depth "$work/stats-$depth")
+			read -r s sc < <(sim_run "" $engine $depth \
+				"$work/stats-$depth")
 			if [ -n "$also" ]; then
-				a=$(sim_run "$also" $engine $depth \
-					"$work/stats-also-$depth")
+				read -r a _ < <(sim_run "$also" $engine \
+					$depth "$work/stats-also-$depth")
 				alsos+=("$a")
 				aratios+=("$(ratio "$a" "$s")")
 			fi
 			# the image's first $size_mb MiB: the same file and span
-			p=$(fio_iops "$m_pll/image" $engine $depth)
+			read -r p pc < <(fio_iops "$m_pll/image" $engine \
+				$depth "$pll_pid")
 			sims+=("$s")
 			plls+=("$p")
+			scpu+=("$sc")
+			pcpu+=("$pc")
 			ratios+=("$(ratio "$s" "$p")")
 		done
 		res[sim,$depth]=$(median %d "${sims[@]}")
 		res[pll,$depth]=$(median %d "${plls[@]}")
 		res[ratio,$depth]=$(median %.2f "${ratios[@]}")
+		res[scpu,$depth]=$(median %.1f "${scpu[@]}")
+		res[pcpu,$depth]=$(median %.1f "${pcpu[@]}")
 		all[$depth]="iomapsim ${sims[*]}; passthrough_ll ${plls[*]}; ratios ${ratios[*]}"
 		if [ -n "$also" ]; then
 			res[also,$depth]=$(median %d "${alsos[@]}")
@@ -236,6 +261,9 @@ measure() { # TITLE
 				"${res[ratio,$depth]}"
 		fi
 	done
+	echo "server CPU time per read, median (us): QD1 iomapsim" \
+		"${res[scpu,1]}, passthrough_ll ${res[pcpu,1]}; QD64 iomapsim" \
+		"${res[scpu,64]}, passthrough_ll ${res[pcpu,64]}"
 	for depth in 1 64; do
 		echo "QD$depth rounds: ${all[$depth]}"
 	done
@@ -250,7 +278,7 @@ measure() { # TITLE
 
 echo "iomapsim: $(git -C "$(dirname "$0")" describe --always --dirty 2>/dev/null || echo '?')," \
 	"$(nproc) CPUs; options: defaults${IOMAPSIM_BENCH_OPTS:+,$IOMAPSIM_BENCH_OPTS}"
-measure "idle machine"
+measure "no load added by this script"
 if [ $busy = 1 ]; then
 	cpu=$(($(nproc) - 1))
 	# one CPU-bound process, no system calls, on the last CPU
