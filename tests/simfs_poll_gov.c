@@ -107,6 +107,26 @@ START_TEST(test_void_polling_arm_loses)
 }
 END_TEST
 
+/*
+ * A trial lone cycles are too rare to finish (under load) is decided on
+ * what it has after a second: too little, and sleeping wins.
+ */
+START_TEST(test_unfinished_trial_decided_for_sleeping)
+{
+	gov_init(100, 2);
+	ck_assert(poll_gov_arrival(&g, true));
+	ck_assert_uint_ne(g.trial_ns, 0);
+	ck_assert(!poll_gov_arrival(&g, false));
+	g.trial_ns -= 2000000000ull;
+	poll_gov_arrival(&g, true);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 1);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 0);
+	ck_assert(!g.trial);
+	ck_assert(!poll_gov_arrival(&g, true));
+	poll_gov_destroy(&g);
+}
+END_TEST
+
 /* Under load nobody polls, and no cycle is measured across it. */
 START_TEST(test_no_polling_under_load)
 {
@@ -245,6 +265,7 @@ static Suite *poll_gov_suite(void)
 	tcase_add_test(tc, test_polling_chosen_where_it_shortens_the_cycle);
 	tcase_add_test(tc, test_sleeping_chosen_where_polling_costs);
 	tcase_add_test(tc, test_void_polling_arm_loses);
+	tcase_add_test(tc, test_unfinished_trial_decided_for_sleeping);
 	tcase_add_test(tc, test_no_polling_under_load);
 	tcase_add_test(tc, test_no_more_pollers_than_idle_cpus);
 	tcase_add_test(tc, test_windows_sized_by_hits_and_counted);

@@ -17,7 +17,9 @@
  *    in alternating stretches of POLL_GOV_BLOCK cycles (the first cycle
  *    of a stretch is not counted: it carries the other arm's state) and
  *    compares their median cycle; polling wins only by 3% or more, and
- *    only if it got to poll at all (see "Who" below).  The
+ *    only if it got to poll at all (see "Who" below).  A trial that
+ *    lone cycles are too rare to finish in a second is decided on what
+ *    it has, or for sleeping if that is too little.  The
  *    winner then runs POLL_GOV_RUN cycles, and the next trial starts.
  *  - How long.  Each site's window is twice the moving average of the
  *    waits that hit, plus slack, doubled after a miss, never above the
@@ -49,6 +51,13 @@
 #define GOV_HIT_ONE	256	/* hit_rate of a site that always hits */
 #define GOV_HIT_OFF	(GOV_HIT_ONE / 4)
 #define GOV_SAMPLE_NS	1000000	/* loadavg sampled this often */
+/*
+ * A trial not done in this long (lone cycles are rare under load) is
+ * decided on what it has, if each arm has GOV_MIN_SAMPLES; else sleeping
+ * wins.
+ */
+#define GOV_TRIAL_NS	1000000000ull
+#define GOV_MIN_SAMPLES	8
 
 uint64_t poll_gov_now_ns(void)
 {
@@ -111,10 +120,12 @@ static uint32_t median(uint32_t *v, unsigned int n)
 /* Under lock: both arms measured; pick the winner and run it. */
 static void trial_decide(struct poll_gov *g)
 {
-	uint32_t on = median(g->samples[1], g->nr[1]);
-	uint32_t off = median(g->samples[0], g->nr[0]);
+	bool enough = g->nr[0] >= GOV_MIN_SAMPLES &&
+		      g->nr[1] >= GOV_MIN_SAMPLES;
+	uint32_t on = enough ? median(g->samples[1], g->nr[1]) : 0;
+	uint32_t off = enough ? median(g->samples[0], g->nr[0]) : 0;
 	/* a polling arm that never got to poll (no idle CPU) is void */
-	bool win = LOAD(g->windows) &&
+	bool win = enough && LOAD(g->windows) &&
 		   (uint64_t)on * 100 < (uint64_t)off * (100 - GOV_MARGIN_PCT);
 
 	STORE(g->on, win);
@@ -154,6 +165,11 @@ bool poll_gov_arrival(struct poll_gov *g, bool lone)
 		    g->nr[1] == POLL_GOV_SAMPLES)
 			trial_decide(g);
 	}
+	/* a trial's second runs from its first lone cycle */
+	if (g->trial && !g->trial_ns)
+		g->trial_ns = now;
+	else if (g->trial && now - g->trial_ns > GOV_TRIAL_NS)
+		trial_decide(g);
 	STORE(g->last_ns, now);
 	if (g->trial) {
 		/* stretches of one arm, then the other, polling first */
@@ -168,6 +184,7 @@ bool poll_gov_arrival(struct poll_gov *g, bool lone)
 		g->last_keep = false;
 		if (++g->cycles >= POLL_GOV_RUN) {
 			g->trial = true;
+			g->trial_ns = 0;
 			g->cycles = 0;
 			g->nr[0] = g->nr[1] = 0;
 			STORE(g->windows, 0);

@@ -28,6 +28,7 @@ struct poll_gov {
 
 	pthread_mutex_t lock;	/* the trial's bookkeeping below */
 	bool trial;		/* measuring, not running the winner */
+	uint64_t trial_ns;	/* its first lone cycle, 0: none yet */
 	unsigned int cycles;	/* in this trial or run */
 	bool last_on;		/* the arm of the cycle last_ns began */
 	bool last_keep;		/* and whether it is a sample */
