@@ -635,6 +635,64 @@ START_TEST(test_kill9_fsynced_data_survives)
 }
 END_TEST
 
+/* Lone 4 KiB direct reads of @name (1 MiB) until @stat is at least @min. */
+static void lone_reads_until(const char *name, const char *stat, long min,
+			     int max_reads)
+{
+	char *buf = abuf(4096);
+	int fd = open(path_in(name), O_RDONLY | O_DIRECT);
+
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < max_reads; i++) {
+		off_t off = (off_t)(i * 37 % 256) * 4096;
+
+		ck_assert_int_eq(pread(fd, buf, 4096, off), 4096);
+		check_pattern_at(buf, 4096, 12, off, name);
+		if (i % 64 == 63 && stat_of(stat) >= min)
+			break;
+	}
+	close(fd);
+	free(buf);
+}
+
+/*
+ * The poll governor in the mount: a client at queue depth one gets a
+ * trial of polling against sleeping (decided within a second), its
+ * lone reads go out in the io_uring_enter() that waits for them, and
+ * whatever polling was done is counted; with poll=0 nothing polls and
+ * nothing is tried.
+ */
+START_TEST(test_poll_governor)
+{
+	long windows, hits, trials;
+
+	write_file("p", 1 * MiB, 1 * MiB, 12, true);
+	ctl_write("stats", "reset\n");
+	lone_reads_until("p", "fuse_poll_trials", 1, 20000);
+	trials = stat_of("fuse_poll_trials");
+	ck_assert_int_ge(trials, 1);
+	ck_assert_int_le(stat_of("fuse_poll_trials_won"), trials);
+	ck_assert_int_ge(stat_of("bdev_file_submit_and_wait"), 1);
+	windows = stat_of("fuse_poll_windows");
+	hits = stat_of("fuse_poll_hits");
+	ck_assert_int_le(hits, windows);
+	ck_assert(!windows == !stat_of("fuse_poll_spent_ns"));
+	ck_assert_int_le(stat_of("bdev_file_poll_hits"),
+			 stat_of("bdev_file_poll_windows"));
+	umount_fs();
+
+	mount_fs("poll=0");
+	ctl_write("stats", "reset\n");
+	lone_reads_until("p", "bdev_file_submit_and_wait", 200, 2000);
+	ck_assert_int_ge(stat_of("bdev_file_submit_and_wait"), 200);
+	ck_assert_int_eq(stat_of("fuse_poll_trials"), 0);
+	ck_assert_int_eq(stat_of("fuse_poll_windows"), 0);
+	ck_assert_int_eq(stat_of("fuse_poll_no_idle_cpu"), 0);
+	ck_assert_int_eq(stat_of("bdev_file_poll_windows"), 0);
+	umount_fs();
+}
+END_TEST
+
 START_TEST(test_mkfs_refuses_ext4)
 {
 	char out[2048], before[128], after[128];
@@ -724,6 +782,7 @@ static TCase *mount_tcase(const char *name)
 	tcase_add_test(tc, test_holes_and_unwritten_read_zero);
 	tcase_add_test(tc, test_unmount_fsck_remount);
 	tcase_add_test(tc, test_kill9_fsynced_data_survives);
+	tcase_add_test(tc, test_poll_governor);
 	return tc;
 }
 
