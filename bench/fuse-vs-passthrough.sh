@@ -98,9 +98,16 @@ mount_sim() { # EXTRA_OPTIONS
 }
 
 umount_sim() {
+	local i
+
 	fusermount3 -u "$m_sim"
 	# the daemon commits and exits after the unmount
-	while pgrep -f "iomapsim mount .*$m_sim" >/dev/null; do sleep 0.05; done
+	for ((i = 0; i < 600; i++)); do
+		pgrep -f "iomapsim mount .*$m_sim" >/dev/null || return 0
+		sleep 0.05
+	done
+	echo "bench: the iomapsim daemon did not exit after the unmount" >&2
+	exit 1
 }
 
 "$bin" mkfs "$img" --size 1g >/dev/null
