@@ -144,20 +144,48 @@ static void umount_fs(void)
 	}
 }
 
-static long stat_of(const char *name)
+/* The stats file's text: one snapshot, the counters consistent. */
+static char *stats_text(void)
 {
-	char path[600], line[256];
-	size_t len = strlen(name);
-	long v = 0;
-	FILE *f;
+	char path[600];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f, *out = open_memstream(&text, &len);
+	int c;
 
 	snprintf(path, sizeof(path), "%s/.iomapsim/stats", mnt);
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ')
-			v = strtol(line + len, NULL, 10);
+	ck_assert_ptr_nonnull(out);
+	while ((c = getc(f)) != EOF)
+		putc(c, out);
 	fclose(f);
+	fclose(out);
+	return text;
+}
+
+/* Counter @name in a stats_text() snapshot (0: not listed). */
+static long stat_in(const char *text, const char *name)
+{
+	size_t len = strlen(name);
+	const char *l = text;
+
+	while (l && *l) {
+		if (!strncmp(l, name, len) && l[len] == ' ')
+			return strtol(l + len, NULL, 10);
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return 0;
+}
+
+static long stat_of(const char *name)
+{
+	char *text = stats_text();
+	long v = stat_in(text, name);
+
+	free(text);
 	return v;
 }
 
@@ -664,31 +692,36 @@ static void lone_reads_until(const char *name, const char *stat, long min,
  */
 START_TEST(test_poll_governor)
 {
-	long windows, hits, trials;
+	long windows, trials;
+	char *st;
 
 	write_file("p", 1 * MiB, 1 * MiB, 12, true);
 	ctl_write("stats", "reset\n");
 	lone_reads_until("p", "fuse_poll_trials", 1, 20000);
-	trials = stat_of("fuse_poll_trials");
+	/* one snapshot: reading the stats is itself a lone request */
+	st = stats_text();
+	trials = stat_in(st, "fuse_poll_trials");
 	ck_assert_int_ge(trials, 1);
-	ck_assert_int_le(stat_of("fuse_poll_trials_won"), trials);
-	ck_assert_int_ge(stat_of("bdev_file_submit_and_wait"), 1);
-	windows = stat_of("fuse_poll_windows");
-	hits = stat_of("fuse_poll_hits");
-	ck_assert_int_le(hits, windows);
-	ck_assert(!windows == !stat_of("fuse_poll_spent_ns"));
-	ck_assert_int_le(stat_of("bdev_file_poll_hits"),
-			 stat_of("bdev_file_poll_windows"));
+	ck_assert_int_le(stat_in(st, "fuse_poll_trials_won"), trials);
+	ck_assert_int_ge(stat_in(st, "bdev_file_submit_and_wait"), 1);
+	windows = stat_in(st, "fuse_poll_windows");
+	ck_assert_int_le(stat_in(st, "fuse_poll_hits"), windows);
+	ck_assert(!windows == !stat_in(st, "fuse_poll_spent_ns"));
+	ck_assert_int_le(stat_in(st, "bdev_file_poll_hits"),
+			 stat_in(st, "bdev_file_poll_windows"));
+	free(st);
 	umount_fs();
 
 	mount_fs("poll=0");
 	ctl_write("stats", "reset\n");
 	lone_reads_until("p", "bdev_file_submit_and_wait", 200, 2000);
-	ck_assert_int_ge(stat_of("bdev_file_submit_and_wait"), 200);
-	ck_assert_int_eq(stat_of("fuse_poll_trials"), 0);
-	ck_assert_int_eq(stat_of("fuse_poll_windows"), 0);
-	ck_assert_int_eq(stat_of("fuse_poll_no_idle_cpu"), 0);
-	ck_assert_int_eq(stat_of("bdev_file_poll_windows"), 0);
+	st = stats_text();
+	ck_assert_int_ge(stat_in(st, "bdev_file_submit_and_wait"), 200);
+	ck_assert_int_eq(stat_in(st, "fuse_poll_trials"), 0);
+	ck_assert_int_eq(stat_in(st, "fuse_poll_windows"), 0);
+	ck_assert_int_eq(stat_in(st, "fuse_poll_no_idle_cpu"), 0);
+	ck_assert_int_eq(stat_in(st, "bdev_file_poll_windows"), 0);
+	free(st);
 	umount_fs();
 }
 END_TEST
