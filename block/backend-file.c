@@ -661,6 +661,13 @@ static int bfile_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 	int ret;
 
 	if (tr) {
+		/*
+		 * Alone on the device, from its owner, who asked: it goes
+		 * out when the owner waits for it, in the same system call.
+		 */
+		bool defer = first && rq->alone && tr->defer &&
+			     bfile_my_tr == tr;
+
 		/* a short read or a retry stays where its owner waits */
 		pthread_mutex_lock(&tr->sq_lock);
 		if (phase == BFILE_FLUSH)
@@ -672,12 +679,7 @@ static int bfile_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 		/* after the last look at @rq: no lock orders it for TSan */
 		__atomic_store_n(&rq->issues, rq->issues + 1,
 				 __ATOMIC_RELEASE);
-		/*
-		 * Alone on the device, from its owner, who asked: it goes
-		 * out when the owner waits for it, in the same system call.
-		 */
-		if (!ret && first && rq->alone && tr->defer &&
-		    bfile_my_tr == tr) {
+		if (!ret && defer) {
 			if (!tr->unsubmitted++)
 				tr->deferred_ns = bfile_now_ns();
 		} else if (!ret)
