@@ -441,6 +441,14 @@ static int bfile_tr_wait(struct bfile_dev *dev, struct bfile_tring *tr,
 	spin->spent_ns = 0;
 	/* waiting here, the owner needs no eventfd signal for these */
 	bfu_eventfd_enable(tr->ring, false);
+	/*
+	 * The sweep keeps off from here: a completion it took between the
+	 * kernel posting it and io_uring_enter() counting it would leave
+	 * the owner waiting for one more that never comes.
+	 */
+	pthread_mutex_lock(&tr->cq_lock);
+	tr->reaping = true;
+	pthread_mutex_unlock(&tr->cq_lock);
 	pthread_mutex_lock(&tr->sq_lock);
 	if (tr->unsubmitted && !spin->budget_us) {
 		int ret;
@@ -461,7 +469,6 @@ static int bfile_tr_wait(struct bfile_dev *dev, struct bfile_tring *tr,
 	pthread_mutex_unlock(&tr->sq_lock);
 
 	pthread_mutex_lock(&tr->cq_lock);
-	tr->reaping = true; /* the sweep keeps off from here */
 	for (;;) {
 		int ret;
 
