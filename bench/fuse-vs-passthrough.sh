@@ -81,12 +81,15 @@ img=$src/image		# the one backing file both serve
 m_sim=$work/sim
 m_pll=$work/pll
 hog=
+pll_pid=
 mkdir -p "$src" "$m_sim" "$m_pll"
 cleanup() {
 	[ -z "$hog" ] || kill "$hog" 2>/dev/null || true
 	fusermount3 -u "$m_sim" 2>/dev/null || true
 	fusermount3 -u "$m_pll" 2>/dev/null || true
 	sleep 0.2
+	# a server the unmount did not end must not outlive its directory
+	[ -z "$pll_pid" ] || kill "$pll_pid" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
