@@ -26,7 +26,7 @@ if(TARGET testfs AND TARGET iomapsim)
 endif()
 
 # The poll governor is host code of the FUSE loop: its header is there.
-if(TEST simfs_poll_gov)
+if(TARGET simfs_poll_gov)
 	target_include_directories(simfs_poll_gov PRIVATE
 		${CMAKE_SOURCE_DIR}/sim/fuse/host)
 endif()
