@@ -7,22 +7,48 @@
 # Prints IOPS for each and the ratio iomapsim / passthrough_ll.  A
 # benchmark, not a test: the figures depend on the machine.
 #
-#   bench/fuse-vs-passthrough.sh BUILD_DIR [SECONDS] [ROUNDS]
+#   bench/fuse-vs-passthrough.sh [--busy] [--also OPTS] BUILD_DIR [SECONDS] [ROUNDS]
 #
-# Each depth is measured ROUNDS times (default 3), the two servers taking
+# Each depth is measured ROUNDS times (default 3), the servers taking
 # turns; the IOPS reported are each server's median, the ratio is the
-# median of the rounds' ratios (each round's two runs back to back): on a
+# median of the rounds' ratios (each round's runs back to back): on a
 # shared or virtual machine the speed drifts by a tenth and more between
-# runs, and a ratio within a round sees the least of it.
+# runs, and a ratio within a round sees the least of it.  The iomapsim
+# mount has its default options ($IOMAPSIM_BENCH_OPTS adds to them) and is
+# mounted afresh for each run, so each run's poll statistics are its own.
+#
+#   --busy       measure everything twice: on the idle machine, then with
+#                one CPU kept busy by a CPU-bound process this script
+#                starts (pinned to the last CPU) and stops; a table each.
+#   --also OPTS  in every round, also measure an iomapsim mount with these
+#                options added (e.g. --also poll=0), as a second column
+#                with its ratio to the default mount's.
+#
+# Under each table: each server's CPU time per read (median; it depends
+# far less on what else the machine runs than IOPS do), every round's
+# figures, and the mount's poll governor (sim/fuse/host/poll-gov.c)
+# summed over the runs of each depth.  The load average is printed: on a
+# machine that is not idle, polling rightly stays off and IOPS mean
+# little.
 #
 # Needs root, /dev/fuse, fio and the libfuse3-dev examples
 # (/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c), which this
 # script compiles into BUILD_DIR.  $IOMAPSIM_BENCH_DIR (default /var/tmp)
-# holds the image; it must support O_DIRECT.  Extra mount options for
-# iomapsim can be given in $IOMAPSIM_BENCH_OPTS.
+# holds the image; it must support O_DIRECT.
 set -euo pipefail
 
-build=$(realpath "${1:?usage: $0 BUILD_DIR [SECONDS] [ROUNDS]}")
+usage="usage: $0 [--busy] [--also OPTS] BUILD_DIR [SECONDS] [ROUNDS]"
+busy=0
+also=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--busy) busy=1; shift ;;
+	--also) also=${2:?$usage}; shift 2 ;;
+	-*) echo "$usage" >&2; exit 1 ;;
+	*) break ;;
+	esac
+done
+build=$(realpath "${1:?$usage}")
 secs=${2:-10}
 rounds=${3:-3}
 [[ $secs =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] || {
@@ -54,31 +80,79 @@ src=$work/src		# passthrough_ll's source directory
 img=$src/image		# the one backing file both serve
 m_sim=$work/sim
 m_pll=$work/pll
+hog=
+pll_pid=
 mkdir -p "$src" "$m_sim" "$m_pll"
 cleanup() {
+	[ -z "$hog" ] || kill "$hog" 2>/dev/null || true
 	fusermount3 -u "$m_sim" 2>/dev/null || true
 	fusermount3 -u "$m_pll" 2>/dev/null || true
 	sleep 0.2
+	# a server the unmount did not end must not outlive its directory
+	[ -z "$pll_pid" ] || kill "$pll_pid" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
+mount_sim() { # EXTRA_OPTIONS
+	local o="commit=0${IOMAPSIM_BENCH_OPTS:+,$IOMAPSIM_BENCH_OPTS}"
+
+	"$bin" mount -o "$o${1:+,$1}" "$img" "$m_sim" >/dev/null
+}
+
+umount_sim() {
+	local i
+
+	fusermount3 -u "$m_sim"
+	# the daemon commits and exits after the unmount
+	for ((i = 0; i < 600; i++)); do
+		pgrep -f "iomapsim mount .*$m_sim" >/dev/null || return 0
+		sleep 0.05
+	done
+	echo "bench: the iomapsim daemon did not exit after the unmount" >&2
+	exit 1
+}
+
 "$bin" mkfs "$img" --size 1g >/dev/null
-"$bin" mount -o "commit=0${IOMAPSIM_BENCH_OPTS:+,$IOMAPSIM_BENCH_OPTS}" \
-	"$img" "$m_sim" >/dev/null
+mount_sim ""
 # the data: one file of $size_mb MiB written through the mount
 fio --name=fill --filename="$m_sim/data" --direct=1 --rw=write --bs=1m \
 	--size=${size_mb}m --ioengine=psync --output=/dev/null
+umount_sim
 "$pll" -o source="$src",cache=never "$m_pll"
+pll_pid=$(pgrep -f "passthrough_ll -o source=$src" | head -1)
 
-fio_iops() { # FILE ENGINE DEPTH [extra fio options]
-	local file=$1 engine=$2 depth=$3
-	shift 3
-	fio --name=bench --filename="$file" --direct=1 --rw=randread --bs=4k \
-		--size=${size_mb}m --ioengine="$engine" --iodepth="$depth" \
+tck=$(getconf CLK_TCK)
+cpu_ticks() { # PID: user + system time of all its threads
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# "IOPS CPU": CPU is the server's CPU time per read in microseconds (its
+# ramp included, at the same rate): a figure the machine's other load
+# sways far less than IOPS.
+fio_iops() { # FILE ENGINE DEPTH SERVER_PID
+	local c0 c1 iops
+
+	c0=$(cpu_ticks "$4")
+	iops=$(fio --name=bench --filename="$1" --direct=1 --rw=randread \
+		--bs=4k --size=${size_mb}m --ioengine="$2" --iodepth="$3" \
 		--runtime="$secs" --ramp_time=1 --time_based \
-		--randrepeat=0 --norandommap "$@" --output-format=json |
-		python3 -c 'import json,sys; print(int(json.load(sys.stdin)["jobs"][0]["read"]["iops"]))'
+		--randrepeat=0 --norandommap --output-format=json |
+		python3 -c 'import json,sys; print(int(json.load(sys.stdin)["jobs"][0]["read"]["iops"]))')
+	c1=$(cpu_ticks "$4")
+	echo "$iops $(python3 -c "print(f'{($c1 - $c0) / $tck * 1e6 / max($iops * ($secs + 1), 1):.1f}')")"
+}
+
+# One run on a fresh iomapsim mount; its counters go to STATS_FILE.
+sim_run() { # EXTRA_OPTIONS ENGINE DEPTH STATS_FILE
+	local r
+
+	mount_sim "$1"
+	r=$(fio_iops "$m_sim/data" "$2" "$3" \
+		"$(pgrep -f "iomapsim mount .*$m_sim" | head -1)")
+	{ echo "# run"; cat "$m_sim/.iomapsim/stats"; } >>"$4"
+	umount_sim
+	echo "$r"
 }
 
 median() { # PRINTF_FORMAT numbers...
@@ -92,39 +166,141 @@ median() { # PRINTF_FORMAT numbers...
 		}'
 }
 
-declare -A res all
-for depth in 1 64; do
-	if [ $depth = 1 ]; then engine=psync; else engine=io_uring; fi
-	sims=() plls=() ratios=()
-	for ((r = 0; r < rounds; r++)); do
-		s=$(fio_iops "$m_sim/data" $engine $depth)
-		# the image's first $size_mb MiB: the same file and span
-		p=$(fio_iops "$m_pll/image" $engine $depth)
-		sims+=("$s")
-		plls+=("$p")
-		ratios+=("$(python3 -c "print(f'{$s/$p:.3f}' if $p else 0)")")
-	done
-	res[sim,$depth]=$(median %d "${sims[@]}")
-	res[pll,$depth]=$(median %d "${plls[@]}")
-	res[ratio,$depth]=$(median %.2f "${ratios[@]}")
-	all[sim,$depth]="${sims[*]}"
-	all[pll,$depth]="${plls[*]}"
-	all[ratio,$depth]="${ratios[*]}"
-done
+ratio() { python3 -c "print(f'{$1/$2:.3f}' if $2 else 0)"; }
 
-echo "4 KiB O_DIRECT random reads, ${secs} s each, ${size_mb} MiB span," \
-	"backing file $img; median of $rounds rounds, taking turns"
-printf '%-28s %12s %16s %8s\n' "" "iomapsim" "passthrough_ll" "ratio"
-for depth in 1 64; do
-	if [ $depth = 1 ]; then what="QD1 (psync)"; else what="QD64 (io_uring)"; fi
-	printf '%-28s %12s %16s %8s\n' "$what IOPS" "${res[sim,$depth]}" \
-		"${res[pll,$depth]}" "${res[ratio,$depth]}"
-done
-echo
-for depth in 1 64; do
-	echo "QD$depth rounds: iomapsim ${all[sim,$depth]}; passthrough_ll" \
-		"${all[pll,$depth]}; ratios ${all[ratio,$depth]}"
-done
-echo
-echo "iomapsim counters for the run:"
-"$bin" stats "$m_sim" | grep -E '^(iomap_simple_hits|iomap_simple_fallback_|bio_cache_hit|bio_cache_miss|iomap_dio_queued|fuse_reply_from_completion)' || true
+# The poll governor's counters, summed over a depth's runs.
+poll_stats() { # LABEL STATS_FILE
+	python3 - "$1" "$2" <<'EOF'
+import sys
+label, path = sys.argv[1], sys.argv[2]
+runs, tot, last = 0, {}, {}
+for line in open(path):
+    if line.startswith("# run"):
+        runs += 1
+        continue
+    f = line.split()
+    if len(f) != 2 or line.startswith("#"):
+        continue
+    try:
+        v = int(f[1])
+    except ValueError:
+        continue
+    tot[f[0]] = tot.get(f[0], 0) + v
+    last[f[0]] = v
+g = lambda k: tot.get(k, 0)
+def win(prefix):
+    w, h, ns = g(prefix + "_windows"), g(prefix + "_hits"), g(prefix + "_spent_ns")
+    pct = f"{100 * h / w:.0f}%" if w else "-"
+    return f"{w} windows, {h} hits ({pct}), {ns / 1e6:.1f} ms spent"
+reads = g("device_read_bios")
+print(f"  {label} ({runs} runs, {reads} device reads):")
+print(f"    next request  {win('fuse_poll')}; "
+      f"{g('fuse_poll_no_idle_cpu')} refused (no idle CPU)")
+print(f"    completion    {win('bdev_file_poll')}; "
+      f"{g('bdev_file_submit_and_wait')} lone reads submitted and "
+      f"waited for in one io_uring_enter")
+print(f"    trials        {g('fuse_poll_trials_won')} of "
+      f"{g('fuse_poll_trials')} chose polling; last run's last trial: "
+      f"median cycle {last.get('fuse_poll_cycle_polling_ns', 0) / 1e3:.1f} us "
+      f"polling, {last.get('fuse_poll_cycle_sleeping_ns', 0) / 1e3:.1f} us "
+      f"sleeping")
+EOF
+}
+
+measure() { # TITLE
+	local depth engine r s a p what sc pc
+	local -A res all
+	local sims alsos plls ratios aratios scpu pcpu
+
+	for depth in 1 64; do
+		if [ $depth = 1 ]; then engine=psync; else engine=io_uring; fi
+		sims=() alsos=() plls=() ratios=() aratios=() scpu=() pcpu=()
+		: >"$work/stats-$depth" >"$work/stats-also-$depth"
+		for ((r = 0; r < rounds; r++)); do
+			read -r s sc < <(sim_run "" $engine $depth \
+				"$work/stats-$depth")
+			if [ -n "$also" ]; then
+				read -r a _ < <(sim_run "$also" $engine \
+					$depth "$work/stats-also-$depth")
+				alsos+=("$a")
+				aratios+=("$(ratio "$a" "$s")")
+			fi
+			# the image's first $size_mb MiB: the same file and span
+			read -r p pc < <(fio_iops "$m_pll/image" $engine \
+				$depth "$pll_pid")
+			sims+=("$s")
+			plls+=("$p")
+			scpu+=("$sc")
+			pcpu+=("$pc")
+			ratios+=("$(ratio "$s" "$p")")
+		done
+		res[sim,$depth]=$(median %d "${sims[@]}")
+		res[pll,$depth]=$(median %d "${plls[@]}")
+		res[ratio,$depth]=$(median %.2f "${ratios[@]}")
+		res[scpu,$depth]=$(median %.1f "${scpu[@]}")
+		res[pcpu,$depth]=$(median %.1f "${pcpu[@]}")
+		all[$depth]="iomapsim ${sims[*]}; passthrough_ll ${plls[*]}; ratios ${ratios[*]}"
+		if [ -n "$also" ]; then
+			res[also,$depth]=$(median %d "${alsos[@]}")
+			res[aratio,$depth]=$(median %.2f "${aratios[@]}")
+			all[$depth]+="; iomapsim $also ${alsos[*]}; its ratios to iomapsim ${aratios[*]}"
+		fi
+	done
+
+	echo "== $1"
+	echo "4 KiB O_DIRECT random reads, ${secs} s each, ${size_mb} MiB span," \
+		"backing file $img; median of $rounds rounds, taking turns;" \
+		"load average before: $(cut -d' ' -f1-4 /proc/loadavg)"
+	if [ -n "$also" ]; then
+		printf '%-22s %10s %16s %7s %14s %9s\n' "" "iomapsim" \
+			"passthrough_ll" "ratio" "+$also" "/iomapsim"
+	else
+		printf '%-22s %10s %16s %7s\n' "" "iomapsim" "passthrough_ll" \
+			"ratio"
+	fi
+	for depth in 1 64; do
+		if [ $depth = 1 ]; then what="QD1 (psync)"; else what="QD64 (io_uring)"; fi
+		if [ -n "$also" ]; then
+			printf '%-22s %10s %16s %7s %14s %9s\n' "$what IOPS" \
+				"${res[sim,$depth]}" "${res[pll,$depth]}" \
+				"${res[ratio,$depth]}" "${res[also,$depth]}" \
+				"${res[aratio,$depth]}"
+		else
+			printf '%-22s %10s %16s %7s\n' "$what IOPS" \
+				"${res[sim,$depth]}" "${res[pll,$depth]}" \
+				"${res[ratio,$depth]}"
+		fi
+	done
+	echo "server CPU time per read, median (us): QD1 iomapsim" \
+		"${res[scpu,1]}, passthrough_ll ${res[pcpu,1]}; QD64 iomapsim" \
+		"${res[scpu,64]}, passthrough_ll ${res[pcpu,64]}"
+	for depth in 1 64; do
+		echo "QD$depth rounds: ${all[$depth]}"
+	done
+	echo "iomapsim poll governor, summed over the runs:"
+	for depth in 1 64; do
+		poll_stats "QD$depth" "$work/stats-$depth"
+		[ -z "$also" ] ||
+			poll_stats "QD$depth, +$also" "$work/stats-also-$depth"
+	done
+	echo
+}
+
+echo "iomapsim: $(git -C "$(dirname "$0")" describe --always --dirty 2>/dev/null || echo '?')," \
+	"$(nproc) CPUs; options: defaults${IOMAPSIM_BENCH_OPTS:+,$IOMAPSIM_BENCH_OPTS}"
+measure "no load added by this script"
+if [ $busy = 1 ]; then
+	cpu=$(($(nproc) - 1))
+	# one CPU-bound process, no system calls, on the last CPU
+	if command -v taskset >/dev/null; then
+		taskset -c $cpu awk 'BEGIN { for (;;) ; }' &
+	else
+		awk 'BEGIN { for (;;) ; }' &
+	fi
+	hog=$!
+	sleep 1
+	measure "one CPU busy (pid $hog, a CPU-bound loop on CPU $cpu)"
+	kill $hog
+	wait $hog 2>/dev/null || true
+	hog=
+fi

@@ -50,6 +50,14 @@ DEFINE_SIM_STAT(bdev_file_qd_wait, "bdev_file_qd_wait");
 DEFINE_SIM_STAT(bdev_file_nowait_again, "bdev_file_nowait_again");
 DEFINE_SIM_STAT(bdev_file_short, "bdev_file_short");
 DEFINE_SIM_STAT(bdev_file_retry, "bdev_file_retry");
+/* A lone read submitted and waited for in one io_uring_enter(). */
+DEFINE_SIM_STAT(bdev_file_submit_and_wait, "bdev_file_submit_and_wait");
+/* ... or left so long that something else had to submit it. */
+DEFINE_SIM_STAT(bdev_file_deferred_late, "bdev_file_deferred_late");
+/* Completion busy-poll windows of thread-ring owners, hits, time spent. */
+DEFINE_SIM_STAT(bdev_file_poll_windows, "bdev_file_poll_windows");
+DEFINE_SIM_STAT(bdev_file_poll_hits, "bdev_file_poll_hits");
+DEFINE_SIM_STAT(bdev_file_poll_spent_ns, "bdev_file_poll_spent_ns");
 /* Bounce buffers allocated and not yet freed. */
 DEFINE_SIM_GAUGE(bdev_file_bounce_live, "bdev_file_bounce_live");
 
@@ -176,7 +184,14 @@ static void bfile_put_rq(struct bfile_dev *dev, struct bfile_rq *rq)
  * read: the ring's eventfd (sim_bdev_file_thread_fd()) tells it when
  * reads complete, and it ends them when it gets to them
  * (sim_bdev_file_thread_reap()).  Waiting, it busy-polls first
- * (sim_file_opts.poll_us) when the read went out on an idle device.
+ * (sim_file_opts.poll_us) when the read went out on an idle device, or
+ * as long as it says (sim_bdev_file_thread_wait()).
+ *
+ * Such an owner may also ask for a read that goes out on an idle device
+ * to stay on its ring unsubmitted (sim_bdev_file_thread_defer()) until
+ * it waits for it: then one io_uring_enter() submits it and sleeps until
+ * it completes, as one pread() would.  Any reap submits it, and so does
+ * the sweep should the owner never come back.
  */
 #define BFILE_TR_DEPTH 16
 
@@ -187,9 +202,20 @@ struct bfile_tring {
 	pthread_mutex_t cq_lock;
 	bool reaping;		 /* under cq_lock: the owner is polling */
 	bool lone_read;		 /* atomic: one went out on an idle device */
+	bool defer;		 /* owner only: a lone read waits for its wait */
+	unsigned int unsubmitted; /* under sq_lock: SQEs the owner deferred */
+	u64 deferred_ns;	 /* under sq_lock: when the first was */
 	unsigned int outstanding; /* atomic: bios on it not yet ended */
 	struct bfile_tring *next; /* dev->trings */
 };
+
+static u64 bfile_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* Guards every device's trings list and each tring's ->dev. */
 static pthread_mutex_t bfile_tr_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -302,6 +328,44 @@ static struct bfile_tring *bfile_tr_for(struct bfile_dev *dev,
 static bool bfile_cqe(struct bfile_dev *dev, struct bfile_rq *rq, int res);
 static void bfile_finish(struct bfile_dev *dev, struct bfile_rq *rq);
 
+/* Under tr->sq_lock: submit what the ring holds; only -EAGAIN/-EBUSY retry. */
+static int bfile_tr_submit(struct bfile_tring *tr)
+{
+	int ret;
+
+	for (;;) {
+		ret = bfu_submit(tr->ring);
+		if (ret >= 0) {
+			tr->unsubmitted = 0;
+			return 0;
+		}
+		if (ret != -EAGAIN && ret != -EBUSY)
+			return ret;
+		sched_yield();
+	}
+}
+
+/*
+ * Under tr->sq_lock: submit a deferred read now, not in the call that
+ * waits for it (@late: the owner is not the one doing it).
+ */
+static void bfile_tr_flush_locked(struct bfile_tring *tr, bool late)
+{
+	if (!tr->unsubmitted)
+		return;
+	if (late)
+		sim_stat_inc(&bdev_file_deferred_late);
+	if (bfile_tr_submit(tr))
+		pr_err("file: cannot submit a deferred read\n");
+}
+
+static void bfile_tr_flush(struct bfile_tring *tr, bool late)
+{
+	pthread_mutex_lock(&tr->sq_lock);
+	bfile_tr_flush_locked(tr, late);
+	pthread_mutex_unlock(&tr->sq_lock);
+}
+
 struct bfile_tr_drain {
 	struct sim_event ev;
 	struct bfile_tring *tr;
@@ -352,6 +416,7 @@ static int bfile_tr_reap_ready(struct bfile_dev *dev)
 	 * work that posts the rest (and cuts a sleep short for it), so an
 	 * event loop need not spend one on that here.
 	 */
+	bfile_tr_flush(tr, false);
 	pthread_mutex_lock(&tr->cq_lock);
 	tr->reaping = true;
 	done = bfile_tr_drain(tr);
@@ -360,38 +425,97 @@ static int bfile_tr_reap_ready(struct bfile_dev *dev)
 	return done;
 }
 
+/*
+ * The owner: wait for and end every read on its ring, busy-polling up
+ * to @spin->budget_us first (how it went is filled in).  A deferred
+ * read goes out here: with no window, in the same io_uring_enter() that
+ * waits for it.
+ */
+static int bfile_tr_wait(struct bfile_dev *dev, struct bfile_tring *tr,
+			 struct sim_file_spin *spin)
+{
+	bool waited = false;
+	int done = 0;
+
+	spin->polled = spin->hit = false;
+	spin->spent_ns = 0;
+	/* waiting here, the owner needs no eventfd signal for these */
+	bfu_eventfd_enable(tr->ring, false);
+	/*
+	 * The sweep keeps off from here: a completion it took between the
+	 * kernel posting it and io_uring_enter() counting it would leave
+	 * the owner waiting for one more that never comes.
+	 */
+	pthread_mutex_lock(&tr->cq_lock);
+	tr->reaping = true;
+	pthread_mutex_unlock(&tr->cq_lock);
+	pthread_mutex_lock(&tr->sq_lock);
+	if (tr->unsubmitted && !spin->budget_us) {
+		int ret;
+
+		do {
+			ret = bfu_submit_and_wait(tr->ring);
+		} while (ret == -EAGAIN || ret == -EBUSY);
+		if (ret >= 0) {
+			tr->unsubmitted = 0;
+			waited = true;
+			sim_stat_inc(&bdev_file_submit_and_wait);
+		} else {
+			pr_err("file: cannot submit a deferred read\n");
+		}
+	} else {
+		bfile_tr_flush_locked(tr, false);
+	}
+	pthread_mutex_unlock(&tr->sq_lock);
+
+	pthread_mutex_lock(&tr->cq_lock);
+	for (;;) {
+		int ret;
+
+		done += bfile_tr_drain(tr);
+		if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
+			break;
+		pthread_mutex_unlock(&tr->cq_lock);
+		if (spin->budget_us && !spin->polled && !waited) {
+			u64 t0 = bfile_now_ns();
+
+			spin->polled = true;
+			spin->hit = bfu_spin_ready(tr->ring, spin->budget_us);
+			spin->spent_ns = bfile_now_ns() - t0;
+			sim_stat_inc(&bdev_file_poll_windows);
+			sim_stat_add(&bdev_file_poll_spent_ns,
+				     (long)spin->spent_ns);
+			if (spin->hit)
+				sim_stat_inc(&bdev_file_poll_hits);
+		}
+		ret = bfu_wait_ready(tr->ring, 0);
+		pthread_mutex_lock(&tr->cq_lock);
+		/* the sweep cannot do better on error: let it try anyway */
+		if (ret < 0)
+			break;
+	}
+	tr->reaping = false;
+	pthread_mutex_unlock(&tr->cq_lock);
+	bfu_eventfd_enable(tr->ring, true);
+	return done;
+}
+
 /* ->poll of the owner: wait for and end every read on its ring. */
-static int bfile_tr_poll(struct bfile_dev *dev)
+static int bfile_tr_poll(struct bfile_dev *dev, struct sim_file_spin *spin)
 {
 	struct bfile_tring *tr = bfile_my_tr;
-	unsigned int spin_us;
-	int done = 0;
+	bool lone;
 
 	if (!tr)
 		tr = bfile_tr_create(dev);
 	if (!tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev)
 		return 0;
+	lone = __atomic_exchange_n(&tr->lone_read, false, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
 		return 0;
-	spin_us = __atomic_exchange_n(&tr->lone_read, false, __ATOMIC_RELAXED) ?
-			  dev->poll_us : 0;
-	pthread_mutex_lock(&tr->cq_lock);
-	tr->reaping = true; /* the sweep keeps off from here */
-	for (;;) {
-		done += bfile_tr_drain(tr);
-		if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
-			break;
-		pthread_mutex_unlock(&tr->cq_lock);
-		if (bfu_wait_ready(tr->ring, spin_us) < 0) {
-			/* the sweep cannot do better: let it try anyway */
-			pthread_mutex_lock(&tr->cq_lock);
-			break;
-		}
-		pthread_mutex_lock(&tr->cq_lock);
-	}
-	tr->reaping = false;
-	pthread_mutex_unlock(&tr->cq_lock);
-	return done;
+	if (!spin->budget_us && lone && !tr->defer)
+		spin->budget_us = dev->poll_us;
+	return bfile_tr_wait(dev, tr, spin);
 }
 
 /*
@@ -405,6 +529,14 @@ static void bfile_tr_sweep(struct bfile_dev *dev)
 	for (struct bfile_tring *tr = dev->trings; tr; tr = tr->next) {
 		if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
 			continue;
+		/* a deferred read its owner did not come back for */
+		if (!pthread_mutex_trylock(&tr->sq_lock)) {
+			if (tr->unsubmitted &&
+			    bfile_now_ns() - tr->deferred_ns >=
+				    SIM_BDEV_FILE_SWEEP_MS * 1000000ull)
+				bfile_tr_flush_locked(tr, true);
+			pthread_mutex_unlock(&tr->sq_lock);
+		}
 		if (pthread_mutex_trylock(&tr->cq_lock))
 			continue; /* its owner is at it */
 		if (!tr->reaping) {
@@ -536,6 +668,13 @@ static int bfile_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 	int ret;
 
 	if (tr) {
+		/*
+		 * Alone on the device, from its owner, who asked: it goes
+		 * out when the owner waits for it, in the same system call.
+		 */
+		bool defer = first && rq->alone && tr->defer &&
+			     bfile_my_tr == tr;
+
 		/* a short read or a retry stays where its owner waits */
 		pthread_mutex_lock(&tr->sq_lock);
 		if (phase == BFILE_FLUSH)
@@ -547,17 +686,11 @@ static int bfile_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 		/* after the last look at @rq: no lock orders it for TSan */
 		__atomic_store_n(&rq->issues, rq->issues + 1,
 				 __ATOMIC_RELEASE);
-		while (!ret) {
-			ret = bfu_submit(tr->ring);
-			if (ret >= 0) {
-				ret = 0;
-				break;
-			}
-			if (ret != -EAGAIN && ret != -EBUSY)
-				break;
-			sched_yield();
-			ret = 0;
-		}
+		if (!ret && defer) {
+			if (!tr->unsubmitted++)
+				tr->deferred_ns = bfile_now_ns();
+		} else if (!ret)
+			ret = bfile_tr_submit(tr);
 		pthread_mutex_unlock(&tr->sq_lock);
 		return ret;
 	}
@@ -666,10 +799,7 @@ static void bfile_finish(struct bfile_dev *dev, struct bfile_rq *rq)
 
 static u64 bfile_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return bfile_now_ns() / 1000000;
 }
 
 static void *bfile_reaper(void *arg)
@@ -828,6 +958,10 @@ static void bfile_submit(struct block_device *bdev, struct bio *bio)
 		}
 		sim_stat_inc(&bdev_file_qd_wait);
 		__atomic_fetch_add(&dev->be.cnt.qd_waits, 1, __ATOMIC_RELAXED);
+		/* a tag this thread deferred must not wait for its sleep */
+		if (bfile_my_tr &&
+		    __atomic_load_n(&bfile_my_tr->dev, __ATOMIC_RELAXED) == dev)
+			bfile_tr_flush(bfile_my_tr, true);
 		wait_event(dev->tag_wait, (rq = bfile_get_rq(dev)) != NULL);
 	}
 
@@ -884,8 +1018,11 @@ static int bfile_poll(struct block_device *bdev)
 	 * threaded: the reaper ends every bio on the shared ring as its
 	 * CQE arrives; the caller's own ring is the caller's to reap
 	 */
-	if (dev->threaded)
-		return dev->submitter_polls ? bfile_tr_poll(dev) : 0;
+	if (dev->threaded) {
+		struct sim_file_spin spin = { 0 };
+
+		return dev->submitter_polls ? bfile_tr_poll(dev, &spin) : 0;
+	}
 	return bfile_deliver_all(dev);
 }
 
@@ -1134,10 +1271,45 @@ unsigned int sim_bdev_file_thread_outstanding(struct block_device *bdev)
 int sim_bdev_file_thread_reap(struct block_device *bdev, bool wait)
 {
 	struct bfile_dev *dev = file_of(bdev);
+	struct sim_file_spin spin = { 0 };
 
 	if (!dev || !dev->submitter_polls)
 		return 0;
-	return wait ? bfile_tr_poll(dev) : bfile_tr_reap_ready(dev);
+	return wait ? bfile_tr_poll(dev, &spin) : bfile_tr_reap_ready(dev);
+}
+
+int sim_bdev_file_thread_wait(struct block_device *bdev,
+			      struct sim_file_spin *spin)
+{
+	struct bfile_dev *dev = file_of(bdev);
+	struct bfile_tring *tr = bfile_my_tr;
+
+	spin->polled = spin->hit = false;
+	spin->spent_ns = 0;
+	if (!dev || !dev->submitter_polls || !tr ||
+	    __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev)
+		return 0;
+	__atomic_store_n(&tr->lone_read, false, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&tr->outstanding, __ATOMIC_ACQUIRE))
+		return 0;
+	return bfile_tr_wait(dev, tr, spin);
+}
+
+int sim_bdev_file_thread_defer(struct block_device *bdev, bool on)
+{
+	struct bfile_dev *dev = file_of(bdev);
+	struct bfile_tring *tr = bfile_my_tr;
+
+	if (!dev || !dev->submitter_polls)
+		return -EOPNOTSUPP;
+	if (!tr)
+		tr = bfile_tr_create(dev);
+	if (!tr || __atomic_load_n(&tr->dev, __ATOMIC_RELAXED) != dev)
+		return -ENODEV;
+	if (!on)
+		bfile_tr_flush(tr, false);
+	tr->defer = on;
+	return 0;
 }
 
 bool sim_bdev_file_info(struct block_device *bdev, struct sim_file_info *out)

@@ -752,6 +752,88 @@ START_TEST(test_file_thread_ring_event_loop)
 }
 END_TEST
 
+/*
+ * A lone read of a thread that defers: it goes out in the call that
+ * waits for it (or, should something hold that up past the sweep, the
+ * sweep submits it: either way it was not submitted with the bio), and
+ * a poll window the caller asks for is opened and counted.  Without
+ * deferral, or with something else in flight, reads go out at once.
+ */
+START_TEST(test_file_thread_ring_lone_read_deferred)
+{
+	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true };
+	struct block_device *bdev = open_file(1 << 20, &o);
+	enum { LEN = 4096 };
+	struct sim_file_spin spin = { 0 };
+	struct bb_async a[2];
+	char *w, *r;
+
+	if (!bdev)
+		return;
+	blk_sim_set_completion(bdev, BLK_SIM_COMPLETE_INLINE);
+	w = bb_alloc(2 * LEN);
+	r = bb_alloc(2 * LEN);
+	bb_fill(w, 2 * LEN, 0, 7);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, 2 * LEN), 0);
+
+	/* not deferring: out with the bio, as before */
+	ck_assert_int_ge(sim_bdev_file_thread_fd(bdev), 0);
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
+	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 1);
+	ck_assert(!spin.polled);
+	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait") +
+				 sim_stat_get("bdev_file_deferred_late"),
+			 0);
+
+	ck_assert_int_eq(sim_bdev_file_thread_defer(bdev, true), 0);
+	memset(r, 0, 2 * LEN);
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
+	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 1);
+	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 1);
+	ck_assert(!spin.polled);
+	ck_assert_int_eq(a[0].ended, 1);
+	ck_assert_int_eq(a[0].status, BLK_STS_OK);
+	ck_assert(bb_check(r, LEN, 0, 7));
+	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait") +
+				 sim_stat_get("bdev_file_deferred_late"),
+			 1);
+
+	/* a window asked for: submitted first, then polled for */
+	sim_stats_reset();
+	spin.budget_us = 1000000;
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 8, r + LEN, LEN), &a[1]);
+	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 1);
+	ck_assert(spin.polled);
+	ck_assert_int_eq(sim_stat_get("bdev_file_poll_windows"), 1);
+	ck_assert_int_eq(sim_stat_get("bdev_file_poll_hits"), spin.hit);
+	ck_assert_int_eq(sim_stat_get("bdev_file_poll_spent_ns"),
+			 (long)spin.spent_ns);
+	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 0);
+	ck_assert_int_eq(a[1].ended, 1);
+	ck_assert(bb_check(r, 2 * LEN, 0, 7));
+
+	/* the second of two is not alone: both out by the second's submit */
+	sim_stats_reset();
+	spin.budget_us = 0;
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 8, r + LEN, LEN), &a[1]);
+	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 2);
+	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 0);
+	ck_assert_int_eq(sim_stat_get("bdev_file_deferred_late"), 0);
+
+	/* turning it off submits what is held */
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
+	ck_assert_int_eq(sim_bdev_file_thread_defer(bdev, false), 0);
+	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 1);
+	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 0);
+	ck_assert_int_eq(a[0].ended, 1);
+
+	bb_free(w, 2 * LEN);
+	bb_free(r, 2 * LEN);
+	sim_bdev_destroy(bdev);
+}
+END_TEST
+
 /* Not a file device (a ram device): no thread ring to be had. */
 START_TEST(test_file_thread_ring_other_device)
 {
@@ -761,6 +843,7 @@ START_TEST(test_file_thread_ring_other_device)
 	ck_assert_int_eq(sim_bdev_file_thread_fd(ram), -EOPNOTSUPP);
 	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(ram), 0);
 	ck_assert_int_eq(sim_bdev_file_thread_reap(ram, true), 0);
+	ck_assert_int_eq(sim_bdev_file_thread_defer(ram, true), -EOPNOTSUPP);
 	sim_bdev_destroy(ram);
 }
 END_TEST
@@ -795,6 +878,7 @@ static Suite *file_suite(void)
 	tcase_set_timeout(thr, 60);
 	tcase_add_test(thr, test_file_threaded);
 	tcase_add_test(thr, test_file_thread_ring_event_loop);
+	tcase_add_test(thr, test_file_thread_ring_lone_read_deferred);
 	tcase_add_test(thr, test_file_thread_ring_other_device);
 	suite_add_tcase(s, thr);
 	return s;

@@ -27,3 +27,9 @@ if(TARGET testfs AND TARGET iomapsim)
 		RUN_SERIAL TRUE TIMEOUT 300 LABELS "integration"
 		ENVIRONMENT "IOMAPSIM_BIN=${CMAKE_BINARY_DIR}")
 endif()
+
+# The poll governor is host code of the FUSE loop: its header is there.
+if(TARGET simfs_poll_gov)
+	target_include_directories(simfs_poll_gov PRIVATE
+		${CMAKE_SOURCE_DIR}/sim/fuse/host)
+endif()

@@ -107,20 +107,48 @@ static void umount_fs(void)
 	}
 }
 
-static long stat_of(const char *name)
+/* The stats file's text: one snapshot, the counters consistent. */
+static char *stats_text(void)
 {
-	char path[600], line[256];
-	size_t len = strlen(name);
-	long v = 0;
-	FILE *f;
+	char path[600];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f, *out = open_memstream(&text, &len);
+	int c;
 
 	snprintf(path, sizeof(path), "%s/.iomapsim/stats", mnt);
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ')
-			v = strtol(line + len, NULL, 10);
+	ck_assert_ptr_nonnull(out);
+	while ((c = getc(f)) != EOF)
+		putc(c, out);
 	fclose(f);
+	fclose(out);
+	return text;
+}
+
+/* Counter @name in a stats_text() snapshot (0: not listed). */
+static long stat_in(const char *text, const char *name)
+{
+	size_t len = strlen(name);
+	const char *l = text;
+
+	while (l && *l) {
+		if (!strncmp(l, name, len) && l[len] == ' ')
+			return strtol(l + len, NULL, 10);
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return 0;
+}
+
+static long stat_of(const char *name)
+{
+	char *text = stats_text();
+	long v = stat_in(text, name);
+
+	free(text);
 	return v;
 }
 
@@ -598,6 +626,69 @@ START_TEST(test_kill9_fsynced_data_survives)
 }
 END_TEST
 
+/* Lone 4 KiB direct reads of @name (1 MiB) until @stat is at least @min. */
+static void lone_reads_until(const char *name, const char *stat, long min,
+			     int max_reads)
+{
+	char *buf = abuf(4096);
+	int fd = open(path_in(name), O_RDONLY | O_DIRECT);
+
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < max_reads; i++) {
+		off_t off = (off_t)(i * 37 % 256) * 4096;
+
+		ck_assert_int_eq(pread(fd, buf, 4096, off), 4096);
+		check_pattern_at(buf, 4096, 12, off, name);
+		if (i % 64 == 63 && stat_of(stat) >= min)
+			break;
+	}
+	close(fd);
+	free(buf);
+}
+
+/*
+ * The poll governor in the mount: a client at queue depth one gets a
+ * trial of polling against sleeping (decided within a second), its
+ * lone reads go out in the io_uring_enter() that waits for them, and
+ * whatever polling was done is counted; with poll=0 nothing polls and
+ * nothing is tried.
+ */
+START_TEST(test_poll_governor)
+{
+	long windows, trials;
+	char *st;
+
+	write_file("p", 1 * MiB, 1 * MiB, 12, true);
+	ctl_write("stats", "reset\n");
+	lone_reads_until("p", "fuse_poll_trials", 1, 20000);
+	/* one snapshot: reading the stats is itself a lone request */
+	st = stats_text();
+	trials = stat_in(st, "fuse_poll_trials");
+	ck_assert_int_ge(trials, 1);
+	ck_assert_int_le(stat_in(st, "fuse_poll_trials_won"), trials);
+	ck_assert_int_ge(stat_in(st, "bdev_file_submit_and_wait"), 1);
+	windows = stat_in(st, "fuse_poll_windows");
+	ck_assert_int_le(stat_in(st, "fuse_poll_hits"), windows);
+	ck_assert(!windows == !stat_in(st, "fuse_poll_spent_ns"));
+	ck_assert_int_le(stat_in(st, "bdev_file_poll_hits"),
+			 stat_in(st, "bdev_file_poll_windows"));
+	free(st);
+	umount_fs();
+
+	mount_fs("poll=0");
+	ctl_write("stats", "reset\n");
+	lone_reads_until("p", "bdev_file_submit_and_wait", 200, 2000);
+	st = stats_text();
+	ck_assert_int_ge(stat_in(st, "bdev_file_submit_and_wait"), 200);
+	ck_assert_int_eq(stat_in(st, "fuse_poll_trials"), 0);
+	ck_assert_int_eq(stat_in(st, "fuse_poll_windows"), 0);
+	ck_assert_int_eq(stat_in(st, "fuse_poll_no_idle_cpu"), 0);
+	ck_assert_int_eq(stat_in(st, "bdev_file_poll_windows"), 0);
+	free(st);
+	umount_fs();
+}
+END_TEST
+
 START_TEST(test_mkfs_refuses_ext4)
 {
 	char out[2048], before[128], after[128];
@@ -690,6 +781,7 @@ static TCase *mount_tcase(const char *name)
 	tcase_add_test(tc, test_holes_and_unwritten_read_zero);
 	tcase_add_test(tc, test_unmount_fsck_remount);
 	tcase_add_test(tc, test_kill9_fsynced_data_survives);
+	tcase_add_test(tc, test_poll_governor);
 	return tc;
 }
 

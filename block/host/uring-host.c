@@ -132,6 +132,22 @@ int bfu_submit(struct bfu_ring *r)
 	return ret;
 }
 
+int bfu_submit_and_wait(struct bfu_ring *r)
+{
+	int ret;
+
+	do {
+		ret = io_uring_submit_and_wait(&r->ring, 1);
+	} while (ret == -EINTR);
+	return ret;
+}
+
+void bfu_eventfd_enable(struct bfu_ring *r, bool on)
+{
+	if (r->efd >= 0)
+		io_uring_cq_eventfd_toggle(&r->ring, on);
+}
+
 int bfu_reap(struct bfu_ring *r, bool wait, uint64_t *user_data, int *res)
 {
 	struct io_uring_cqe *cqe;
@@ -162,24 +178,29 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
+bool bfu_spin_ready(struct bfu_ring *r, unsigned int spin_us)
+{
+	uint64_t end = mono_ns() + spin_us * 1000ull;
+
+	/*
+	 * A task-run ring posts completions only when its task enters the
+	 * kernel: ask for them, without sleeping.
+	 */
+	do {
+		if (io_uring_cq_ready(&r->ring))
+			return true;
+		io_uring_get_events(&r->ring);
+	} while (mono_ns() < end);
+	return io_uring_cq_ready(&r->ring);
+}
+
 int bfu_wait_ready(struct bfu_ring *r, unsigned int spin_us)
 {
 	struct io_uring_cqe *cqe;
 	int ret;
 
-	if (spin_us) {
-		uint64_t end = mono_ns() + spin_us * 1000ull;
-
-		/*
-		 * A task-run ring posts completions only when its task
-		 * enters the kernel: ask for them, without sleeping.
-		 */
-		do {
-			if (io_uring_cq_ready(&r->ring))
-				return 0;
-			io_uring_get_events(&r->ring);
-		} while (mono_ns() < end);
-	}
+	if (spin_us && bfu_spin_ready(r, spin_us))
+		return 0;
 	do {
 		ret = io_uring_wait_cqe(&r->ring, &cqe);
 	} while (ret == -EINTR);

@@ -45,6 +45,11 @@ int bfu_prep_fdatasync(struct bfu_ring *r, int fd, uint64_t user_data);
 int bfu_prep_nop(struct bfu_ring *r, uint64_t user_data);
 /* Submit what is queued: the number submitted or -errno. */
 int bfu_submit(struct bfu_ring *r);
+/*
+ * Submit what is queued and wait for a completion (without taking it),
+ * both in one io_uring_enter(): the number submitted or -errno.
+ */
+int bfu_submit_and_wait(struct bfu_ring *r);
 
 /*
  * Take one completion: 0 with *user_data and *res (a byte count or
@@ -70,5 +75,17 @@ int bfu_eventfd(struct bfu_ring *r);
  * Busy-polls up to @spin_us microseconds first.
  */
 int bfu_wait_ready(struct bfu_ring *r, unsigned int spin_us);
+/*
+ * Busy-poll up to @spin_us microseconds for a completion, without
+ * sleeping and without taking it: true if one is ready.
+ */
+bool bfu_spin_ready(struct bfu_ring *r, unsigned int spin_us);
+/*
+ * Stop (false) or resume (true) the eventfd's signals: a flag in the
+ * ring's shared memory, no system call.  An owner that waits in the
+ * ring itself has no use for them, and each would wake its event loop
+ * once more for nothing.
+ */
+void bfu_eventfd_enable(struct bfu_ring *r, bool on);
 
 #endif /* _BLOCK_HOST_URING_HOST_H */

@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 #define IOMAPSIM_MAX_FAULTS 16
+/* poll=auto: the bound of a poll window */
+#define IOMAPSIM_POLL_AUTO_US 200
 
 struct iomapsim_mount_opts {
 	const char *target;		/* image file or block device */
@@ -24,8 +26,10 @@ struct iomapsim_mount_opts {
 	unsigned int cpus;		/* cpus=N: simulated CPUs */
 	unsigned int max_threads;	/* threads=N: FUSE worker threads */
 	/*
-	 * poll=MICROSECONDS: how long a lone worker busy-polls for the next
-	 * request and for its read's completion before it sleeps (0: never)
+	 * poll=MICROSECONDS: the longest a lone worker busy-polls for its
+	 * read's completion or the next request before it sleeps, when it
+	 * measures that polling pays (0: never; poll=auto, the default:
+	 * IOMAPSIM_POLL_AUTO_US)
 	 */
 	unsigned int poll_us;
 	unsigned int commit_interval;	/* commit=SECONDS, 0: only on fsync */

@@ -121,7 +121,8 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 		.queue_depth = o->queue_depth ? o->queue_depth : 128,
 		/* see sfs_reap() */
 		.submitter_polls = true,
-		.poll_us = o->poll_us,
+		/* the FUSE loop's governor sets each window (poll-gov.c) */
+		.poll_us = 0,
 	};
 	struct simfs_mount_opts mo = {
 		.read_only = o->read_only,
@@ -595,6 +596,59 @@ void sfs_reap(struct sfs_mount *m, bool wait)
 {
 	sfs_thread_enter();
 	sim_bdev_file_thread_reap(m->bdev, wait);
+}
+
+void sfs_reap_wait(struct sfs_mount *m, struct sfs_spin *spin)
+{
+	struct sim_file_spin sp = { .budget_us = spin->budget_us };
+
+	sfs_thread_enter();
+	sim_bdev_file_thread_wait(m->bdev, &sp);
+	spin->polled = sp.polled;
+	spin->hit = sp.hit;
+	spin->spent_ns = sp.spent_ns;
+}
+
+int sfs_own_defer(struct sfs_mount *m, bool on)
+{
+	sfs_thread_enter();
+	return sim_bdev_file_thread_defer(m->bdev, on);
+}
+
+DEFINE_SIM_STAT(stat_fuse_poll_windows, "fuse_poll_windows");
+DEFINE_SIM_STAT(stat_fuse_poll_hits, "fuse_poll_hits");
+DEFINE_SIM_STAT(stat_fuse_poll_spent_ns, "fuse_poll_spent_ns");
+DEFINE_SIM_STAT(stat_fuse_poll_no_idle_cpu, "fuse_poll_no_idle_cpu");
+DEFINE_SIM_STAT(stat_fuse_poll_trials, "fuse_poll_trials");
+DEFINE_SIM_STAT(stat_fuse_poll_trials_won, "fuse_poll_trials_won");
+/* set, not added; not gauges either: they leak nothing, a reset clears them */
+DEFINE_SIM_STAT(stat_fuse_poll_on, "fuse_poll_on");
+DEFINE_SIM_STAT(stat_fuse_poll_cycle_polling_ns, "fuse_poll_cycle_polling_ns");
+DEFINE_SIM_STAT(stat_fuse_poll_cycle_sleeping_ns,
+		"fuse_poll_cycle_sleeping_ns");
+DEFINE_SIM_STAT(stat_fuse_poll_idle_cpus, "fuse_poll_idle_cpus");
+
+static struct sim_stat *const poll_stats[SFS_POLL_NR] = {
+	[SFS_POLL_WINDOWS] = &stat_fuse_poll_windows,
+	[SFS_POLL_HITS] = &stat_fuse_poll_hits,
+	[SFS_POLL_SPENT_NS] = &stat_fuse_poll_spent_ns,
+	[SFS_POLL_NO_IDLE_CPU] = &stat_fuse_poll_no_idle_cpu,
+	[SFS_POLL_TRIALS] = &stat_fuse_poll_trials,
+	[SFS_POLL_TRIALS_WON] = &stat_fuse_poll_trials_won,
+	[SFS_POLL_ON] = &stat_fuse_poll_on,
+	[SFS_POLL_CYCLE_POLLING_NS] = &stat_fuse_poll_cycle_polling_ns,
+	[SFS_POLL_CYCLE_SLEEPING_NS] = &stat_fuse_poll_cycle_sleeping_ns,
+	[SFS_POLL_IDLE_CPUS] = &stat_fuse_poll_idle_cpus,
+};
+
+void sfs_poll_stat(enum sfs_poll_stat s, long v)
+{
+	struct sim_stat *st = poll_stats[s];
+
+	if (s >= SFS_POLL_ON)
+		__atomic_store_n(&st->v, v, __ATOMIC_RELAXED);
+	else
+		sim_stat_add(st, v);
 }
 
 static void io_submitted(struct sfs_io *io, ssize_t ret)

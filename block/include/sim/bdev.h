@@ -191,6 +191,30 @@ int sim_bdev_file_thread_fd(struct block_device *bdev);
 unsigned int sim_bdev_file_thread_outstanding(struct block_device *bdev);
 int sim_bdev_file_thread_reap(struct block_device *bdev, bool wait);
 
+/* A completion busy-poll window: asked for, and how it went. */
+struct sim_file_spin {
+	unsigned int budget_us; /* in: poll at most this long, 0: sleep */
+	bool polled;		/* out: a window was opened */
+	bool hit;		/* out: a completion came inside it */
+	unsigned long long spent_ns; /* out: time spent polling */
+};
+
+/*
+ * As _reap with @wait, but the caller sets the busy-poll window (the
+ * device's poll_us is not applied) and learns how it went.
+ */
+int sim_bdev_file_thread_wait(struct block_device *bdev,
+			      struct sim_file_spin *spin);
+/*
+ * @on: from now on, a read of this thread that goes out while nothing
+ * else is in flight on the device stays on its ring unsubmitted until
+ * the thread reaps: waiting, one io_uring_enter() then submits it and
+ * sleeps until it completes; not waiting, it is submitted.  The sweep
+ * submits it should the thread never reap.  Off submits what is held.
+ * 0, -EOPNOTSUPP or -ENODEV as _fd.
+ */
+int sim_bdev_file_thread_defer(struct block_device *bdev, bool on);
+
 /*
  * Opens @path (regular file or block device) with O_DIRECT.  Start the
  * engine first: completions go to a reaper thread if it is the threaded

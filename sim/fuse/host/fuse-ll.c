@@ -538,7 +538,7 @@ void iomapsim_mount_opts_init(struct iomapsim_mount_opts *o)
 	o->parallel_write = true;
 	o->dops = "none";
 	o->commit_interval = 5;
-	o->poll_us = 100;
+	o->poll_us = IOMAPSIM_POLL_AUTO_US;
 }
 
 static int parse_onoff(const char *v, bool *out)
@@ -606,7 +606,10 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 			bad = parse_uint(v, 1024, &o->max_threads) ||
 			      !o->max_threads;
 		} else if (!strcmp(opt, "poll") && v) {
-			bad = parse_uint(v, 10000, &o->poll_us);
+			if (!strcmp(v, "auto"))
+				o->poll_us = IOMAPSIM_POLL_AUTO_US;
+			else
+				bad = parse_uint(v, 10000, &o->poll_us);
 		} else if (!strcmp(opt, "commit") && v) {
 			bad = parse_uint(v, 86400, &o->commit_interval);
 		} else if (!strcmp(opt, "max_background") && v) {

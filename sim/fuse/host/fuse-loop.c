@@ -16,12 +16,21 @@
  * EPOLLEXCLUSIVE so one worker wakes per request) or its reads (the
  * ring's eventfd).
  *
- * A worker that has just finished the only request in service
- * busy-polls /dev/fuse for up to poll_us microseconds before it sleeps:
- * a client at queue depth 1 sends its next request a few microseconds
- * after the reply, and a CPU that went idle in between (in a VM, a
- * halted vCPU) takes far longer to get back to it than that.  Under
- * load nobody spins.
+ * A lone request costs what the kernel makes it cost: its read stays
+ * on the worker's ring unsubmitted (sfs_own_defer()) until the worker,
+ * finding the mount otherwise idle, waits for it, and then one
+ * io_uring_enter() submits it and sleeps until it is done, as
+ * passthrough_ll's pread() would.  While the worker waits in the ring
+ * the ring's eventfd is quiet, and after such a request the worker goes
+ * straight to epoll for the next one rather than first trying a read
+ * that would find nothing.
+ *
+ * A worker that has just served the only request in service may
+ * busy-poll, for its read's completion and then for the next request,
+ * when the poll governor (poll-gov.c) says so: it measures whether
+ * polling shortens a lone request's cycle on this machine, sizes the
+ * windows from the waits it sees, never past poll_us, and lets no more
+ * workers poll than there are idle CPUs.  Under load nobody polls.
  *
  * Shutdown: the workers block signals; the main thread waits for the
  * session to end (unmount, fuse_session_exit() from a signal handler),
@@ -33,7 +42,6 @@
 #define FUSE_USE_VERSION 312
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -47,12 +55,13 @@
 #include <sys/eventfd.h>
 #include <fuse_lowlevel.h>
 #include "fuse-loop.h"
+#include "poll-gov.h"
 #include "sfs.h"
 
 struct fuse_loop {
 	struct fuse_session *se;
 	struct sfs_mount *m;
-	unsigned int poll_us;
+	struct poll_gov gov;
 	int fd;			/* /dev/fuse, non-blocking */
 	int stop_fd;		/* eventfd: the loop ends */
 
@@ -63,29 +72,45 @@ struct fuse_loop {
 	sem_t finish;		/* a worker saw the session end */
 };
 
-static uint64_t now_us(void)
+/*
+ * The next request, trying to read it for as long as the governor's
+ * window: -EAGAIN if none came (or no window was granted).
+ */
+static int poll_receive(struct fuse_loop *l, struct fuse_buf *fbuf)
 {
-	struct timespec ts;
+	unsigned int us = poll_gov_begin(&l->gov, POLL_REQ);
+	uint64_t t0, end, now;
+	int res;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + ts.tv_nsec / 1000;
-}
-
-/* Until a request is readable, for at most @us: cheaper than a wake-up. */
-static void spin_for_request(int fd, unsigned int us)
-{
-	uint64_t end = now_us() + us;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
+	if (!us)
+		return -EAGAIN;
+	t0 = poll_gov_now_ns();
+	end = t0 + us * 1000ull;
 	do {
-		if (poll(&p, 1, 0) != 0)
-			return;
-	} while (now_us() < end);
+		res = fuse_session_receive_buf(l->se, fbuf);
+		now = poll_gov_now_ns();
+	} while (res == -EAGAIN && now < end);
+	poll_gov_end(&l->gov, POLL_REQ, true, res != -EAGAIN, now - t0);
+	return res;
 }
 
-static void serving(struct fuse_loop *l)
+/* Wait for this worker's reads, polling first if the governor says so. */
+static void reap_wait(struct fuse_loop *l, bool poll)
 {
-	__atomic_add_fetch(&l->serving, 1, __ATOMIC_RELAXED);
+	struct sfs_spin spin = { 0 };
+
+	if (poll && sfs_own_outstanding(l->m))
+		spin.budget_us = poll_gov_begin(&l->gov, POLL_CQE);
+	sfs_reap_wait(l->m, &spin);
+	if (spin.budget_us)
+		poll_gov_end(&l->gov, POLL_CQE, spin.polled, spin.hit,
+			     spin.spent_ns);
+}
+
+/* One request more in service; true if it is the only one. */
+static bool serving(struct fuse_loop *l)
+{
+	return !__atomic_fetch_add(&l->serving, 1, __ATOMIC_RELAXED);
 }
 
 /* One request less in service; true if the mount is now idle. */
@@ -133,7 +158,7 @@ static void *worker(void *arg)
 	struct fuse_buf fbuf = { .mem = NULL };
 	int own_fd = sfs_own_fd(l->m);
 	int epfd = epoll_create1(EPOLL_CLOEXEC);
-	bool spin = false;
+	bool poll_next = false, sleep_next = false;
 
 	if (epfd < 0 || epoll_add(epfd, l->fd, EPOLLIN | EPOLLEXCLUSIVE) ||
 	    epoll_add(epfd, l->stop_fd, EPOLLIN) ||
@@ -145,16 +170,25 @@ static void *worker(void *arg)
 		session_ended(l, err);
 		goto out;
 	}
+	if (own_fd >= 0 && sfs_own_defer(l->m, true))
+		own_fd = -1; /* wait for each request's reads, then */
 	while (!stopping(l)) {
-		bool idle;
+		bool idle, lone, poll;
 		int res;
 
 		if (own_fd >= 0 && sfs_own_outstanding(l->m))
 			sfs_reap(l->m, false);
-		if (spin)
-			spin_for_request(l->fd, l->poll_us);
-		spin = false;
-		res = fuse_session_receive_buf(l->se, &fbuf);
+		if (sleep_next) {
+			/* a lone client's next request is not there yet */
+			sleep_next = false;
+			wait_event(epfd);
+			continue;
+		}
+		if (poll_next)
+			res = poll_receive(l, &fbuf);
+		else
+			res = fuse_session_receive_buf(l->se, &fbuf);
+		poll_next = false;
 		if (res == -EAGAIN) {
 			wait_event(epfd);
 			continue;
@@ -167,17 +201,21 @@ static void *worker(void *arg)
 			session_ended(l, res < 0 ? res : 0);
 			break;
 		}
-		serving(l);
+		lone = serving(l) && !sfs_inflight(l->m);
+		poll = poll_gov_arrival(&l->gov, lone);
 		fuse_session_process_buf(l->se, &fbuf);
 		/* nothing else in service, and no I/O but this request's */
 		idle = served(l) && sfs_inflight(l->m) <= 1;
 		/* alone: wait for the read now, then look out for the next */
 		if (idle || own_fd < 0)
-			sfs_reap(l->m, true);
-		spin = idle && l->poll_us && !sfs_inflight(l->m);
+			reap_wait(l, poll && idle);
+		idle = idle && !sfs_inflight(l->m);
+		poll_next = idle && poll;
+		sleep_next = idle && !poll && own_fd >= 0;
 	}
 out:
 	/* nothing may be left on this worker's ring when it goes */
+	sfs_own_defer(l->m, false);
 	sfs_reap(l->m, true);
 	if (epfd >= 0)
 		close(epfd);
@@ -188,7 +226,7 @@ out:
 int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 		  unsigned int nr_threads, unsigned int poll_us)
 {
-	struct fuse_loop l = { .se = se, .m = m, .poll_us = poll_us };
+	struct fuse_loop l = { .se = se, .m = m };
 	pthread_t *tids = calloc(nr_threads, sizeof(*tids));
 	sigset_t all, old;
 	unsigned int n = 0;
@@ -209,6 +247,7 @@ int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 	}
 	pthread_mutex_init(&l.lock, NULL);
 	sem_init(&l.finish, 0, 0);
+	poll_gov_init(&l.gov, poll_us);
 
 	/* signals go to this thread only, as with libfuse's loop */
 	sigfillset(&all);
@@ -233,6 +272,7 @@ int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 		ret = l.error;
 	close(l.stop_fd);
 	sem_destroy(&l.finish);
+	poll_gov_destroy(&l.gov);
 	pthread_mutex_destroy(&l.lock);
 	free(tids);
 	return ret;

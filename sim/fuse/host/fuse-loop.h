@@ -9,8 +9,9 @@ struct sfs_mount;
 /*
  * Serve @se, the FUSE session of mount @m, with @nr_threads workers until
  * the session ends (unmount, fuse_session_exit()).  A worker that leaves
- * the mount idle busy-polls /dev/fuse up to @poll_us microseconds before
- * it sleeps.  Returns 0, or -errno for a failure to read or to start.
+ * the mount idle may busy-poll, up to @poll_us microseconds a window,
+ * when polling is measured to pay (poll-gov.c); 0: never.  Returns 0, or
+ * -errno for a failure to read or to start.
  */
 int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 		  unsigned int nr_threads, unsigned int poll_us);

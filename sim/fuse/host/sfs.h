@@ -104,6 +104,40 @@ void sfs_write(struct sfs_mount *m, uint64_t fh, const void *data,
 int sfs_own_fd(struct sfs_mount *m);
 unsigned int sfs_own_outstanding(struct sfs_mount *m);
 void sfs_reap(struct sfs_mount *m, bool wait);
+/*
+ * As sfs_reap() waiting, busy-polling up to @spin->budget_us first; how
+ * the window went is filled in (sim_bdev_file_thread_wait()).
+ */
+struct sfs_spin {
+	unsigned int budget_us;
+	bool polled, hit;
+	uint64_t spent_ns;
+};
+void sfs_reap_wait(struct sfs_mount *m, struct sfs_spin *spin);
+/*
+ * @on: a read this worker queues while nothing else is in flight waits
+ * on its ring until it reaps, so that one system call submits it and
+ * waits for it (sim_bdev_file_thread_defer()).  0 or -errno.
+ */
+int sfs_own_defer(struct sfs_mount *m, bool on);
+
+/* The FUSE loop's poll governor (poll-gov.c) in the mount's stats. */
+enum sfs_poll_stat {
+	/* counters, added to */
+	SFS_POLL_WINDOWS,	/* /dev/fuse poll windows opened */
+	SFS_POLL_HITS,		/* ... that found the next request */
+	SFS_POLL_SPENT_NS,	/* ... and the time they spun */
+	SFS_POLL_NO_IDLE_CPU,	/* windows not opened: no CPU idle */
+	SFS_POLL_TRIALS,	/* polling against sleeping, measured */
+	SFS_POLL_TRIALS_WON,	/* ... and polling was faster */
+	/* levels, set (a stats reset clears them too) */
+	SFS_POLL_ON,		/* the last trial's winner (1: polling) */
+	SFS_POLL_CYCLE_POLLING_NS, /* its median cycles, each arm */
+	SFS_POLL_CYCLE_SLEEPING_NS,
+	SFS_POLL_IDLE_CPUS,	/* the last estimate */
+	SFS_POLL_NR,
+};
+void sfs_poll_stat(enum sfs_poll_stat s, long v);
 int sfs_fsync(struct sfs_mount *m, uint64_t fh, int datasync);
 int sfs_fallocate(struct sfs_mount *m, uint64_t fh, int mode, int64_t off,
 		  int64_t len);

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The FUSE workers' poll governor (sim/fuse/host/poll-gov.c) driven as
+ * the loop drives it, with lone cycles whose length depends on the arm
+ * it picks: it must settle on the faster arm, refuse a poller beyond the
+ * idle CPUs, size windows from the waits that hit, switch off a site
+ * that misses, and count all of it in the stats.  And the mount's
+ * poll= option: auto, a bound, 0, and what it refuses.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sim/stats.h>
+#include "harness.h"
+#include "iomapsim-mount.h"
+#include "poll-gov.h"
+
+static struct poll_gov g;
+
+static void gov_init(unsigned int max_us, unsigned int ncpu)
+{
+	poll_gov_init(&g, max_us);
+	/* no other thread counted runnable: ncpu idle CPUs, exactly */
+	if (g.loadavg_fd >= 0)
+		close(g.loadavg_fd);
+	g.loadavg_fd = -1;
+	g.ncpu = ncpu;
+	for (int s = 0; s < POLL_SITES; s++)
+		g.idle_cpus[s] = ncpu;
+}
+
+static void busy_wait_ns(uint64_t ns)
+{
+	uint64_t end = poll_gov_now_ns() + ns;
+
+	while (poll_gov_now_ns() < end)
+		;
+}
+
+/*
+ * Lone cycles until a trial is decided: a polling cycle polls (its
+ * completion hits after 2 us) and lasts @on_us, a sleeping one @off_us.
+ */
+static void run_trial(unsigned int on_us, unsigned int off_us)
+{
+	long trials = sim_stat_get("fuse_poll_trials");
+
+	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
+	     i++) {
+		bool on = poll_gov_arrival(&g, true);
+
+		if (on) {
+			unsigned int w = poll_gov_begin(&g, POLL_CQE);
+
+			ck_assert_uint_gt(w, 0);
+			ck_assert_uint_le(w, g.max_us);
+			poll_gov_end(&g, POLL_CQE, true, true, 2000);
+		}
+		busy_wait_ns((on ? on_us : off_us) * 1000ull);
+	}
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);
+}
+
+START_TEST(test_polling_chosen_where_it_shortens_the_cycle)
+{
+	gov_init(100, 2);
+	run_trial(100, 400);
+	ck_assert(g.on);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_on"), 1);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 1);
+	ck_assert_int_lt(sim_stat_get("fuse_poll_cycle_polling_ns"),
+			 sim_stat_get("fuse_poll_cycle_sleeping_ns"));
+	/* the winner runs: every lone cycle polls until the next trial */
+	for (int i = 0; i < 100; i++)
+		ck_assert(poll_gov_arrival(&g, true));
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+START_TEST(test_sleeping_chosen_where_polling_costs)
+{
+	gov_init(100, 2);
+	run_trial(400, 100);
+	ck_assert(!g.on);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_on"), 0);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 0);
+	for (int i = 0; i < 100; i++)
+		ck_assert(!poll_gov_arrival(&g, true));
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+/* A polling arm that never got a CPU to poll on is no evidence. */
+START_TEST(test_void_polling_arm_loses)
+{
+	long trials;
+
+	gov_init(100, 2);
+	trials = sim_stat_get("fuse_poll_trials");
+	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
+	     i++)
+		busy_wait_ns(poll_gov_arrival(&g, true) ? 100000 : 400000);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);
+	ck_assert(!g.on);
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+/*
+ * A trial lone cycles are too rare to finish (under load) is decided on
+ * what it has after a second: too little, and sleeping wins.
+ */
+START_TEST(test_unfinished_trial_decided_for_sleeping)
+{
+	gov_init(100, 2);
+	ck_assert(poll_gov_arrival(&g, true));
+	ck_assert_uint_ne(g.trial_ns, 0);
+	ck_assert(!poll_gov_arrival(&g, false));
+	g.trial_ns -= 2000000000ull;
+	poll_gov_arrival(&g, true);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 1);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 0);
+	ck_assert(!g.trial);
+	ck_assert(!poll_gov_arrival(&g, true));
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+/* Under load nobody polls, and no cycle is measured across it. */
+START_TEST(test_no_polling_under_load)
+{
+	gov_init(100, 2);
+	for (int i = 0; i < 1000; i++)
+		ck_assert(!poll_gov_arrival(&g, false));
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 0);
+	ck_assert_uint_eq(g.last_ns, 0);
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+START_TEST(test_no_more_pollers_than_idle_cpus)
+{
+	unsigned int w1, w2;
+
+	gov_init(100, 1);
+	w1 = poll_gov_begin(&g, POLL_REQ);
+	ck_assert_uint_eq(w1, 100);
+	/* the one idle CPU has its poller */
+	w2 = poll_gov_begin(&g, POLL_CQE);
+	ck_assert_uint_eq(w2, 0);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_no_idle_cpu"), 1);
+	poll_gov_end(&g, POLL_REQ, true, true, 1000);
+	ck_assert_uint_gt(poll_gov_begin(&g, POLL_CQE), 0);
+	poll_gov_end(&g, POLL_CQE, false, false, 0);
+	ck_assert_uint_eq(g.spinning, 0);
+	/* no CPU idle at all */
+	g.idle_cpus[POLL_REQ] = 0;
+	g.sampled_ns[POLL_REQ] = poll_gov_now_ns();
+	ck_assert_uint_eq(poll_gov_begin(&g, POLL_REQ), 0);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_no_idle_cpu"), 2);
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+START_TEST(test_windows_sized_by_hits_and_counted)
+{
+	unsigned int w;
+
+	gov_init(200, 2);
+	/* hits after 10 us: twice that plus 5 us of slack */
+	for (int i = 0; i < 40; i++) {
+		ck_assert_uint_gt(poll_gov_begin(&g, POLL_REQ), 0);
+		poll_gov_end(&g, POLL_REQ, true, true, 10000);
+	}
+	w = poll_gov_begin(&g, POLL_REQ);
+	ck_assert_uint_eq(w, 25);
+	/* a miss doubles it */
+	poll_gov_end(&g, POLL_REQ, true, false, 25000);
+	ck_assert_uint_eq(g.win_us[POLL_REQ], 50);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_windows"), 41);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_hits"), 40);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_spent_ns"),
+			 40 * 10000 + 25000);
+	/* the bound holds */
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_gt(poll_gov_begin(&g, POLL_REQ), 0);
+		poll_gov_end(&g, POLL_REQ, true, false, 1000);
+	}
+	ck_assert_uint_eq(g.win_us[POLL_REQ], 200);
+	/* the other site is its own */
+	ck_assert_uint_eq(g.win_us[POLL_CQE], 200);
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+START_TEST(test_site_that_misses_goes_off)
+{
+	int n = 0;
+
+	gov_init(100, 2);
+	while (poll_gov_begin(&g, POLL_CQE)) {
+		poll_gov_end(&g, POLL_CQE, true, false, 100000);
+		ck_assert_int_lt(++n, 100);
+	}
+	/* each miss takes a sixteenth (rounded down): below 1/4 at 23 */
+	ck_assert_int_eq(n, 23);
+	ck_assert_uint_eq(g.win_us[POLL_CQE], 0);
+	ck_assert_uint_gt(poll_gov_begin(&g, POLL_REQ), 0);
+	poll_gov_end(&g, POLL_REQ, false, false, 0);
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+START_TEST(test_poll_zero_never_polls)
+{
+	gov_init(0, 2);
+	for (int i = 0; i < 200; i++)
+		ck_assert(!poll_gov_arrival(&g, true));
+	ck_assert_uint_eq(poll_gov_begin(&g, POLL_REQ), 0);
+	ck_assert_uint_eq(poll_gov_begin(&g, POLL_CQE), 0);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 0);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_no_idle_cpu"), 0);
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+static int parse(const char *list, struct iomapsim_mount_opts *o, char *err,
+		 size_t len)
+{
+	char buf[64];
+
+	iomapsim_mount_opts_init(o);
+	snprintf(buf, sizeof(buf), "%s", list);
+	return iomapsim_mount_parse_opts(o, buf, err, len);
+}
+
+START_TEST(test_poll_option)
+{
+	struct iomapsim_mount_opts o;
+	char err[256];
+
+	iomapsim_mount_opts_init(&o);
+	ck_assert_uint_eq(o.poll_us, IOMAPSIM_POLL_AUTO_US);
+	ck_assert_int_eq(parse("poll=auto", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.poll_us, IOMAPSIM_POLL_AUTO_US);
+	ck_assert_int_eq(parse("poll=0", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.poll_us, 0);
+	ck_assert_int_eq(parse("poll=50", &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.poll_us, 50);
+	ck_assert_int_eq(parse("poll=10001", &o, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "bad value in mount option 'poll=10001'");
+	ck_assert_int_eq(parse("poll=fast", &o, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "bad value in mount option 'poll=fast'");
+}
+END_TEST
+
+static Suite *poll_gov_suite(void)
+{
+	Suite *s = suite_create("simfs_poll_gov");
+	TCase *tc = sim_tcase("governor");
+
+	/* trials busy-wait a few hundred cycles of at most 400 us */
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_polling_chosen_where_it_shortens_the_cycle);
+	tcase_add_test(tc, test_sleeping_chosen_where_polling_costs);
+	tcase_add_test(tc, test_void_polling_arm_loses);
+	tcase_add_test(tc, test_unfinished_trial_decided_for_sleeping);
+	tcase_add_test(tc, test_no_polling_under_load);
+	tcase_add_test(tc, test_no_more_pollers_than_idle_cpus);
+	tcase_add_test(tc, test_windows_sized_by_hits_and_counted);
+	tcase_add_test(tc, test_site_that_misses_goes_off);
+	tcase_add_test(tc, test_poll_zero_never_polls);
+	tcase_add_test(tc, test_poll_option);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SIM_TEST_MAIN(poll_gov_suite)
