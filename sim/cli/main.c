@@ -20,6 +20,8 @@ static const struct iomapsim_cmd cmds[] = {
 	{ "stats", "print the counters of a live mount", cmd_stats },
 	{ "bench", "direct I/O workload: IOPS, cost per request by layer",
 	  cmd_bench },
+	{ "trace", "a mount's trace ring as a timeline (Chrome JSON)",
+	  cmd_trace },
 };
 
 static void usage(FILE *f)

@@ -6,7 +6,8 @@
  * runner in sim/testfs/request.c, which the tests and the fuzzer share.
  *
  * Exit status: 0 when the request ran, whatever its result; 2 with one
- * line on stderr when the arguments are bad.
+ * line on stderr when the arguments are bad; 1 when --trace-json's file
+ * cannot be written (the outcome is printed all the same).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -345,6 +346,7 @@ static void run_usage(void)
 	       "                      iomap_dio_rw_next() / iomap_dio_rw_begin()  (ops)\n"
 	       "  --write-cache, --fua  device with a volatile cache / with FUA\n"
 	       "  --trace             dump the trace ring to stderr afterwards\n"
+	       "  --trace-json FILE   the trace ring as a Chrome trace-event timeline\n"
 	       "\n"
 	       "The outcome is one JSON line: ret, queued, path, fallback, bios, cache_hits,\n"
 	       "punted, ki_complete_calls, completion, ki_pos, iter_count, data, leaks,\n"
@@ -365,8 +367,8 @@ enum {
 	OPT_DOPS, OPT_OP, OPT_POS, OPT_LEN, OPT_ITER, OPT_BUF_OFFSET,
 	OPT_IOCB, OPT_ASYNC, OPT_DIO_FLAGS, OPT_DONE_BEFORE, OPT_NO_SIMPLE,
 	OPT_NO_SIMPLE_MOUNT, OPT_FAULT, OPT_COMPLETE, OPT_SEED, OPT_IOMAP,
-	OPT_WRITE_CACHE, OPT_FUA, OPT_TRACE, OPT_HELP, OPT_DMA_ALIGNMENT,
-	OPT_NO_POLL,
+	OPT_WRITE_CACHE, OPT_FUA, OPT_TRACE, OPT_TRACE_JSON, OPT_HELP,
+	OPT_DMA_ALIGNMENT, OPT_NO_POLL,
 };
 
 static const struct option run_opts[] = {
@@ -394,6 +396,7 @@ static const struct option run_opts[] = {
 	{ "write-cache", no_argument, NULL, OPT_WRITE_CACHE },
 	{ "fua", no_argument, NULL, OPT_FUA },
 	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "trace-json", required_argument, NULL, OPT_TRACE_JSON },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "dma-alignment", required_argument, NULL, OPT_DMA_ALIGNMENT },
 	{ "no-poll", no_argument, NULL, OPT_NO_POLL },
@@ -413,7 +416,8 @@ static int pick(const char *opt, const char *arg, const char *const *names,
 
 /* Parse argv into @req; 0, or 2 after printing the one error line. */
 static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
-			  uint64_t *seed, bool *trace, bool *help)
+			  uint64_t *seed, bool *trace, const char **trace_json,
+			  bool *help)
 {
 	static const char *const dops[] = { "none", "end_io", "submit_io",
 					    "bio_set" };
@@ -584,6 +588,9 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		case OPT_TRACE:
 			*trace = true;
 			break;
+		case OPT_TRACE_JSON:
+			*trace_json = arg;
+			break;
 		case OPT_HELP:
 			*help = true;
 			return 0;
@@ -624,11 +631,13 @@ int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok)
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET, .seed = 1 };
 	uint64_t seed = 1;
 	bool trace = false, help = false;
+	const char *trace_json = NULL;
 	char err[256] = "";
 	int rc;
 
 	iomapsim_request_init(&req);
-	rc = parse_run_args(argc, argv, &req, &seed, &trace, &help);
+	rc = parse_run_args(argc, argv, &req, &seed, &trace, &trace_json,
+			    &help);
 	if (rc)
 		return rc;
 	if (help) {
@@ -670,6 +679,13 @@ int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok)
 	}
 	if (trace)
 		sim_trace_dump(stderr, 0);
+	/* the request's trace ring as a timeline (written whole or not) */
+	rc = trace_json ? trace_json_write_ring(trace_json) : 0;
+	if (rc) {
+		snprintf(run_err, sizeof(run_err), "--trace-json %s: %s",
+			 trace_json, strerror(-rc));
+		return 1;
+	}
 	return 0;
 }
 

@@ -537,6 +537,7 @@ static void sfs_ki_complete(struct kiocb *iocb, long res)
 {
 	struct sfs_io *io = container_of(iocb, struct sfs_io, iocb);
 
+	sim_trace("ki_complete", "ret %ld", res);
 	sim_stat_inc(&stat_fuse_async_reply);
 	sfs_io_finish(io, res);
 }

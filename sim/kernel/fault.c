@@ -10,6 +10,7 @@
 #include <sim/alloc.h>
 #include <sim/fault.h>
 #include <sim/rand.h>
+#include <sim/trace.h>
 
 static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_fault_alloc cfg;
@@ -100,6 +101,8 @@ bool sim_fault_alloc_fail(const struct sim_alloc_site *site, gfp_t gfp)
 	if (fail)
 		injected++;
 	pthread_mutex_unlock(&fault_lock);
+	if (fail)
+		sim_trace("fault_alloc_fail", "site %s", site->func);
 	return fail;
 }
 
@@ -147,5 +150,7 @@ ssize_t sim_fault_pin_limit(size_t want)
 			limit = (ssize_t)pin_bytes;
 	}
 	pthread_mutex_unlock(&fault_lock);
+	if (limit != (ssize_t)want)
+		sim_trace("fault_short_pin", "want %zu got %zd", want, limit);
 	return limit;
 }

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <sim/report.h>
+#include <sim/trace.h>
 
 static long nr_warnings;
 static long nr_violations;
@@ -68,6 +69,7 @@ void sim_warn_hit(const char *file, int line, const char *func,
 		  const char *cond, bool print)
 {
 	__atomic_fetch_add(&nr_warnings, 1, __ATOMIC_RELAXED);
+	sim_trace("sim_warning", "%s at %s:%d", func, file, line);
 	if (print)
 		report("WARNING: %s at %s:%d %s()", cond, file, line, func);
 }
@@ -84,12 +86,15 @@ void sim_context_violation(const char *what, const char *file, int line,
 			   const char *func)
 {
 	__atomic_fetch_add(&nr_violations, 1, __ATOMIC_RELAXED);
+	sim_trace("sim_context_violation", "%s in %s at %s:%d", what, func,
+		  file, line);
 	report("BUG: %s at %s:%d %s()", what, file, line, func);
 }
 
 void sim_deadlock(const char *file, int line, const char *func)
 {
 	__atomic_fetch_add(&nr_deadlocks, 1, __ATOMIC_RELAXED);
+	sim_trace("sim_deadlock", "%s at %s:%d", func, file, line);
 	report("INFO: task %s blocked for ever at %s:%d %s(): nothing left "
 	       "to run can wake it (deterministic engine)",
 	       current->comm, file, line, func);

@@ -16,6 +16,7 @@
 #include <sim/alloc.h>
 #include <sim/bdev.h>
 #include <sim/engine.h>
+#include <sim/trace.h>
 #include <sim/fault.h>
 #include <sim/iomap.h>
 #include <sim/report.h>
@@ -72,6 +73,7 @@ static void runner_ki_complete(struct kiocb *iocb, long ret)
 {
 	if (iocb != issuer.iocb)
 		return;
+	sim_trace("ki_complete", "ret %ld", ret);
 	issuer.calls++;
 	issuer.ret = ret;
 	issuer.ki_pos = iocb->ki_pos;

@@ -549,6 +549,7 @@ ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
 				       dio_flags, NULL, done_before);
 		break;
 	}
+	sim_trace("dio_rw_return", "ret %zd", ret);
 
 	/*
 	 * Without an ->end_io, a synchronous extending write updates the
