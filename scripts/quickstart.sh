@@ -18,10 +18,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # tests), libfuse3 + fuse3 (the mount), libblkid (mkfs probing, device
 # topology), liburing (the O_DIRECT backend), clang (libFuzzer targets),
 # fio and python3 (the demo workload and the FUSE benchmark), valgrind
-# (iomapsim bench --profile).
+# (iomapsim bench --profile), python3-matplotlib (scripts/trace-plot.py),
+# gcovr (scripts/coverage.sh).
 PACKAGES=(build-essential cmake pkg-config git check libfuse3-dev fuse3
 	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev fio
-	python3 e2fsprogs xfsprogs valgrind)
+	python3 e2fsprogs xfsprogs valgrind python3-matplotlib gcovr)
 
 need_packages() {
 	local missing=() p
