@@ -157,6 +157,32 @@ void blk_sim_default_limits(struct queue_limits *lim)
 	lim->dma_alignment = SECTOR_SIZE - 1;
 }
 
+/*
+ * As blk_validate_atomic_write_limits(): no feature, no limits; else the
+ * unit bounds are the hardware's, within the largest atomic write.
+ */
+static void blk_sim_validate_atomic_write_limits(struct queue_limits *lim)
+{
+	if (!(lim->features & BLK_FEAT_ATOMIC_WRITES) ||
+	    !lim->atomic_write_hw_unit_min ||
+	    lim->atomic_write_hw_unit_min < lim->logical_block_size ||
+	    lim->atomic_write_hw_unit_max < lim->atomic_write_hw_unit_min) {
+		lim->features &= ~BLK_FEAT_ATOMIC_WRITES;
+		lim->atomic_write_max_sectors = 0;
+		lim->atomic_write_boundary_sectors = 0;
+		lim->atomic_write_unit_min = 0;
+		lim->atomic_write_unit_max = 0;
+		return;
+	}
+	lim->atomic_write_max_sectors = lim->atomic_write_hw_max >>
+					SECTOR_SHIFT;
+	lim->atomic_write_boundary_sectors = lim->atomic_write_hw_boundary >>
+					     SECTOR_SHIFT;
+	lim->atomic_write_unit_min = lim->atomic_write_hw_unit_min;
+	lim->atomic_write_unit_max = min(lim->atomic_write_hw_unit_max,
+					 lim->atomic_write_hw_max);
+}
+
 /* Fill the zero fields of @lim as blk_validate_limits() would. */
 static void blk_sim_validate_limits(struct queue_limits *lim)
 {
@@ -187,6 +213,21 @@ static void blk_sim_validate_limits(struct queue_limits *lim)
 	/* no segment boundary mask here: the segment size, at most a page */
 	lim->max_fast_segment_size = min_t(unsigned int,
 					   lim->max_segment_size, PAGE_SIZE);
+	blk_sim_validate_atomic_write_limits(lim);
+}
+
+void blk_sim_set_atomic_write_limits(struct block_device *bdev,
+				     unsigned int unit_min,
+				     unsigned int unit_max)
+{
+	struct queue_limits *lim = &bdev->bd_queue->limits;
+
+	lim->features |= BLK_FEAT_ATOMIC_WRITES;
+	lim->atomic_write_hw_unit_min = unit_max ? unit_min : 0;
+	lim->atomic_write_hw_unit_max = unit_max;
+	lim->atomic_write_hw_max = unit_max;
+	lim->atomic_write_hw_boundary = 0;
+	blk_sim_validate_atomic_write_limits(lim);
 }
 
 static int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie);
@@ -595,15 +636,17 @@ static inline int bio_check_eod(struct bio *bio)
 	return 0;
 }
 
+/*
+ * A REQ_ATOMIC bio must fit the device's atomic unit.  Without atomic
+ * writes the limits are zero, and any size is refused.
+ */
 static blk_status_t blk_validate_atomic_write_op_size(struct request_queue *q,
 						      struct bio *bio)
 {
-	unsigned int max = q->limits.atomic_write_unit_max;
-
-	if (!(q->limits.features & BLK_FEAT_ATOMIC_WRITES) || !max ||
-	    bio->bi_iter.bi_size > max)
+	if (bio->bi_iter.bi_size > queue_atomic_write_unit_max_bytes(q))
 		return BLK_STS_INVAL;
-	if (bio->bi_iter.bi_size % q->limits.logical_block_size)
+	if (!queue_atomic_write_unit_min_bytes(q) ||
+	    bio->bi_iter.bi_size % queue_atomic_write_unit_min_bytes(q))
 		return BLK_STS_INVAL;
 	return BLK_STS_OK;
 }

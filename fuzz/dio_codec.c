@@ -76,6 +76,7 @@ static const struct {
 	{ IOMAP_F_DIRTY, "dirty" },
 	{ IOMAP_F_INTEGRITY, "integrity" },
 	{ IOMAP_F_STALE, "stale" },
+	{ IOMAP_F_ATOMIC_BIO, "atomic" },
 };
 
 static const char *const type_names[] = {
@@ -116,6 +117,22 @@ static void put32(u8 *p, u32 v)
 static u64 blocks_of(u16 v, unsigned int small, u64 limit)
 {
 	return v < 0x8000 ? v % small : (v & 0x7fff) % (limit + 1);
+}
+
+/*
+ * An inline extent's data ends this many bytes short of its last block:
+ * the parts of its gap and length codes that the small range leaves
+ * unused (v / SMALL), which are zero in anything encoded before inline
+ * data could be short.
+ */
+#define INLINE_LO (0x8000 / SMALL_GAP)
+
+static unsigned int inline_short(u16 gap, u16 len, unsigned int fsb)
+{
+	if (gap >= 0x8000 || len >= 0x8000)
+		return 0;
+	return (gap / SMALL_GAP % INLINE_LO +
+		INLINE_LO * (len / SMALL_EXT)) % fsb;
 }
 
 static u64 tail_of(u16 t, unsigned int fsb)
@@ -317,8 +334,10 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 		if (cursor + gap + len > DIO_MAX_SPAN)
 			continue; /* keeps the layout: later ones may fit */
 		x->off = cursor + gap;
-		x->len = len;
 		x->type = e[0] % 5;
+		x->len = len - (x->type == IOMAP_INLINE ?
+					inline_short(get16(e + 2), get16(e + 4),
+						     fsb) : 0);
 		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++)
 			if (e[1] & 1 << k)
 				x->flags |= ext_bits[k].flag;
@@ -326,6 +345,7 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 		cursor = x->off + len;
 		r->nr_map++;
 	}
+	iomapsim_request_atomic_device(r);
 	for (i = 0; i < nr_faults; i++) {
 		u8 f[DIO_FAULT_SIZE];
 
@@ -485,22 +505,42 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	p = buf + DIO_HDR_SIZE;
 	for (i = 0; i < r->nr_map; i++, p += DIO_EXT_SIZE) {
 		const struct testfs_extent *x = &r->map[i];
-		u64 gap, blocks;
+		u64 gap, blocks, len = (x->len + fsb - 1) / fsb * fsb;
+		u16 known = 0;
+
+		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++)
+			known |= ext_bits[k].flag;
 
 		if (x->addr != TESTFS_ADDR_AUTO || x->off < (loff_t)cursor ||
-		    x->off % fsb || !x->len || x->len % fsb ||
-		    x->off + x->len > DIO_MAX_SPAN || x->type > IOMAP_INLINE)
+		    x->off % fsb || !x->len ||
+		    (x->type != IOMAP_INLINE && x->len % fsb) ||
+		    x->off + len > DIO_MAX_SPAN || x->type > IOMAP_INLINE ||
+		    (x->flags & ~known))
 			return refuse(why, whylen, "extent %u", i);
 		gap = (x->off - cursor) / fsb;
-		blocks = x->len / fsb - 1;
+		blocks = len / fsb - 1;
 		p[0] = x->type;
 		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++)
 			if (x->flags & ext_bits[k].flag)
 				p[1] |= 1 << k;
 		put16(p + 2, gap < SMALL_GAP ? gap : 0x8000 | gap);
 		put16(p + 4, blocks < SMALL_EXT ? blocks : 0x8000 | blocks);
-		cursor = x->off + x->len;
+		if (len != x->len) {
+			/* inline data short of its last block: see above */
+			u64 s = len - x->len;
+
+			if (gap >= SMALL_GAP || blocks >= SMALL_EXT ||
+			    s / INLINE_LO >= 0x8000 / SMALL_EXT)
+				return refuse(why, whylen, "inline extent %u", i);
+			put16(p + 2, gap + SMALL_GAP * (s % INLINE_LO));
+			put16(p + 4, blocks + SMALL_EXT * (s / INLINE_LO));
+		}
+		cursor = x->off + len;
 	}
+	/* the decoder gives the device the unit atomic mappings imply */
+	if (r->atomic_max != iomapsim_atomic_max_of(r))
+		return refuse(why, whylen, "atomic write unit %u",
+			      r->atomic_max);
 
 	for (i = 0; i < r->nr_bio_faults; i++, p += DIO_FAULT_SIZE, nf++)
 		if (!enc_bio_fault(r->bio_faults[i], p))

@@ -40,8 +40,13 @@
  *  39   1     ... at this offset: b < 128: b, else 32 (b - 128)
  *
  * Extent: type (b % 5, the IOMAP_* type), flags (1 new, 2 shared, 4 dirty,
- * 8 integrity, 16 stale), gap from the previous extent's end (blocks),
- * length (blocks, at least 1).  Fault: kind (b % 4: bio-error, alloc-fail,
+ * 8 integrity, 16 stale, 32 atomic: IOMAP_F_ATOMIC_BIO, and the device
+ * gets IOMAPSIM_ATOMIC_MAX atomic writes), gap from the previous extent's
+ * end (blocks), length (blocks, at least 1).  An inline extent's data
+ * ends s bytes short of its last block, where s is (g / 3 % 10922 +
+ * 10922 * (l / 8)) % fsb for small-range gap g and length l codes (0 for
+ * the large range); the next extent's gap counts from the end of that
+ * block.  Fault: kind (b % 4: bio-error, alloc-fail,
  * short-pin, begin-error), a (u8), b (u16), c (u32).
  *
  * Sizes in blocks use a two-range code so random inputs stay small (a

@@ -311,6 +311,22 @@ static bool stale_map(const struct iomapsim_request *r)
 	return has_flag(r, IOMAP_F_STALE);
 }
 
+/*
+ * An IOMAP_F_ATOMIC_BIO write whose bio can come out short: the kernel's
+ * WARN_ON_ONCE in iomap_dio_bio_iter_one() fires for it as here.  The VFS
+ * admits an atomic write only as one user buffer no larger than the
+ * device's unit (generic_atomic_write_valid()), so what is left is a
+ * buffer that faults part way, which the kernel answers with that WARN
+ * too; tests/iomap_generic.c (test_atomic_short_bio_releases_pins)
+ * covers it, and that its pins are released (K8).
+ */
+static bool atomic_short_bio(const struct iomapsim_request *r)
+{
+	return r->write && has_flag(r, IOMAP_F_ATOMIC_BIO) &&
+	       (r->short_pin_nth || r->iter != IOMAPSIM_ITER_UBUF ||
+		r->len > r->atomic_max);
+}
+
 static const char *known_issue(const struct iomapsim_request *r)
 {
 	if (stale_map(r))
@@ -319,6 +335,8 @@ static const char *known_issue(const struct iomapsim_request *r)
 	if (r->write && has_flag(r, IOMAP_F_INTEGRITY) &&
 	    iomapsim_generation()->integrity_write_needs_profile)
 		return "IOMAP_F_INTEGRITY write on a device without integrity";
+	if (atomic_short_bio(r))
+		return "atomic write the VFS would refuse, or a faulting buffer";
 
 	return NULL;
 }

@@ -769,12 +769,28 @@ START_TEST(test_atomic_write_limits)
 			  &r));
 	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
 	ck_assert_int_eq(blk_status_to_errno(r.status), -EINVAL);
-	td->bdev.bd_queue->limits.features |= BLK_FEAT_ATOMIC_WRITES;
-	td->bdev.bd_queue->limits.atomic_write_unit_max = PAGE_SIZE;
+	blk_sim_set_atomic_write_limits(&td->bdev, 1024, PAGE_SIZE);
+	ck_assert(bdev_can_atomic_write(&td->bdev));
+	ck_assert_uint_eq(td->bdev.bd_queue->limits.atomic_write_max_sectors,
+			  PAGE_SIZE >> SECTOR_SHIFT);
 	submit_bio(mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE,
 			  &r));
 	sim_engine_drain();
 	ck_assert_uint_eq(r.status, BLK_STS_OK);
+	ck_assert_int_eq(td->submits, 1);
+	/* not a multiple of the atomic unit's minimum */
+	submit_bio(mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, 512, &r));
+	sim_engine_drain();
+	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
+	/* larger than its maximum */
+	blk_sim_set_atomic_write_limits(&td->bdev, 1024, 2048);
+	submit_bio(mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE,
+			  &r));
+	sim_engine_drain();
+	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
+	/* and none at all */
+	blk_sim_set_atomic_write_limits(&td->bdev, 0, 0);
+	ck_assert(!bdev_can_atomic_write(&td->bdev));
 	ck_assert_int_eq(td->submits, 1);
 	free(buf);
 	td_destroy(td);

@@ -244,6 +244,66 @@ START_TEST(test_ref_hole)
 }
 END_TEST
 
+/*
+ * Inline data as long as the data (a gfs2 stuffed inode): a 512-byte read
+ * of a 100-byte file returns the 100 bytes through the generic path.
+ */
+START_TEST(test_inline_byte_length)
+{
+	static const char *const a[] = { "run", "--size", "100", "--map",
+					 "inline:0:100", "--op", "read",
+					 "--pos", "0", "--len", "512", NULL };
+	static const char *const partial[] = { "run", "--map", "inline:0:100",
+					       "--map", "mapped:100:4096",
+					       NULL };
+	struct cli_result r;
+
+	run_cli(&r, a);
+	expect_json(&r);
+	expect_field(&r, "\"ret\":100");
+	expect_field(&r, "\"path\":\"generic\"");
+	expect_field(&r, "\"bios\":0");
+	expect_field(&r, "\"ki_pos\":100");
+	expect_field(&r, "\"data\":\"ok\"");
+	/* other extents still start on a block */
+	run_cli(&r, partial);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "multiples of the block size"), "%s",
+		      r.err);
+}
+END_TEST
+
+/*
+ * An atomic write the mapping cannot cover in one bio: -EINVAL before
+ * any bio (G-25), as the kernel; the device advertises atomic writes.
+ */
+START_TEST(test_atomic_map_flag)
+{
+	static const char *const split[] = { "run", "--op", "write", "--pos",
+					     "0", "--len", "8192", "--iocb",
+					     "ATOMIC", "--map",
+					     "mapped:0:4096:atomic", "--map",
+					     "mapped:4096:61440:atomic", NULL };
+	static const char *const whole[] = { "run", "--op", "write", "--pos",
+					     "0", "--len", "8192", "--iocb",
+					     "ATOMIC", "--map",
+					     "mapped:0:65536:atomic", NULL };
+	struct cli_result r;
+
+	run_cli(&r, split);
+	expect_json(&r);
+	expect_field(&r, "\"ret\":-22");
+	expect_field(&r, "\"bios\":0");
+	expect_field(&r, "\"leaks\":0");
+	expect_field(&r, "\"warnings\":0");
+	run_cli(&r, whole);
+	expect_json(&r);
+	expect_field(&r, "\"ret\":8192");
+	expect_field(&r, "\"bios\":1");
+	expect_field(&r, "\"data\":\"ok\"");
+}
+END_TEST
+
 /* SEMANTICS 4: unaligned 512 on a 4096 device: -EINVAL from simple */
 START_TEST(test_ref_unaligned)
 {
@@ -445,6 +505,8 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_ref_async_error);
 	tcase_add_test(tc, test_ref_hole);
 	tcase_add_test(tc, test_ref_unaligned);
+	tcase_add_test(tc, test_inline_byte_length);
+	tcase_add_test(tc, test_atomic_map_flag);
 	tcase_add_test(tc, test_ref_async_read);
 	tcase_add_test(tc, test_ref_extending_write);
 	tcase_add_test(tc, test_deterministic);

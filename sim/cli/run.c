@@ -98,7 +98,7 @@ static const struct {
 } map_flags[] = {
 	{ "new", IOMAP_F_NEW },		    { "shared", IOMAP_F_SHARED },
 	{ "dirty", IOMAP_F_DIRTY },	    { "integrity", IOMAP_F_INTEGRITY },
-	{ "stale", IOMAP_F_STALE },
+	{ "stale", IOMAP_F_STALE },	    { "atomic", IOMAP_F_ATOMIC_BIO },
 };
 
 /* TYPE:OFF:LEN[:FLAG+FLAG] */
@@ -148,7 +148,7 @@ static int parse_map(const char *arg, struct testfs_extent *e)
 				}
 			}
 			if (!found)
-				return bad("--map %s: flag '%s' is not one of new, shared, dirty, integrity, stale",
+				return bad("--map %s: flag '%s' is not one of new, shared, dirty, integrity, stale, atomic",
 					   arg, f);
 		}
 	}
@@ -318,7 +318,9 @@ static void run_usage(void)
 	       "  --lbs N             device logical block size (512)\n"
 	       "  --size N            i_size (1048576)\n"
 	       "  --map TYPE:OFF:LEN[:FLAG+FLAG]  extent (repeatable; TYPE mapped|unwritten|hole|inline|delalloc,\n"
-	       "                      FLAG new|shared|dirty|integrity|stale); default: all mapped\n"
+	       "                      FLAG new|shared|dirty|integrity|stale|atomic); default: all mapped;\n"
+	       "                      inline data may be any length; atomic (IOMAP_F_ATOMIC_BIO) gives\n"
+	       "                      the device 64 KiB atomic writes\n"
 	       "  --encrypted         the inode is encrypted\n"
 	       "  --dops none|end_io|submit_io|bio_set\n"
 	       "  --op read|write     (read)\n"
@@ -611,6 +613,7 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		for (i = 0; i < (int)req->nr_iov; i++)
 			req->len += req->iov[i].len;
 	}
+	iomapsim_request_atomic_device(req);
 	return 0;
 }
 

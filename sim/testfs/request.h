@@ -213,6 +213,29 @@ struct iomapsim_outcome {
 void iomapsim_request_init(struct iomapsim_request *req);
 
 /*
+ * The atomic write unit `iomapsim run` and the fuzzer give the device
+ * when a mapping is IOMAP_F_ATOMIC_BIO (hardware atomics): a file system
+ * only hands out such a mapping for a device that advertises them.
+ */
+#define IOMAPSIM_ATOMIC_MAX	65536
+
+static inline unsigned int
+iomapsim_atomic_max_of(const struct iomapsim_request *req)
+{
+	for (unsigned int i = 0; i < req->nr_map; i++)
+		if (req->map[i].flags & IOMAP_F_ATOMIC_BIO)
+			return IOMAPSIM_ATOMIC_MAX;
+	return 0;
+}
+
+/* Give @req's device that unit, unless it has one already. */
+static inline void iomapsim_request_atomic_device(struct iomapsim_request *req)
+{
+	if (!req->atomic_max)
+		req->atomic_max = iomapsim_atomic_max_of(req);
+}
+
+/*
  * Run @req.  Returns 0 with @out filled (whatever the request's own
  * result), or a negative errno with a one-line reason in @err when the
  * request cannot be set up (bad geometry, bad fault spec, ...).

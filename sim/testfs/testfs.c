@@ -876,10 +876,16 @@ static int setup_map(struct testfs *tf, const struct testfs_opts *o,
 	for (i = 0; i < tf->nr_ext; i++) {
 		struct testfs_extent *e = &tf->ext[i];
 
+		/*
+		 * Inline data is as long as the data (a gfs2 stuffed inode,
+		 * an erofs tail), not a whole number of blocks; it still
+		 * starts on a block.
+		 */
 		if (!valid_type(e->type) || !e->len || e->off < 0 ||
-		    e->off % tf->fs_block || e->len % tf->fs_block) {
+		    e->off % tf->fs_block ||
+		    (e->type != IOMAP_INLINE && e->len % tf->fs_block)) {
 			snprintf(err, errlen,
-				 "extent %u: offset and length must be non-zero multiples of the block size",
+				 "extent %u: offset and length must be non-zero multiples of the block size (inline data: any length)",
 				 i);
 			return -EINVAL;
 		}
@@ -1204,16 +1210,10 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	if (ret)
 		goto out_free;
 	if (o.atomic_max) {
-		struct block_device *d[] = { tf->bdev,
-					      sim_bdev_fault_lower(tf->bdev) };
-		unsigned int i;
-
-		for (i = 0; i < ARRAY_SIZE(d); i++) {
-			d[i]->bd_queue->limits.features |=
-				BLK_FEAT_ATOMIC_WRITES;
-			d[i]->bd_queue->limits.atomic_write_unit_max =
-				o.atomic_max;
-		}
+		/* untorn from one logical block up to atomic_max bytes */
+		blk_sim_set_atomic_write_limits(tf->bdev, o.lbs, o.atomic_max);
+		blk_sim_set_atomic_write_limits(sim_bdev_fault_lower(tf->bdev),
+						o.lbs, o.atomic_max);
 	}
 
 	/* super block, inode, file */

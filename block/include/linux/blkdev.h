@@ -77,6 +77,18 @@ struct queue_limits {
 	/* one bvec ending within this needs no split (blk_validate_limits) */
 	unsigned int max_fast_segment_size;
 	unsigned int dma_alignment; /* a mask: 511 means 512-byte aligned */
+	/*
+	 * Atomic writes (REQ_ATOMIC): the driver sets the hw_ fields (bytes)
+	 * and BLK_FEAT_ATOMIC_WRITES; blk_sim_set_atomic_write_limits()
+	 * derives the others as blk_validate_atomic_write_limits() does.
+	 */
+	unsigned int atomic_write_hw_max;
+	unsigned int atomic_write_max_sectors;
+	unsigned int atomic_write_hw_boundary;
+	unsigned int atomic_write_boundary_sectors;
+	unsigned int atomic_write_hw_unit_min;
+	unsigned int atomic_write_unit_min;
+	unsigned int atomic_write_hw_unit_max;
 	unsigned int atomic_write_unit_max;
 };
 
@@ -168,6 +180,14 @@ void blk_sim_bdev_init(struct block_device *bdev, const char *name,
 void blk_sim_bdev_exit(struct block_device *bdev);
 /* The limits blk_sim_bdev_init() uses for fields left at zero. */
 void blk_sim_default_limits(struct queue_limits *lim);
+/*
+ * A device that writes [@unit_min, @unit_max] bytes (powers of two, at
+ * least a logical block) untorn: BLK_FEAT_ATOMIC_WRITES and the
+ * atomic_write_* limits; @unit_max 0 takes atomic writes away.
+ */
+void blk_sim_set_atomic_write_limits(struct block_device *bdev,
+				     unsigned int unit_min,
+				     unsigned int unit_max);
 
 extern enum blk_sim_completion blk_sim_default_completion;
 void blk_sim_set_completion(struct block_device *bdev,
@@ -200,6 +220,32 @@ static inline unsigned int queue_max_sectors(const struct request_queue *q)
 static inline unsigned int queue_dma_alignment(const struct request_queue *q)
 {
 	return q->limits.dma_alignment;
+}
+
+static inline unsigned int
+queue_atomic_write_unit_max_bytes(const struct request_queue *q)
+{
+	return q->limits.atomic_write_unit_max;
+}
+
+static inline unsigned int
+queue_atomic_write_unit_min_bytes(const struct request_queue *q)
+{
+	return q->limits.atomic_write_unit_min;
+}
+
+static inline unsigned int
+queue_atomic_write_max_bytes(const struct request_queue *q)
+{
+	return q->limits.atomic_write_max_sectors << SECTOR_SHIFT;
+}
+
+static inline bool bdev_can_atomic_write(struct block_device *bdev)
+{
+	const struct queue_limits *lim = &bdev->bd_queue->limits;
+
+	return (lim->features & BLK_FEAT_ATOMIC_WRITES) &&
+	       lim->atomic_write_unit_min;
 }
 
 static inline unsigned int bdev_logical_block_size(struct block_device *bdev)
