@@ -1330,6 +1330,21 @@ START_TEST(test_atomic_short_bio_releases_pins)
 	ck_assert_int_eq(o.ret, -EINVAL);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.ki_pos, 0);
+
+	/*
+	 * A bounced one past what a bounce bio carries (1 MiB): its bounce
+	 * buffer is given back instead.
+	 */
+	r.short_pin_nth = 0;
+	r.iter = IOMAPSIM_ITER_UBUF;
+	r.dio_flags = IOMAP_DIO_BOUNCE;
+	r.size = 4 << 20;
+	r.len = 2 << 20;
+	r.nr_map = 0;
+	req_map(&r, IOMAP_MAPPED, 0, 4 << 20, IOMAP_F_ATOMIC_BIO);
+	run_expect(&r, &o, 1, 0);
+	ck_assert_int_eq(o.ret, -EINVAL);
+	ck_assert_uint_eq(o.bios, 0);
 }
 END_TEST
 

@@ -308,6 +308,53 @@ START_TEST(test_styles_same_generic_result)
 }
 END_TEST
 
+/*
+ * covers S-08, S-16, S-23 on the proposal's simple path: NOWAIT and an
+ * async HIPRI read are passed on to the bio (polled), a page that cannot
+ * be pinned at all is the request's -EFAULT, a dirty cached page whose
+ * writeback fails is its error, and so is a completion workqueue that
+ * cannot be made.
+ */
+START_TEST(test_next_simple_flags_and_errors)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	base_req(&r, TESTFS_MODE_NEXT);
+	r.ki_flags = IOCB_NOWAIT | IOCB_HIPRI;
+	r.async = true;
+	run_ok(&r, &o);
+	ck_assert(o.simple && o.queued);
+	ck_assert_int_eq(o.ki_complete_ret, 4096);
+	ck_assert_uint_eq(o.dev.polled_bios, 1);
+
+	base_req(&r, TESTFS_MODE_NEXT);
+	r.short_pin_nth = 1;
+	r.short_pin_bytes = 0;
+	run_ok(&r, &o);
+	ck_assert(o.simple);
+	ck_assert_int_eq(o.ret, -EFAULT);
+	ck_assert_uint_eq(o.bios, 0);
+	ck_assert_uint_eq(o.iter_count, 4096);
+
+	base_req(&r, TESTFS_MODE_NEXT);
+	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){
+		2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -EIO);
+	ck_assert_uint_eq(o.bios, 0);
+	ck_assert_uint_eq(o.nr_cbs, 0);
+
+	base_req(&r, TESTFS_MODE_NEXT);
+	r.async = true;
+	r.alloc_fail_nth = 1; /* the completion workqueue */
+	run_ok(&r, &o);
+	ck_assert(!o.queued && !o.wq_created);
+	ck_assert_int_eq(o.ret, -ENOMEM);
+	ck_assert_uint_eq(o.bios, 0);
+}
+END_TEST
+
 static Suite *next_suite(void)
 {
 	Suite *s = suite_create("iomap_next");
@@ -319,6 +366,7 @@ static Suite *next_suite(void)
 	tcase_add_test(tc, test_error_finish);
 	tcase_add_loop_test(tc, test_fallback_next, 0, 2);
 	tcase_add_test(tc, test_short_pin_next);
+	tcase_add_test(tc, test_next_simple_flags_and_errors);
 	tcase_add_test(tc, test_rw_begin_errors);
 	tcase_add_loop_test(tc, test_async_styles, 0, 3);
 	tcase_add_loop_test(tc, test_styles_same_generic_result, 0, 4);
