@@ -148,6 +148,24 @@ def main():
         check(f1.read() == f2.read(),
               "iomapsim trace of the ring text equals run --trace-json")
 
+    # a WARN_ON is an instant event where it fired (the atomic length
+    # check on a short bio, fuzz/README.md K7)
+    w = os.path.join(tmp, "w.json")
+    r = run(binary, "run", "--op", "write", "--pos", "0", "--len", "8192",
+            "--iocb", "ATOMIC", "--map", "mapped:0:65536:atomic",
+            "--iter", "iovec:2", "--fault", "short-pin:2:0",
+            "--trace-json", w)
+    check(r.returncode == 0, f"atomic run: {r.stderr.strip()}")
+    with open(w) as f:
+        ev = validate(json.load(f), "warning")
+    warns = [e for e in ev if e["ph"] == "i" and e["name"] == "sim_warning"]
+    check(len(warns) == 1 and
+          track_names(ev)[warns[0]["tid"]] == "CPU0 task" and
+          "iomap_dio_bio_iter_one" in warns[0]["args"]["args"],
+          f"one warning instant in the task: {warns}")
+    check(any(e["ph"] == "i" and e["name"] == "fault_short_pin"
+              for e in ev), "the short pin is a fault instant")
+
     # bad usage: one line, exit 2; no half-written file on failure
     r = run(binary, "trace", ring)
     check(r.returncode == 2 and r.stderr.count("\n") == 1,

@@ -441,6 +441,39 @@ START_TEST(test_misaligned_einval)
 }
 END_TEST
 
+/*
+ * `iomapsim trace MNT --json FILE` on the mount's ring after a failed,
+ * punted read: the bio as an async slice, its end_io arrow, the punt's
+ * arrow into a kworker track.
+ */
+static void check_trace_json(void)
+{
+	static const char *const want[] = {
+		"\"ph\":\"b\",\"name\":\"bio READ sector",
+		"\"ph\":\"X\",\"name\":\"bio_endio\"",
+		"\"ph\":\"f\",\"name\":\"bio\"",
+		"\"ph\":\"f\",\"name\":\"punt\"",
+		"kworker\"}}",
+		"\"name\":\"bdev_fault_inject\"",
+	};
+	char cmd[5400], json[600], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(json, sizeof(json), "%s/trace.json", tmpdir);
+	snprintf(cmd, sizeof(cmd), "%s trace %s --json %s", bin, mnt, json);
+	ck_assert_int_eq(system(cmd), 0);
+	f = fopen(json, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(getdelim(&text, &len, '\0', f) > 0, 1);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(text, want[i]), "%s not in %s", want[i],
+			      json);
+	free(text);
+	unlink(json);
+}
+
 START_TEST(test_bio_error_eio_and_punt)
 {
 	char *buf = abuf(4096);
@@ -460,12 +493,15 @@ START_TEST(test_bio_error_eio_and_punt)
 	rules[n] = 0;
 	ck_assert_ptr_nonnull(strstr(rules, "bio-error:1"));
 
+	ctl_write("trace", "1\n");
 	fd = open(path_in("e"), O_RDONLY | O_DIRECT);
 	errno = 0;
 	ck_assert_int_eq(pread(fd, buf, 4096, 0), -1);
 	ck_assert_int_eq(errno, EIO);
+	ctl_write("trace", "0\n");
 	/* an error completion is punted to the dio workqueue */
 	ck_assert_int_eq(stat_of("iomap_dio_punted"), punted + 1);
+	check_trace_json();
 	ck_assert_int_ge(stat_of("device_error_bios"), 1);
 	/* the rule fired once; the next read is fine */
 	ck_assert_int_eq(pread(fd, buf, 4096, 0), 4096);
