@@ -1378,6 +1378,23 @@ START_TEST(test_inline_byte_length)
 	ck_assert_int_eq(o.i_size, 100);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+
+	/*
+	 * The rest of inline data's block is its own: a write there would
+	 * need the data moved out to a block first (gfs2's unstuffing),
+	 * which testfs does not do: -EOPNOTSUPP, and no block allocated
+	 * over the inline data (fuzz/regressions/dio/
+	 * runner-inline-tail-block-write).
+	 */
+	r.size = 262144;
+	r.pos = 3584;
+	r.len = 8192;
+	r.nr_map = 0;
+	req_map(&r, IOMAP_INLINE, 0, 3328, 0);
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -EOPNOTSUPP);
+	ck_assert_uint_eq(o.bios, 0);
+	ck_assert_uint_eq(o.allocations, 0);
 }
 END_TEST
 

@@ -267,7 +267,16 @@ static int testfs_alloc(struct testfs *tf, loff_t pos, loff_t length,
 		if (idx > 0) {
 			const struct testfs_extent *p = &tf->ext[idx - 1];
 
-			start = max_t(loff_t, start, p->off + (loff_t)p->len);
+			/*
+			 * Inline data may end mid-block; its block stays its
+			 * own.  gfs2 would move the data out to a block
+			 * ("unstuff") first; testfs does not, and refuses.
+			 */
+			start = max_t(loff_t, start,
+				      round_up_u64(p->off + p->len,
+						   tf->fs_block));
+			if (start > pos)
+				return -EOPNOTSUPP;
 		}
 		ret = ext_reserve(tf, 1);
 		if (ret)
