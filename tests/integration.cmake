@@ -20,7 +20,8 @@ if(TARGET testfs AND TARGET iomapsim)
 	add_library(oracle_kernel_obj OBJECT tests/oracle-kernel.c)
 	target_link_libraries(oracle_kernel_obj PRIVATE PkgConfig::URING)
 	add_executable(oracle_kernel $<TARGET_OBJECTS:oracle_kernel_obj>)
-	target_link_libraries(oracle_kernel PRIVATE testfs PkgConfig::URING)
+	target_link_libraries(oracle_kernel PRIVATE testfs PkgConfig::URING
+		${IOMAPSIM_PROGRAM_LIBS})
 	add_dependencies(oracle_kernel iomapsim)
 	add_test(NAME oracle_kernel COMMAND oracle_kernel)
 	set_tests_properties(oracle_kernel PROPERTIES SKIP_RETURN_CODE 77

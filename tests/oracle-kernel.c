@@ -281,9 +281,11 @@ static int make_file(char *path, size_t len)
 /* The file's extent map as `iomapsim run` options. */
 static int read_map(const char *path, char *opts, size_t len)
 {
-	struct {
+	/* room for 32 extents after the header (fm_extents[] is flexible) */
+	union {
 		struct fiemap fm;
-		struct fiemap_extent fe[32];
+		char room[sizeof(struct fiemap) +
+			  32 * sizeof(struct fiemap_extent)];
 	} m = { 0 };
 	long long cursor = 0, end = (FILE_SIZE + FSB - 1) / FSB * FSB;
 	size_t n;
@@ -302,7 +304,7 @@ static int read_map(const char *path, char *opts, size_t len)
 	close(fd);
 	n = snprintf(opts, len, "--size %d", FILE_SIZE);
 	for (i = 0; i < m.fm.fm_mapped_extents && cursor < end; i++) {
-		const struct fiemap_extent *e = &m.fe[i];
+		const struct fiemap_extent *e = &m.fm.fm_extents[i];
 		long long lo = e->fe_logical, hi = lo + e->fe_length;
 
 		if (hi > end)	/* preallocation past EOF: not file data */
