@@ -149,7 +149,7 @@ def main():
               "iomapsim trace of the ring text equals run --trace-json")
 
     # a WARN_ON is an instant event where it fired (the atomic length
-    # check on a short bio, fuzz/README.md K7)
+    # check on a short bio, fuzz/README.md K8)
     w = os.path.join(tmp, "w.json")
     r = run(binary, "run", "--op", "write", "--pos", "0", "--len", "8192",
             "--iocb", "ATOMIC", "--map", "mapped:0:65536:atomic",
