@@ -154,6 +154,9 @@ def features():
             for op, ln, pos, buf, it, asy in slice_:
                 if g != g0 and (buf or it != "ubuf"):
                     continue
+                if kind == "map" and any(":stale" in m for m in v) and (
+                        buf or pos % 4096 or ln % 4096):
+                    continue
                 extra = map_opts(v, g) if kind == "map" else v
                 yield req(g, op, ln, pos, buf, it, asy, extra)
     for g in GEOMS:
@@ -167,7 +170,13 @@ def random_one(rnd):
     extra = []
     shape = []
     if rnd.random() < 0.4:
-        shape = rnd.choice(MAPS[1:])
+        # never a stale mapping here: IOMAP_F_STALE from ->iomap_begin is a
+        # file system bug by contract, and combined with anything that
+        # stops a mapping's progress (a fault, a misaligned buffer) it
+        # livelocks iomap_iter() as in the kernel (fuzz_dio.c, stale_map());
+        # part 2 has it against aligned requests, which make progress
+        shape = rnd.choice([m for m in MAPS[1:] if not any(
+            ":stale" in e for e in m)])
         extra += map_opts(shape, g)
     for values, opt, p in ((IOCBS, "--iocb", 0.3),
                            (DIOFLAGS, "--dio-flags", 0.2),
@@ -176,11 +185,7 @@ def random_one(rnd):
         if rnd.random() < p:
             extra += [opt, rnd.choice(values)]
     for _ in range(rnd.choice([0, 0, 0, 1, 2])):
-        # a fault that stops progress under a stale mapping livelocks
-        # iomap_iter() as in the kernel (fuzz_dio.c, stale_map()): a
-        # file system bug by contract, not a request worth comparing
-        if not any(":stale" in m for m in shape):
-            extra += ["--fault", rnd.choice(FAULTS)]
+        extra += ["--fault", rnd.choice(FAULTS)]
     if rnd.random() < 0.5:
         c, s = rnd.choice(COMPLETES)
         extra += ["--complete", c, "--seed", str(rnd.randrange(1, 64))]

@@ -16,9 +16,16 @@ import sys
 
 # keys that say which build ran, not what the request did
 IGNORED = {"line", "code"}
-# byte counts and offsets: a difference between two positive values is
-# grouped as shorter/longer, so that one change makes one group
-SIZES = {"ret", "ki_pos", "iter_count", "i_size"}
+# positions and sizes: grouped as shorter/longer, whatever the values, so
+# that one behaviour change makes one group, not one per request size
+SIZES = {"ki_pos", "iter_count", "i_size"}
+# the return value: the same between two byte counts; an errno or 0 is
+# shown, since which errno is the behaviour, and a byte count beside it is
+# "bytes"
+RETURNS = {"ret"}
+# counters: fewer/more (each group's example shows the values)
+COUNTS = {"bios", "cache_hits", "punted", "ki_complete_calls", "leaks",
+          "warnings", "context_violations"}
 # a request that one build cannot express (an option its iomap generation
 # lacks) is counted apart, never as a difference
 # (`iomapsim run` says so: "... not in this build's iomap code ...")
@@ -56,9 +63,14 @@ def show(v):
 
 def change(key, a, b):
     """One key's change, in the words the groups are made of."""
-    if (key in SIZES and isinstance(a, int) and isinstance(b, int) and
-            a > 0 and b > 0):
-        return "%s %s" % (key, "shorter" if b < a else "longer")
+    if isinstance(a, int) and isinstance(b, int):
+        if key in SIZES or (key in RETURNS and a > 0 and b > 0):
+            return "%s %s" % (key, "shorter" if b < a else "longer")
+        if key in COUNTS:
+            return "%s %s" % (key, "fewer" if b < a else "more")
+        if key in RETURNS:
+            return "%s %s\u2192%s" % (key, "bytes" if a > 0 else a,
+                                       "bytes" if b > 0 else b)
     return "%s %s\u2192%s" % (key, show(a), show(b))
 
 
