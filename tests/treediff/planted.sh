@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# planted.sh SRC BUILD_ROOT FIXTURE: a one-line change shows up in
+# scripts/tree-diff.sh as exactly the group it makes.  Copies the fixture
+# tree, removes the IS_ENCRYPTED check of the inline
+# iomap_dio_read_simple() in the copy's iomap.h (S-07: an encrypted inode
+# must use the generic path), and diffs the fixture against the copy: the
+# report must be exit 1 with one group, "path generic→simple, fallback
+# encrypted→null", whose every request is on an encrypted inode; and the
+# --json report must say the same.
+set -eu
+src=$1
+root=$2
+fixture=$3
+
+if [ ! -f "$fixture/include/linux/iomap.h" ]; then
+	echo "SKIP: no kernel tree fixture at $fixture (configure with -DIOMAPSIM_KSRC_FIXTURE=TREE)"
+	exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/iomapsim-treediff.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$fixture" "$tmp/tree"
+chmod -R u+w "$tmp/tree"
+h=$tmp/tree/include/linux/iomap.h
+perl -0pi -e 's/\tif \(IS_ENCRYPTED\(iomi\.inode\)\)\n\t\treturn -ENOTBLK;\n//' "$h"
+if cmp -s "$h" "$fixture/include/linux/iomap.h"; then
+	echo "FAIL: the planted change did not apply (the fixture's iomap.h changed?)"
+	exit 1
+fi
+echo "planted: removed the IS_ENCRYPTED check of iomap_dio_read_simple() in a copy of $fixture"
+
+status=0
+"$src/scripts/tree-diff.sh" --count 30000 --build-root "$root" \
+	--keep "$tmp/out" "$fixture" "$tmp/tree" >"$tmp/report.txt" \
+	2>"$tmp/err.txt" || status=$?
+cat "$tmp/report.txt"
+if [ "$status" -ne 1 ]; then
+	tail -20 "$tmp/err.txt"
+	echo "FAIL: tree-diff.sh exited $status, want 1 (differences)"
+	exit 1
+fi
+groups=$(grep -c ' requests*$' "$tmp/report.txt" || true)
+want='path "generic"→"simple", fallback "encrypted"→null: '
+if [ "$groups" -ne 1 ] || ! grep -q "^$want" "$tmp/report.txt"; then
+	echo "FAIL: want exactly one group, '$want...'; got $groups"
+	exit 1
+fi
+if ! grep -A1 "^$want" "$tmp/report.txt" | grep -q -- '--encrypted'; then
+	echo "FAIL: the group's reproducer is not on an encrypted inode"
+	exit 1
+fi
+python3 "$src/scripts/tree-diff-report.py" --json "$tmp/out/requests.txt" \
+	"$tmp/out/a.jsonl" "$tmp/out/b.jsonl" >"$tmp/report.json" || true
+python3 - "$tmp/report.json" "$tmp/out/requests.txt" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+reqs = open(sys.argv[2]).read().splitlines()
+g = r["groups"]
+assert r["different"] >= 1 and len(g) == 1, r
+assert g[0]["changes"] == ['path "generic"\u2192"simple"',
+                           'fallback "encrypted"\u2192null'], g[0]
+assert g[0]["count"] == r["different"], g[0]
+assert "--encrypted" in reqs[g[0]["line"] - 1], g[0]
+print("planted: json report agrees: %d request(s), one group" % g[0]["count"])
+PY
