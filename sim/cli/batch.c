@@ -82,26 +82,10 @@ static int split_words(char *line, char **words, int max, const char **why)
 	}
 }
 
-static void print_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void print_error(FILE *f, long line, const char *why)
 {
 	fprintf(f, "{\"line\":%ld,\"error\":", line);
-	print_json_string(f, why);
+	cli_json_string(f, why);
 	fputs("}\n", f);
 }
 

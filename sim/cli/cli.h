@@ -28,6 +28,9 @@ int cmd_bench(int argc, char **argv);
  */
 int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok);
 const char *cli_run_error(void);
+
+/* @s as a JSON string, quoted and escaped, on @f. */
+void cli_json_string(FILE *f, const char *s);
 int cmd_trace(int argc, char **argv);
 
 /*

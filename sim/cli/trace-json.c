@@ -231,22 +231,6 @@ struct out {
 	bool first;
 };
 
-static void put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /*
  * One event: @ph, @name, @cat on track @tid at @ts; @extra is more JSON
  * members (with a leading comma) or "", @args the record text or NULL.
@@ -258,14 +242,14 @@ static void emit(struct out *o, const char *ph, const char *name,
 	fputs(o->first ? "\n" : ",\n", o->f);
 	o->first = false;
 	fprintf(o->f, "{\"ph\":\"%s\",\"name\":", ph);
-	put_str(o->f, name);
+	cli_json_string(o->f, name);
 	fprintf(o->f, ",\"cat\":\"%s\",\"pid\":1,\"tid\":%u,\"ts\":%llu%s", cat,
 		tid, ts, extra);
 	if (r) {
 		fprintf(o->f, ",\"args\":{\"seq\":%llu,\"event\":", r->seq);
-		put_str(o->f, r->event);
+		cli_json_string(o->f, r->event);
 		fputs(",\"args\":", o->f);
-		put_str(o->f, r->args);
+		cli_json_string(o->f, r->args);
 		fputc('}', o->f);
 	}
 	fputc('}', o->f);
@@ -488,7 +472,7 @@ static void emit_names(struct out *o, const struct tracks *ts)
 			 ctx_names[tid % 4]);
 		fprintf(o->f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\","
 			"\"pid\":1,\"tid\":%u,\"args\":{\"name\":", tid);
-		put_str(o->f, extra);
+		cli_json_string(o->f, extra);
 		fprintf(o->f, "}},\n{\"ph\":\"M\",\"name\":"
 			"\"thread_sort_index\",\"pid\":1,\"tid\":%u,"
 			"\"args\":{\"sort_index\":%u}}", tid, tid);

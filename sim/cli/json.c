@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* JSON output shared by the subcommands that print it. */
+#include "cli.h"
+
+void cli_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
