@@ -18,9 +18,9 @@
  * the simulator learns what happened only through the kernel's own
  * tracepoints (trace.h) and the file system's callbacks: whether a request
  * is offered to the simple path is the caller's choice of iomap_dio_rw()
- * or __iomap_dio_rw() (<sim/fs_dio.h>).  Things the simulator leaves out,
- * each at its place: fscrypt contexts, block integrity payloads, I/O
- * accounting.
+ * or __iomap_dio_rw() (iomap/fs-dio.c, <sim/fs_dio.h>).  Things the
+ * simulator leaves out, each at its place: fscrypt contexts, block
+ * integrity payloads, I/O accounting.
  */
 #include <string.h>
 #include <linux/bio.h>

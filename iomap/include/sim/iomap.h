@@ -119,8 +119,9 @@ enum iomap_simple_reason iomap_dio_simple_gate_why(const struct iomap *iomap,
 /*
  * ---- file system side ----
  * Whether a request is offered to the simple path is the file system's
- * choice of entry (see <sim/fs_dio.h>), the way a file system of the
- * current VFS generation decides whether to call iomap_dio_read_simple().
+ * choice of entry in sim_iomap_dio_rw() (iomap/fs-dio.c): iomap_dio_rw()
+ * or __iomap_dio_rw() in generation (a) (<sim/fs_dio.h>), whether to call
+ * iomap_dio_read_simple() first in generation (b).
  * The file system tells the observer what it offered, and its
  * ->iomap_begin tells it each mapping it returns: a mapping asked for
  * before __iomap_dio_rw() began is the simple path's.  Both are a few
