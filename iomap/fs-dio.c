@@ -106,9 +106,13 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 	unsigned int kflags = dio_flags &
 		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
 	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
-	/* simple=0, per call or per mount; the pool is the tree's initcall */
+	/*
+	 * simple=0, per call or per mount (the mount's control file may set
+	 * it while requests run); the pool is the tree's initcall
+	 */
 	bool simple = !(dio_flags & IOMAP_DIO_SIM_NO_SIMPLE) &&
-		      !(sb->s_iflags & SB_I_SIM_NO_SIMPLE_DIO) &&
+		      !(__atomic_load_n(&sb->s_iflags, __ATOMIC_RELAXED) &
+			SB_I_SIM_NO_SIMPLE_DIO) &&
 		      !iomap_sim_dio_init();
 	ssize_t ret = -ENOTBLK;
 
