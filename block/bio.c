@@ -353,6 +353,7 @@ struct bio *blk_next_bio(struct bio *bio, struct block_device *bdev,
 void bio_sim_account_alloc(struct bio *bio, struct bio_set *bs)
 {
 	atomic_long_inc(&bs->sim_live);
+	atomic_long_inc(&bs->sim_allocs);
 	sim_stat_inc(&bio_stat_live);
 	sim_stat_inc(&bio_stat_alloc);
 	bio->bi_sim_alloc_cpu = (short)raw_smp_processor_id();

@@ -46,6 +46,12 @@ static void __attribute__((constructor(200))) blk_split_init(void)
 		BUG();
 }
 
+/* Bios ever allocated for splits (observers tell them from others'). */
+long blk_sim_split_allocs(void)
+{
+	return atomic_long_read(&blk_split_bio_set.sim_allocs);
+}
+
 /**
  * bio_split - split a bio
  * @bio:	bio to split

@@ -32,7 +32,9 @@
  *     context); the return value agrees with ki_pos and the iterator
  *     (G-55..G-60, S-29..S-31), never returns bytes past EOF for a read;
  *     the simple path only takes eligible requests (S-01..S-07) and is
- *     all-or-nothing;
+ *     all-or-nothing; the path is observed (did __iomap_dio_rw() begin),
+ *     and the fallback reason's mirror must agree with it, the bios come
+ *     from the path's own bio_set (S-33, G-32);
  *  6. differential: an eligible request run again with the simple path off
  *     gives the same return value, data, ki_pos and iterator state;
  *  7. determinism: the same input run twice gives the same outcome, the
@@ -536,6 +538,19 @@ static void check_outcome(const struct dio_input *in, const struct run *run)
 			   "read returned %ld bytes past EOF %lld (G-55)",
 			   moved, (long long)r->size);
 	}
+	/* the path is observed; the reason mirror must agree with it */
+	FUZZ_CHECK(!o->why_mismatch,
+		   "fallback reason mirror contradicts the observed path "
+		   "(S-01..S-07)");
+	if (o->simple)
+		FUZZ_CHECK(!o->bios_fs_bio_set && !o->bios_dops_set,
+			   "simple path used a generic bio_set (S-33)");
+	else if (o->fallback != IOMAP_SIMPLE_SHORT_PIN)
+		FUZZ_CHECK(!o->bios_simple_pool,
+			   "generic path used the simple path's bio_set");
+	if (r->dops == TESTFS_DOPS_BIO_SET)
+		FUZZ_CHECK(!o->bios_fs_bio_set,
+			   "bios from fs_bio_set despite dops->bio_set (G-32)");
 	if (o->simple) {
 		FUZZ_CHECK(simple_eligible(r),
 			   "simple path took an ineligible request "

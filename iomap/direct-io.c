@@ -15,9 +15,12 @@
  *    discussed in the series' review thread (N-06..N-14).
  *
  * Same functions, same steps, same flag values and errnos as the kernel;
- * simulator additions are the tracepoint hooks (trace.h) and the simple=0
- * switch, each marked.  Things the simulator leaves out, each at its
- * place: fscrypt contexts, block integrity payloads, I/O accounting.
+ * the simulator learns what happened only through the kernel's own
+ * tracepoints (trace.h) and the file system's callbacks: whether a request
+ * is offered to the simple path is the caller's choice of iomap_dio_rw()
+ * or __iomap_dio_rw() (iomap/fs-dio.c, <sim/fs_dio.h>).  Things the
+ * simulator leaves out, each at its place: fscrypt contexts, block
+ * integrity payloads, I/O accounting.
  */
 #include <string.h>
 #include <linux/bio.h>
@@ -1054,7 +1057,6 @@ iomap_dio_simple(struct kiocb *iocb, struct iov_iter *iter,
 	if (iomi.iomap.type != IOMAP_MAPPED ||
 	    iomi.iomap.offset + iomi.iomap.length < iomi.pos + count ||
 	    (iomi.iomap.flags & IOMAP_F_INTEGRITY)) {
-		trace_iomap_dio_simple_fallback(&iomi, count);	/* sim */
 		ret = -ENOTBLK;
 		goto out_iomap_end;
 	}
@@ -1091,7 +1093,6 @@ iomap_dio_simple(struct kiocb *iocb, struct iov_iter *iter,
 		goto out_bio_put;
 
 	if (bio->bi_iter.bi_size != count) {
-		trace_iomap_dio_simple_fallback(&iomi, count);	/* sim */
 		iov_iter_revert(iter, bio->bi_iter.bi_size);
 		ret = -ENOTBLK;
 		goto out_bio_release_pages;
@@ -1143,10 +1144,7 @@ iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 	struct iomap_dio *dio;
 	ssize_t ret;
 
-	/* (sim) iomap_dio_simple_enabled(): the simple=0 switch */
-	if (iomap_dio_simple_enabled(iocb, iter, dops, dio_flags,
-				     done_before) &&
-	    iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
+	if (iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
 				       done_before)) {
 		ret = iomap_dio_simple(iocb, iter, ops, private, dio_flags);
 		if (ret != -ENOTBLK)
@@ -1304,7 +1302,6 @@ iomap_dio_simple_next(struct kiocb *iocb, struct iov_iter *iter,
 	if (iomi.iomap.type != IOMAP_MAPPED ||
 	    iomi.iomap.offset + iomi.iomap.length < iomi.pos + count ||
 	    (iomi.iomap.flags & IOMAP_F_INTEGRITY)) {
-		trace_iomap_dio_simple_fallback(&iomi, count);	/* sim */
 		ret = -ENOTBLK;
 		goto out_iomap_end;
 	}
@@ -1341,7 +1338,6 @@ iomap_dio_simple_next(struct kiocb *iocb, struct iov_iter *iter,
 		goto out_bio_put;
 
 	if (bio->bi_iter.bi_size != count) {
-		trace_iomap_dio_simple_fallback(&iomi, count);	/* sim */
 		iov_iter_revert(iter, bio->bi_iter.bi_size);
 		ret = -ENOTBLK;
 		goto out_bio_release_pages;
@@ -1412,9 +1408,7 @@ iomap_dio_rw_next(struct kiocb *iocb, struct iov_iter *iter,
 	struct iomap_dio *dio;
 	ssize_t ret;
 
-	if (iomap_dio_simple_enabled(iocb, iter, dops, dio_flags,
-				     done_before) &&
-	    iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
+	if (iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
 				       done_before)) {
 		ret = iomap_dio_simple_next(iocb, iter, iomap_next, NULL,
 					    private, dio_flags);
@@ -1440,13 +1434,9 @@ iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 	struct iomap_dio *dio;
 	ssize_t ret;
 
-	if (!(dio_flags & IOMAP_DIO_NO_IOMAP_END)) {
-		/* (sim) record why the simple path was not offered */
-		iomap_dio_simple_skipped(iocb, iter, IOMAP_SIMPLE_DIO_FLAGS);
-	} else if (iomap_dio_simple_enabled(iocb, iter, dops, dio_flags,
-					    done_before) &&
-		   iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
-					      done_before)) {
+	if ((dio_flags & IOMAP_DIO_NO_IOMAP_END) &&
+	    iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
+				       done_before)) {
 		ret = iomap_dio_simple_next(iocb, iter, iomap_next,
 					    iomap_begin, private, dio_flags);
 		if (ret != -ENOTBLK)
@@ -1458,19 +1448,4 @@ iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 	if (IS_ERR_OR_NULL(dio))
 		return PTR_ERR_OR_ZERO(dio);
 	return iomap_dio_complete(dio);
-}
-
-/* (sim) the simple bio_set's front_pad, for the layout tests */
-unsigned int iomap_dio_simple_front_pad(void)
-{
-	return offsetof(struct iomap_dio_simple, bio);
-}
-
-/* (sim) the kernel's static supported() check, for the agreement test */
-bool iomap_dio_simple_supported_sim(struct kiocb *iocb, struct iov_iter *iter,
-		const struct iomap_dio_ops *dops, unsigned int dio_flags,
-		size_t done_before)
-{
-	return iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
-					  done_before);
 }

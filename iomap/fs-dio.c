@@ -13,6 +13,7 @@
 #include <sim/iomap_fs.h>
 
 #ifndef IOMAPSIM_KSRC_GEN_b
+#include <sim/fs_dio.h>
 
 char iomap_sim_generation(void)
 {
@@ -32,16 +33,30 @@ static struct iomap_ops fs_iomap_ops(const struct sim_iomap_fs_ops *fs)
 	};
 }
 
-/* (a): iomap_dio_rw() offers the request to the simple path itself. */
+/*
+ * (a): iomap_dio_rw() offers the request to the simple path itself; a
+ * file system that keeps a request off it (simple=0, per call or per
+ * mount) calls __iomap_dio_rw() and iomap_dio_complete() instead, as
+ * btrfs does (<sim/fs_dio.h>).
+ */
 ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		const struct sim_iomap_fs_ops *fs,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before)
 {
 	const struct iomap_ops ops = fs_iomap_ops(fs);
+	ssize_t ret;
 
-	return iomap_dio_rw(iocb, iter, &ops, dops, dio_flags, private,
-			    done_before);
+	if (sim_fs_dio_offer(iocb, iter, dops, &dio_flags, done_before,
+			     IOMAP_SIM_OFFER_RW))
+		ret = iomap_dio_rw(iocb, iter, &ops, dops, dio_flags, private,
+				   done_before);
+	else
+		ret = sim_fs_dio_generic(iocb, iter, &ops, dops, dio_flags,
+					 private, done_before);
+	/* the call returned: the observer keeps no pointer into it */
+	iomap_dio_sim_offer_end();
+	return ret;
 }
 
 int sim_iomap_iter(struct iomap_iter *iter, const struct sim_iomap_fs_ops *fs)
@@ -59,59 +74,18 @@ char iomap_sim_generation(void)
 }
 
 /*
- * The mapping the file system's begin gave iomap_dio_read_simple(), so
- * that a -ENOTBLK after it can be given its reason (the mapping gate or a
- * short pin): the inline helper takes any begin function, and this one
- * records what it returns.  Per task, like the request it serves.
- */
-static __thread iomap_iter_begin_fn simple_begin_fn;
-static __thread struct {
-	bool mapped;
-	struct iomap iomap;
-} simple_map;
-
-static __thread bool simple_begin_called;
-
-static int simple_begin(struct inode *inode, loff_t pos, loff_t length,
-		unsigned flags, struct iomap *iomap, struct iomap *srcmap)
-{
-	int ret = simple_begin_fn(inode, pos, length, flags, iomap, srcmap);
-
-	simple_begin_called = true;
-	simple_map.mapped = !ret;
-	if (!ret)
-		simple_map.iomap = *iomap;
-	return ret;
-}
-
-/*
  * What the file system itself checks before it calls the simple read:
- * its simple=0 switch, and that it would call iomap_dio_rw() with no dio
- * ops, flags, residual or private data.  Everything else is the tree's
- * iomap_dio_read_simple() to decide.
+ * that it would call iomap_dio_rw() with no dio ops, flags, residual or
+ * private data.  Everything else is the tree's iomap_dio_read_simple() to
+ * decide.  (The observer's mirror knows every condition but private data,
+ * which no file system here passes.)
  */
-static enum iomap_simple_reason fs_simple_gate(struct kiocb *iocb,
-		struct iov_iter *iter, const struct iomap_dio_ops *dops,
-		unsigned int dio_flags, unsigned int kflags, void *private,
-		size_t done_before)
+static bool fs_simple_call(struct iov_iter *iter,
+		const struct iomap_dio_ops *dops, unsigned int kflags,
+		void *private, size_t done_before)
 {
-	struct inode *inode = file_inode(iocb->ki_filp);
-
-	if ((inode->i_sb->s_iflags & SB_I_SIM_NO_SIMPLE_DIO) ||
-	    (dio_flags & IOMAP_DIO_SIM_NO_SIMPLE))
-		return IOMAP_SIMPLE_DISABLED;
-	if (dops || private)
-		return IOMAP_SIMPLE_DOPS;
-	if (done_before)
-		return IOMAP_SIMPLE_DONE_BEFORE;
-	if (iov_iter_rw(iter) != READ)
-		return IOMAP_SIMPLE_WRITE;
-	if (kflags)
-		return IOMAP_SIMPLE_DIO_FLAGS;
-	/* the pool the tree's fs_initcall sets up */
-	if (iomap_sim_dio_init())
-		return IOMAP_SIMPLE_DISABLED;
-	return IOMAP_SIMPLE_OK;
+	return !dops && !private && !done_before &&
+	       iov_iter_rw(iter) == READ && !kflags;
 }
 
 /*
@@ -119,7 +93,9 @@ static enum iomap_simple_reason fs_simple_gate(struct kiocb *iocb,
  * ops, flags, residual or private data is first offered to
  * iomap_dio_read_simple() (XFS's xfs_file_dio_read(), ext4's
  * ext4_dio_read_iter()); -ENOTBLK from it, or any other request, goes to
- * iomap_dio_rw() with the file system's ->iomap_next.
+ * iomap_dio_rw() with the file system's ->iomap_next.  The observer is
+ * told the offer; what ran it learns from the tree's own tracepoint and
+ * the file system's ->iomap_begin (iomap/trace.c).
  */
 ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		const struct sim_iomap_fs_ops *fs,
@@ -129,56 +105,32 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 	/* the simulator's and the proposal's bits are no kernel flags */
 	unsigned int kflags = dio_flags &
 		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
-	enum iomap_simple_reason why;
-	loff_t pos = iocb->ki_pos;
-	size_t count = iov_iter_count(iter);
-	ssize_t ret;
+	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
+	/*
+	 * simple=0, per call or per mount (the mount's control file may set
+	 * it while requests run); the pool is the tree's initcall
+	 */
+	bool simple = !(dio_flags & IOMAP_DIO_SIM_NO_SIMPLE) &&
+		      !(__atomic_load_n(&sb->s_iflags, __ATOMIC_RELAXED) &
+			SB_I_SIM_NO_SIMPLE_DIO) &&
+		      !iomap_sim_dio_init();
+	ssize_t ret = -ENOTBLK;
 
-	why = fs_simple_gate(iocb, iter, dops, dio_flags, kflags, private,
-			     done_before);
-	iomap_dio_simple_skipped(iocb, iter, why);
-	if (why == IOMAP_SIMPLE_OK) {
-		simple_begin_fn = fs->begin;
-		simple_begin_called = false;
-		simple_map.mapped = false;
-		ret = iomap_dio_read_simple(iocb, iter, simple_begin);
-		if (ret != -ENOTBLK)
-			return ret;
-		if (simple_map.mapped) {
-			/* the mapping gate, or a short pin */
-			iomap_dio_simple_refused(file_inode(iocb->ki_filp),
-						 pos, &simple_map.iomap,
-						 count);
-		} else if (!simple_begin_called) {
-			/* the inline helper's own size and encryption checks */
-			why = iomap_dio_simple_why(iocb, iter, dops, 0, 0);
-			iomap_dio_simple_skipped(iocb, iter, why);
-		}
-	}
-	return iomap_dio_rw(iocb, iter, fs->next, dops, kflags, private,
-			    done_before);
+	iomap_dio_sim_offer(iocb, iter, dops, kflags, done_before,
+			    simple ? IOMAP_SIM_OFFER_READ_SIMPLE :
+				     IOMAP_SIM_OFFER_NONE);
+	if (simple && fs_simple_call(iter, dops, kflags, private, done_before))
+		ret = iomap_dio_read_simple(iocb, iter, fs->begin);
+	if (ret == -ENOTBLK)
+		ret = iomap_dio_rw(iocb, iter, fs->next, dops, kflags,
+				   private, done_before);
+	iomap_dio_sim_offer_end();
+	return ret;
 }
 
 int sim_iomap_iter(struct iomap_iter *iter, const struct sim_iomap_fs_ops *fs)
 {
 	return iomap_iter(iter, fs->next);
-}
-
-/*
- * What stands for the embedded copy's iomap_dio_simple_supported() here:
- * the file system's own checks and the inline helper's before it maps.
- */
-bool iomap_dio_simple_supported_sim(struct kiocb *iocb, struct iov_iter *iter,
-		const struct iomap_dio_ops *dops, unsigned int dio_flags,
-		size_t done_before)
-{
-	unsigned int kflags = dio_flags &
-		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
-
-	return fs_simple_gate(iocb, iter, dops, dio_flags, kflags, NULL,
-			      done_before) == IOMAP_SIMPLE_OK &&
-	       iomap_dio_simple_why(iocb, iter, dops, 0, 0) ==
-			IOMAP_SIMPLE_OK;
 }
 
 #endif

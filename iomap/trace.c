@@ -15,6 +15,7 @@
 #include <linux/iomap.h>
 #include <linux/sched.h>
 #include <sim/iomap.h>
+#include <sim/iomap_fs.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "trace.h"
@@ -38,6 +39,7 @@ DEFINE_SIM_STAT(stat_fb_not_mapped, "iomap_simple_fallback_not_mapped");
 DEFINE_SIM_STAT(stat_fb_extent_short, "iomap_simple_fallback_extent_short");
 DEFINE_SIM_STAT(stat_fb_integrity, "iomap_simple_fallback_integrity");
 DEFINE_SIM_STAT(stat_fb_short_pin, "iomap_simple_fallback_short_pin");
+DEFINE_SIM_STAT(stat_why_mismatch, "iomap_simple_why_mismatch");
 
 static struct sim_stat *const fallback_stat[IOMAP_SIMPLE_NR_REASONS] = {
 	[IOMAP_SIMPLE_DISABLED] = &stat_fb_disabled,
@@ -158,31 +160,41 @@ void iomap_dio_obs_polling(bool on)
 /* ---- why the simple path was not taken --------------------------------- */
 
 /*
- * What the current task's last iomap_dio_rw() learnt about the simple
- * path, matched to the request by kiocb, position and count so that a
- * file system calling __iomap_dio_rw() directly is not mistaken for a
- * fallback.
+ * What the current task's file system offered its last direct I/O and
+ * what was then seen of the simple path, matched to the request by kiocb,
+ * position and count so that a file system calling __iomap_dio_rw()
+ * directly is not mistaken for a fallback.  Filled by the file system
+ * side (iomap_dio_sim_offer(), iomap_dio_sim_mapped()) and by the kernel's
+ * tracepoints; nothing here is told by the iomap code which path it took.
  */
 struct simple_attempt {
 	struct kiocb *iocb;
+	struct iov_iter *iter;
+	const struct iomap_dio_ops *dops;
 	loff_t pos;
 	size_t count;
+	enum iomap_sim_offer offer;
+	unsigned int dio_flags;
+	size_t done_before;
 	bool valid;
-	bool tried;
-	enum iomap_simple_reason reason;
+	bool begun;		/* the fs was asked for a mapping */
+	bool mapped;		/* ... and returned one: map_* below */
+	bool checked;		/* the mirror was compared already */
+	u16 map_type;
+	u16 map_flags;
+	loff_t map_offset;
+	u64 map_length;
 };
 
 static __thread struct simple_attempt attempt;
 
-static bool simple_disabled(struct inode *inode, unsigned int dio_flags)
-{
-	return (inode->i_sb->s_iflags & SB_I_SIM_NO_SIMPLE_DIO) ||
-	       (dio_flags & IOMAP_DIO_SIM_NO_SIMPLE);
-}
-
 /*
- * Mirrors iomap_dio_simple_supported() condition by condition, in its
- * order, splitting its combined tests so that each gets a name.
+ * A mirror of iomap_dio_simple_supported(), condition by condition in its
+ * order, splitting its combined tests so that each gets a name.  It only
+ * explains: whether the simple path was tried is observed (the file system
+ * asked for a mapping before __iomap_dio_rw() began, or the request ended
+ * without __iomap_dio_rw()), and a mirror that disagrees with what was
+ * observed is reported (iomap_dio_obs::why_mismatch).
  */
 enum iomap_simple_reason iomap_dio_simple_why(struct kiocb *iocb,
 		struct iov_iter *iter, const struct iomap_dio_ops *dops,
@@ -191,8 +203,6 @@ enum iomap_simple_reason iomap_dio_simple_why(struct kiocb *iocb,
 	struct inode *inode = file_inode(iocb->ki_filp);
 	size_t count = iov_iter_count(iter);
 
-	if (simple_disabled(inode, dio_flags))
-		return IOMAP_SIMPLE_DISABLED;
 	if (dops)
 		return IOMAP_SIMPLE_DOPS;
 	if (done_before)
@@ -226,60 +236,104 @@ enum iomap_simple_reason iomap_dio_simple_gate_why(const struct iomap *iomap,
 	return IOMAP_SIMPLE_SHORT_PIN;
 }
 
-static void attempt_note(struct kiocb *iocb, struct iov_iter *iter,
-		enum iomap_simple_reason why)
-{
-	struct iomap_dio_obs *obs = obs_get();
-
-	attempt = (struct simple_attempt){
-		.iocb = iocb,
-		.pos = iocb->ki_pos,
-		.count = iov_iter_count(iter),
-		.valid = true,
-		.tried = why == IOMAP_SIMPLE_OK,
-		.reason = why,
-	};
-	if (obs && why == IOMAP_SIMPLE_OK)
-		obs->simple_tried = true;
-}
-
-bool iomap_dio_simple_enabled(struct kiocb *iocb, struct iov_iter *iter,
-		const struct iomap_dio_ops *dops, unsigned int dio_flags,
+/* What the mirror says about the attempt's request, with @dio_flags. */
+static enum iomap_simple_reason attempt_why(unsigned int dio_flags,
 		size_t done_before)
 {
 	enum iomap_simple_reason why;
 
-	why = iomap_dio_simple_why(iocb, iter, dops, dio_flags, done_before);
-	/* the kernel's initcall; if the pool cannot be had, no simple path */
-	if (why == IOMAP_SIMPLE_OK && iomap_sim_dio_init())
-		why = IOMAP_SIMPLE_DISABLED;
-	attempt_note(iocb, iter, why);
-	return why != IOMAP_SIMPLE_DISABLED;
+	switch (attempt.offer) {
+	case IOMAP_SIM_OFFER_NONE:
+		return IOMAP_SIMPLE_DISABLED;
+	case IOMAP_SIM_OFFER_NO_END:
+		/* iomap_dio_rw_begin() offers only NO_IOMAP_END requests */
+		if (!(dio_flags & IOMAP_DIO_NO_IOMAP_END))
+			return IOMAP_SIMPLE_DIO_FLAGS;
+		break;
+	default:
+		break;
+	}
+	why = iomap_dio_simple_why(attempt.iocb, attempt.iter, attempt.dops,
+				   dio_flags, done_before);
+	/*
+	 * Generation (b): the file system calls iomap_dio_read_simple() only
+	 * for a request it would give iomap_dio_rw() no flags (fs-dio.c).
+	 */
+	if (attempt.offer == IOMAP_SIM_OFFER_READ_SIMPLE && dio_flags &&
+	    why != IOMAP_SIMPLE_DOPS && why != IOMAP_SIMPLE_DONE_BEFORE &&
+	    why != IOMAP_SIMPLE_WRITE)
+		return IOMAP_SIMPLE_DIO_FLAGS;
+	return why;
 }
 
-void iomap_dio_simple_skipped(struct kiocb *iocb, struct iov_iter *iter,
-		enum iomap_simple_reason why)
+static void why_mismatch(const char *what, enum iomap_simple_reason why)
 {
-	attempt_note(iocb, iter, why);
+	struct iomap_dio_obs *obs = obs_get();
+
+	sim_stat_inc(&stat_why_mismatch);
+	sim_trace("iomap_dio_simple_why_mismatch", "pos 0x%llx count 0x%zx %s, mirror says %s",
+		  (unsigned long long)attempt.pos, attempt.count, what,
+		  iomap_simple_reason_name(why) ?: "eligible");
+	if (obs)
+		obs->why_mismatch = true;
 }
 
-void iomap_dio_simple_refused(struct inode *inode, loff_t pos,
-		const struct iomap *iomap, size_t count)
+void iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
+		const struct iomap_dio_ops *dops, unsigned int dio_flags,
+		size_t done_before, enum iomap_sim_offer offer)
 {
+	attempt.iocb = iocb;
+	attempt.iter = iter;
+	attempt.dops = dops;
+	attempt.pos = iocb->ki_pos;
+	attempt.count = iov_iter_count(iter);
+	attempt.offer = offer;
+	attempt.dio_flags = dio_flags;
+	attempt.done_before = done_before;
+	attempt.valid = true;
+	attempt.begun = false;
+	attempt.mapped = false;
+	attempt.checked = false;
+}
+
+void iomap_dio_sim_offer_end(void)
+{
+	attempt.valid = false;
+}
+
+void iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
+		int ret)
+{
+	struct iomap_dio_obs *obs;
 	enum iomap_simple_reason why;
 
-	why = iomap_dio_simple_gate_why(iomap, pos, count);
-	if (attempt.valid && attempt.pos == pos)
-		attempt.reason = why;
-	sim_trace("iomap_dio_simple_fallback", "ino 0x%lx pos 0x%llx count 0x%zx reason %s",
-		  inode->i_ino, (unsigned long long)pos, count,
-		  iomap_simple_reason_name(why));
-}
-
-void trace_iomap_dio_simple_fallback(const struct iomap_iter *iomi,
-		size_t count)
-{
-	iomap_dio_simple_refused(iomi->inode, iomi->pos, &iomi->iomap, count);
+	/* only the first mapping of a request __iomap_dio_rw() has not begun */
+	if (!attempt.valid || attempt.begun ||
+	    file_inode(attempt.iocb->ki_filp) != inode)
+		return;
+	attempt.begun = true;
+	if (!ret) {
+		attempt.mapped = true;
+		attempt.map_type = iomap->type;
+		attempt.map_flags = iomap->flags;
+		attempt.map_offset = iomap->offset;
+		attempt.map_length = iomap->length;
+	}
+	obs = obs_get();
+	if (obs)
+		obs->simple_tried = true;
+	/*
+	 * The simple path asked for a mapping: the request must have been
+	 * eligible.  The request is still untouched here (nothing pinned,
+	 * ki_pos unmoved), so the mirror sees it as the kernel's check did.
+	 * Worked out only for an observer: the mount needs no second check.
+	 */
+	if (obs) {
+		attempt.checked = true;
+		why = attempt_why(attempt.dio_flags, attempt.done_before);
+		if (why != IOMAP_SIMPLE_OK)
+			why_mismatch("simple path tried", why);
+	}
 }
 
 /* ---- the kernel's tracepoints ------------------------------------------ */
@@ -307,8 +361,20 @@ void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 		  generic ? "generic" : "simple");
 
 	if (!generic) {
-		if (obs)
+		if (obs) {
 			obs->simple_submitting = true;
+			obs->simple_tried = true;
+		}
+		if (obs && attempt.valid && !attempt.checked &&
+		    attempt.iocb == iocb) {
+			enum iomap_simple_reason why;
+
+			attempt.checked = true;
+			why = attempt_why(attempt.dio_flags,
+					  attempt.done_before);
+			if (why != IOMAP_SIMPLE_OK)
+				why_mismatch("simple path submitting", why);
+		}
 		return;
 	}
 
@@ -316,15 +382,35 @@ void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 	if (attempt.valid && attempt.iocb == iocb &&
 	    attempt.pos == iocb->ki_pos &&
 	    attempt.count == iov_iter_count(iter)) {
-		enum iomap_simple_reason why = attempt.reason;
+		enum iomap_simple_reason why = attempt_why(dio_flags,
+							   done_before);
 
-		/*
-		 * Tried and still here: the mapping gate or the page pinning
-		 * said why, or else ->iomap_begin itself answered -ENOTBLK,
-		 * i.e. refused to map the range for this path.
-		 */
-		if (attempt.tried && why == IOMAP_SIMPLE_OK)
+		if (why != IOMAP_SIMPLE_OK) {
+			/* the mirror's reason, if the simple path agreed */
+			if (attempt.begun && !attempt.checked)
+				why_mismatch("simple path tried", why);
+		} else if (!attempt.begun) {
+			why_mismatch("simple path not tried", why);
+			why = IOMAP_SIMPLE_DISABLED;
+		} else if (attempt.mapped) {
+			/*
+			 * Tried and given up: the mapping the file system
+			 * returned says why, or, when it passes the gate,
+			 * the pages could not all be pinned.
+			 */
+			const struct iomap map = {
+				.type = attempt.map_type,
+				.flags = attempt.map_flags,
+				.offset = attempt.map_offset,
+				.length = attempt.map_length,
+			};
+
+			why = iomap_dio_simple_gate_why(&map, attempt.pos,
+							attempt.count);
+		} else {
+			/* ->iomap_begin refused to map it for this path */
 			why = IOMAP_SIMPLE_NOT_MAPPED;
+		}
 		sim_stat_inc(fallback_stat[why]);
 		if (obs)
 			obs->fallback = why;

@@ -75,12 +75,4 @@ void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 							  length);	\
 	} while (0)
 
-/*
- * Sim-only tracepoint: iomap_dio_simple() returns -ENOTBLK for the mapping
- * in @iomi (the generic path takes over).  The reason is worked out from
- * the mapping, so the call site needs no knowledge of the observer.
- */
-void trace_iomap_dio_simple_fallback(const struct iomap_iter *iomi,
-		size_t count);
-
 #endif /* _IOMAP_TRACE_H */

@@ -4,6 +4,7 @@
  * state, bvec storage, the mempool reserve under allocation failure,
  * reference counting and the leak/double-free reports.
  */
+#include <string.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/cache.h>
@@ -79,6 +80,104 @@ START_TEST(test_front_pad_alignment)
 			bio_put(bio[j]);
 		bioset_exit(&bs);
 	}
+}
+END_TEST
+
+/*
+ * covers B-01: bioset_init() records front_pad, reserves the inline bvecs
+ * behind the bio only with NEED_BVECS, makes the bvec pool only then and
+ * the per-CPU cache only with PERCPU_CACHE; every allocation failing in
+ * turn gives -ENOMEM with nothing left behind (the teardown counts).
+ */
+START_TEST(test_bioset_init_parts)
+{
+	struct bio_set bs;
+	unsigned int nth;
+
+	ck_assert_int_eq(bioset_init(&bs, 2, 64, BIOSET_NEED_BVECS), 0);
+	ck_assert_uint_eq(bs.front_pad, 64);
+	ck_assert_uint_eq(bs.back_pad,
+			  BIO_INLINE_VECS * sizeof(struct bio_vec));
+	ck_assert(mempool_initialized(&bs.bio_pool));
+	ck_assert(mempool_initialized(&bs.bvec_pool));
+	ck_assert_ptr_null(bs.cache);
+	bioset_exit(&bs);
+
+	ck_assert_int_eq(bioset_init(&bs, 2, 0, BIOSET_PERCPU_CACHE), 0);
+	ck_assert_uint_eq(bs.back_pad, 0);
+	ck_assert(!mempool_initialized(&bs.bvec_pool));
+	ck_assert_ptr_nonnull(bs.cache);
+	bioset_exit(&bs);
+
+	for (nth = 1; nth < 64; nth++) {
+		struct sim_fault_alloc f = { .nth = nth };
+		int ret;
+
+		sim_fault_alloc_set(&f);
+		sim_fault_arm(true);
+		ret = bioset_init(&bs, 2, 64, BIOSET_NEED_BVECS |
+					      BIOSET_PERCPU_CACHE);
+		sim_fault_arm(false);
+		if (!sim_fault_alloc_injected()) {
+			ck_assert_int_eq(ret, 0);
+			bioset_exit(&bs);
+			break;
+		}
+		ck_assert_int_eq(ret, -ENOMEM);
+	}
+	ck_assert_uint_gt(nth, 1);
+	sim_fault_alloc_set(&(struct sim_fault_alloc){ 0 });
+}
+END_TEST
+
+/*
+ * covers B-10: a bio from a set with front_pad is freed from (bio -
+ * front_pad): the wrapper in front is the caller's to use, and the whole
+ * object goes back (no allocation left live, no bad free reported).
+ */
+START_TEST(test_free_with_front_pad)
+{
+	struct bio_set bs;
+	struct bio *bio;
+	long live;
+
+	ck_assert_int_eq(bioset_init(&bs, 1, 128, BIOSET_NEED_BVECS), 0);
+	live = sim_alloc_live();
+	bio = bio_alloc_bioset(NULL, 1, REQ_OP_READ, GFP_KERNEL, &bs);
+	ck_assert_ptr_nonnull(bio);
+	memset((char *)bio - 128, 0x5a, 128);
+	bio_put(bio);
+	/* the mempool keeps its reserve: nothing new stays allocated */
+	ck_assert_int_le(sim_alloc_live(), live);
+	bio = bio_alloc_bioset(NULL, 1, REQ_OP_READ, GFP_KERNEL, &bs);
+	ck_assert_ptr_nonnull(bio);
+	bio_put(bio);
+	bioset_exit(&bs);
+}
+END_TEST
+
+/*
+ * covers B-06 on its edge: up to BIO_INLINE_VECS vectors live inline in
+ * the bio (no table allocated); one more takes a table.
+ */
+START_TEST(test_inline_vecs_edge)
+{
+	struct bio_set bs;
+	struct bio *bio;
+	long tables = sim_stat_get("bio_bvec_table");
+
+	ck_assert_int_eq(bioset_init(&bs, 2, 0, BIOSET_NEED_BVECS), 0);
+	bio = bio_alloc_bioset(NULL, BIO_INLINE_VECS, REQ_OP_READ, GFP_KERNEL,
+			       &bs);
+	ck_assert_ptr_eq(bio->bi_io_vec, bio->bi_inline_vecs);
+	ck_assert_int_eq(sim_stat_get("bio_bvec_table"), tables);
+	bio_put(bio);
+	bio = bio_alloc_bioset(NULL, BIO_INLINE_VECS + 1, REQ_OP_READ,
+			       GFP_KERNEL, &bs);
+	ck_assert_ptr_ne(bio->bi_io_vec, bio->bi_inline_vecs);
+	ck_assert_int_eq(sim_stat_get("bio_bvec_table"), tables + 1);
+	bio_put(bio);
+	bioset_exit(&bs);
 }
 END_TEST
 
@@ -328,6 +427,9 @@ static Suite *bio_alloc_suite(void)
 
 	tcase_add_test(tc, test_front_pad_container_of);
 	tcase_add_test(tc, test_front_pad_alignment);
+	tcase_add_test(tc, test_bioset_init_parts);
+	tcase_add_test(tc, test_free_with_front_pad);
+	tcase_add_test(tc, test_inline_vecs_edge);
 	tcase_add_test(tc, test_fresh_bio_state);
 	tcase_add_test(tc, test_bvec_storage);
 	tcase_add_test(tc, test_bvec_mempool_fallback);

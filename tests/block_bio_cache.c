@@ -55,6 +55,25 @@ START_TEST(test_hit_after_put_same_cpu)
 }
 END_TEST
 
+/* covers B-03 on its edge: exactly BIO_INLINE_VECS still uses the cache */
+START_TEST(test_inline_vecs_edge_cached)
+{
+	struct bio *a, *b;
+
+	a = bio_alloc(NULL, BIO_INLINE_VECS, REQ_OP_READ | REQ_ALLOC_CACHE,
+		      GFP_KERNEL);
+	ck_assert(a->bi_opf & REQ_ALLOC_CACHE);
+	bio_put(a);
+	ck_assert_uint_eq(cached(&fs_bio_set, 0), 1);
+	b = bio_alloc(NULL, BIO_INLINE_VECS, REQ_OP_READ | REQ_ALLOC_CACHE,
+		      GFP_KERNEL);
+	ck_assert_ptr_eq(b, a);
+	ck_assert_int_eq(td_stat("bio_cache_hit"), 1);
+	ck_assert_ptr_eq(b->bi_io_vec, b->bi_inline_vecs);
+	bio_put(b);
+}
+END_TEST
+
 /* covers B-03: more than BIO_INLINE_VECS bypasses the cache */
 START_TEST(test_large_bio_bypasses_cache)
 {
@@ -135,6 +154,29 @@ static void put_bio(void *arg)
 {
 	bio_put(arg);
 }
+
+static struct bio *irq_bio;
+
+static void alloc_bio_atomic(void *arg)
+{
+	irq_bio = bio_alloc(NULL, 1, REQ_OP_READ, GFP_ATOMIC);
+}
+
+/*
+ * covers B-03 (seed 004): the per-CPU cache relies on bios being
+ * allocated in task context only; an allocation from hard-IRQ context is
+ * flagged (a warning and bio_cache_alloc_not_task), not silently served.
+ */
+START_TEST(test_irq_alloc_flagged)
+{
+	sim_test_expect_warnings(1);
+	td_run_in(SIM_CTX_HARDIRQ, alloc_bio_atomic, NULL);
+	ck_assert_ptr_nonnull(irq_bio);
+	ck_assert_int_eq(td_stat("bio_cache_alloc_not_task"), 1);
+	bio_put(irq_bio);
+	irq_bio = NULL;
+}
+END_TEST
 
 /* covers B-09, B-04: hard-IRQ puts go to free_list_irq, spliced at 16 */
 START_TEST(test_irq_put_and_splice)
@@ -285,10 +327,12 @@ static Suite *bio_cache_suite(void)
 	TCase *tc = sim_tcase("cache");
 
 	tcase_add_test(tc, test_hit_after_put_same_cpu);
+	tcase_add_test(tc, test_inline_vecs_edge_cached);
 	tcase_add_test(tc, test_large_bio_bypasses_cache);
 	tcase_add_test(tc, test_bioset_without_cache);
 	tcase_add_test(tc, test_legacy_opt_in);
 	tcase_add_test(tc, test_cross_cpu_free);
+	tcase_add_test(tc, test_irq_alloc_flagged);
 	tcase_add_test(tc, test_irq_put_and_splice);
 	tcase_add_test(tc, test_softirq_put_frees);
 	tcase_add_test(tc, test_cache_cap);

@@ -5,6 +5,7 @@
  * would, and its JSON, exit status and stderr are checked.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,11 +108,46 @@ static void expect_json(const struct cli_result *res)
 	}
 }
 
+/*
+ * Does the JSON object @json hold @field ("\"key\":value") as a whole
+ * member: a key, not the tail of another key, with exactly that value,
+ * not a prefix of a longer one ("\"bios\":1" does not match
+ * "\"bios\":10" nor "\"cache_bios\":1")?  The runner's JSON is flat and
+ * its strings hold no commas or braces, so the member ends at , or }.
+ */
+static bool field_matches(const char *json, const char *field)
+{
+	size_t n = strlen(field);
+	const char *p;
+
+	for (p = strstr(json, field); p; p = strstr(p + 1, field))
+		if (p > json && (p[-1] == '{' || p[-1] == ',') &&
+		    (p[n] == ',' || p[n] == '}'))
+			return true;
+	return false;
+}
+
 static void expect_field(const struct cli_result *res, const char *field)
 {
-	ck_assert_msg(strstr(res->out, field), "%s not in %s", field,
+	ck_assert_msg(field_matches(res->out, field), "%s not in %s", field,
 		      res->out);
 }
+
+/* The matcher itself: whole members only. */
+START_TEST(test_field_matches_whole_values)
+{
+	const char *json = "{\"ret\":4096,\"bios\":10,\"x_bios\":1,"
+			   "\"path\":\"simple\",\"leaks\":0}";
+
+	ck_assert(field_matches(json, "\"bios\":10"));
+	ck_assert(!field_matches(json, "\"bios\":1"));
+	ck_assert(!field_matches(json, "\"ret\":409"));
+	ck_assert(field_matches(json, "\"ret\":4096"));
+	ck_assert(!field_matches(json, "\"path\":\"simp"));
+	ck_assert(field_matches(json, "\"leaks\":0"));
+	ck_assert(field_matches(json, "\"x_bios\":1"));
+}
+END_TEST
 
 START_TEST(test_keys_present)
 {
@@ -205,6 +241,11 @@ START_TEST(test_ref_sync_read)
 	expect_field(&r, "\"iter_count\":0");
 	expect_field(&r, "\"data\":\"ok\"");
 	expect_field(&r, "\"ki_complete_calls\":0");
+	/* observed: the bio came from the simple path's own pool */
+	expect_field(&r, "\"bios_simple_pool\":1");
+	expect_field(&r, "\"bios_fs_bio_set\":0");
+	expect_field(&r, "\"bios_dops_bio_set\":0");
+	expect_field(&r, "\"why_mismatch\":false");
 }
 END_TEST
 
@@ -496,6 +537,7 @@ static Suite *cli_suite(void)
 	Suite *s = suite_create("iomap_cli");
 	TCase *tc = sim_tcase("run");
 
+	tcase_add_test(tc, test_field_matches_whole_values);
 	tcase_add_test(tc, test_keys_present);
 	tcase_add_loop_test(tc, test_bad_args, 0,
 			    sizeof(bad_args) / sizeof(bad_args[0]));

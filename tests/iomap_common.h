@@ -2,9 +2,9 @@
 /*
  * Shared by the iomap_*.c suites: run one request through the request
  * runner and check the accounting every direct I/O must leave behind
- * (no leak, no pinned page, no live bio, i_dio_count back to zero, no
- * outstanding work, ki_complete exactly once for a queued request and
- * never otherwise, at most one completion).
+ * (no leak, no pinned page, no live bio, i_dio_count back to zero (K-05),
+ * no outstanding work, ki_complete exactly once for a queued request and
+ * never otherwise (K-12), at most one completion).
  */
 #ifndef _IOMAP_COMMON_H
 #define _IOMAP_COMMON_H

@@ -414,6 +414,37 @@ START_TEST(test_async_hipri_multi_mapping)
 }
 END_TEST
 
+/*
+ * covers G-36: a mapping that takes two bios is not polled at all: the
+ * first bio sees the iterator has more and clears IOCB_HIPRI before it
+ * is submitted.
+ */
+START_TEST(test_async_hipri_two_bios_not_polled)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	gen_req(&r);
+	r.async = true;
+	r.ki_flags = IOCB_HIPRI;
+	r.size = 4 << 20;
+	r.pos = 0;
+	r.len = (1 << 20) + 8192;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, r.len);
+	/*
+	 * two from iomap, both from fs_bio_set; the device may see them
+	 * split further, from the block layer's own set, which is none of
+	 * the paths'
+	 */
+	ck_assert_uint_ge(o.bios, 2);
+	ck_assert_uint_eq(o.bios_fs_bio_set, 2);
+	ck_assert_uint_eq(o.bios_simple_pool, 0);
+	ck_assert_uint_eq(o.dev.polled_bios, 0);
+	ck_assert(!(o.ki_flags_after & IOCB_HIPRI));
+}
+END_TEST
+
 /* covers G-37: a sync HIPRI request is not polled */
 START_TEST(test_sync_hipri_not_polled)
 {
@@ -433,18 +464,25 @@ START_TEST(test_read_dirtying)
 {
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
-	long before;
+	long before, deferred;
 
 	gen_req(&r);
 	r.iter = _i ? IOMAPSIM_ITER_KVEC : IOMAPSIM_ITER_IOVEC;
 	r.iovec_segs = 2;
 	before = sim_stat_get("pages_dirtied");
+	deferred = sim_stat_get("bio_dirty_deferred");
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 8192);
 	if (_i)
 		ck_assert_int_eq(sim_stat_get("pages_dirtied"), before);
 	else
 		ck_assert_int_gt(sim_stat_get("pages_dirtied"), before);
+	/*
+	 * Dirtied before submission: the completion finds them dirty and
+	 * need not re-dirty them from the worker (B-21), which would raise
+	 * pages_dirtied as well.
+	 */
+	ck_assert_int_eq(sim_stat_get("bio_dirty_deferred"), deferred);
 }
 END_TEST
 
@@ -848,6 +886,58 @@ START_TEST(test_async_extend_end_io)
 }
 END_TEST
 
+/*
+ * covers G-14 alone: an async write past EOF into blocks already mapped
+ * (no IOMAP_F_NEW, no ->end_io, no O_DSYNC, no page cache: no other
+ * reason to punt) still completes in the workqueue, since the size update
+ * needs process context.  One block short of the edge it does not.
+ */
+START_TEST(test_async_extend_mapped_isolated)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.async = true;
+	req_map(&r, IOMAP_MAPPED, 0, 512 << 10, 0);
+	r.pos = (256 << 10) - 4096 * _i;
+	r.len = 4096;
+	run_ok(&r, &o);
+	ck_assert(o.queued);
+	ck_assert_int_eq(o.ret, 4096);
+	ck_assert_uint_eq(o.allocations, 0);
+	ck_assert_uint_eq(o.dev.write_bios, 1);
+	ck_assert_int_eq(o.completion, _i ? IOMAP_DIO_COMP_END_IO :
+					    IOMAP_DIO_COMP_WORKQUEUE);
+	ck_assert_int_eq(o.punted, _i ? 0 : 1);
+}
+END_TEST
+
+/*
+ * covers G-29: a single-bio async HIPRI write whose only reason for
+ * completion work is the size update (G-14) is not polled, since polling
+ * would complete it in the poller's context; the same write inside EOF
+ * is polled.
+ */
+START_TEST(test_hipri_cleared_for_completion_work)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.async = true;
+	r.ki_flags = IOCB_HIPRI;
+	req_map(&r, IOMAP_MAPPED, 0, 512 << 10, 0);
+	r.pos = (256 << 10) - 4096 * _i;
+	r.len = 4096;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 4096);
+	ck_assert_uint_eq(o.dev.write_bios, 1);
+	ck_assert_uint_eq(o.dev.polled_bios, _i ? 1 : 0);
+	ck_assert(!(o.ki_flags_after & IOCB_HIPRI));
+}
+END_TEST
+
 /* covers G-38: a write ending past EOF inside a mapped block zeroes too */
 START_TEST(test_write_past_eof_in_block)
 {
@@ -932,6 +1022,32 @@ START_TEST(test_overwrite_only_eof)
 	ck_assert_int_eq(o.ret, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_NONE);
+}
+END_TEST
+
+/*
+ * covers G-11 on its edges: a write ending exactly at i_size is allowed,
+ * one starting exactly at i_size, or ending one byte past it, is not.
+ */
+START_TEST(test_overwrite_only_eof_edges)
+{
+	static const struct { loff_t pos; size_t len; long ret; } c[] = {
+		{ (256 << 10) - 4096, 4096, 4096 },
+		{ (256 << 10) - 4096, 4096 + 512, -EAGAIN },
+		{ 256 << 10, 4096, -EAGAIN },
+	};
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
+	req_map(&r, IOMAP_MAPPED, 0, 512 << 10, 0);
+	r.pos = c[_i].pos;
+	r.len = c[_i].len;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, c[_i].ret);
+	ck_assert_uint_eq(o.begin_calls, c[_i].ret > 0 ? 1 : 0);
+	ck_assert_int_eq(o.i_size, 256 << 10);
 }
 END_TEST
 
@@ -1561,10 +1677,345 @@ START_TEST(test_dops_submit_and_bioset)
 	ck_assert_int_eq(o.ret, 16384);
 	ck_assert_uint_eq(o.submit_io_calls, 1);
 
+	ck_assert_uint_eq(o.bios_fs_bio_set, o.bios);
+	ck_assert_uint_eq(o.bios_dops_set, 0);
+
+	/* every bio, data and zeroing alike, from the file system's set */
 	r.dops = TESTFS_DOPS_BIO_SET;
+	r.pos = 512;
+	r.len = 16384 - 1024;
+	req_map(&r, IOMAP_UNWRITTEN, 0, 256 << 10, 0);
 	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	ck_assert_int_eq(o.ret, 16384 - 1024);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+	ck_assert_uint_eq(o.dev.write_bios, 3);
+	ck_assert_uint_eq(o.bios_dops_set, 3);
+	ck_assert_uint_eq(o.bios_fs_bio_set, 0);
+	ck_assert_uint_eq(o.bios_simple_pool, 0);
+}
+END_TEST
+
+/*
+ * covers G-27 alone: an async write into a hole inside EOF allocates new
+ * blocks (IOMAP_F_NEW), whose recording needs process context: the
+ * workqueue, with no size change, no ->end_io and no O_DSYNC to add a
+ * reason of their own.
+ */
+START_TEST(test_async_new_blocks_punt)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.async = true;
+	req_map(&r, IOMAP_HOLE, 0, 65536, 0);
+	req_map(&r, IOMAP_MAPPED, 65536, (256 << 10) - 65536, 0);
+	r.pos = 8192;
+	r.len = 4096;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 4096);
+	ck_assert_uint_eq(o.allocations, 1);
+	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
+}
+END_TEST
+
+/*
+ * covers G-38 on its edge: a write ending exactly at an i_size inside a
+ * block zeroes the rest of that block, as one ending past it does; one
+ * ending before i_size does not.
+ */
+START_TEST(test_write_tail_zero_at_eof_edge)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.size = (256 << 10) - 4096 + 2048;
+	r.pos = (256 << 10) - 4096 + 1024;
+	r.len = _i ? 512 : 1024;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, r.len);
+	ck_assert_uint_eq(o.dev.write_bios, _i ? 1 : 2);
+	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
+/*
+ * covers G-43 on its other side: with PARTIAL, a fault before anything
+ * was done is still the fault, not 0.
+ */
+START_TEST(test_partial_no_progress)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	gen_req(&r);
+	r.pos = 0;
+	r.len = 8192;
+	r.short_pin_nth = 1;
+	r.short_pin_bytes = 0;
+	r.dio_flags = IOMAP_DIO_PARTIAL;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -EFAULT);
+	ck_assert_int_eq(o.ki_pos, 0);
+}
+END_TEST
+
+/*
+ * covers K-14: a bio refused with BLK_STS_AGAIN makes the request -EAGAIN,
+ * which is "try again", not a file error: nothing is reported.
+ */
+START_TEST(test_again_not_reported)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	gen_req(&r);
+	r.no_simple = _i;
+	r.len = 4096;
+	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:AGAIN";
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -EAGAIN);
+	ck_assert_int_eq(o.fserror_reports, 0);
+}
+END_TEST
+
+/* ---- rules no other test isolates ------------------------------------- */
+
+/*
+ * covers G-01: __iomap_dio_rw()'s NULL is 0 (an empty read), its error
+ * pointer the errno (OVERWRITE_ONLY past EOF), and a dio is completed in
+ * the submitter for a sync request.
+ */
+START_TEST(test_dio_rw_results)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	gen_req(&r);
+	r.len = 0;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 0);
+	ck_assert_int_eq(o.completions, 0);
+	ck_assert_uint_eq(o.begin_calls, 0);
+
+	write_req(&r);
+	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
+	r.pos = 256 << 10;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -EAGAIN);
+	ck_assert_int_eq(o.completions, 0);
+
+	gen_req(&r);
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 8192);
+	ck_assert_int_eq(o.completions, 1);
+	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_SUBMITTER);
+}
+END_TEST
+
+/*
+ * covers G-04: of the caller's dio_flags only FSBLOCK_ALIGNED and BOUNCE
+ * are stored in the dio (what ->end_io sees); done_before is carried to
+ * the result.
+ */
+START_TEST(test_dio_flags_masked)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	gen_req(&r);
+	r.dops = TESTFS_DOPS_END_IO;
+	r.dio_flags = IOMAP_DIO_FSBLOCK_ALIGNED | IOMAP_DIO_FORCE_WAIT |
+		      IOMAP_DIO_PARTIAL;
+	r.done_before = 512;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 8192 + 512);
+	ck_assert_uint_eq(o.end_io_calls, 1);
+	ck_assert(o.end_io_flags & IOMAP_DIO_FSBLOCK_ALIGNED);
+	ck_assert(!(o.end_io_flags & (IOMAP_DIO_FORCE_WAIT |
+				      IOMAP_DIO_PARTIAL)));
+}
+END_TEST
+
+/*
+ * covers G-16: OVERWRITE_ONLY is checked before invalidation: a page that
+ * cannot be invalidated makes an OVERWRITE_ONLY write past EOF -EAGAIN
+ * (G-11), not the buffered fallback -ENOTBLK (G-15).
+ */
+START_TEST(test_write_check_order)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.pos = (256 << 10) - 4096;
+	r.len = 8192;
+	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 63, SIM_PC_BUSY };
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -ENOTBLK);
+	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -EAGAIN);
+	ck_assert_uint_eq(o.begin_calls, 0);
+}
+END_TEST
+
+/*
+ * covers G-18: inode_dio_begin() once, before the first mapping, and not
+ * at all when an early check fails; every mapping sees the count at 1.
+ */
+START_TEST(test_inode_dio_begin_once)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+	unsigned int i, begins = 0;
+
+	gen_req(&r);
+	three_extents(&r);
+	r.pos = 0;
+	r.len = 65536;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 65536);
+	for (i = 0; i < o.nr_cbs; i++) {
+		if (cb_at(&o, i)->op != TESTFS_CB_BEGIN)
+			continue;
+		ck_assert_int_eq(cb_at(&o, i)->dio_count, 1);
+		begins++;
+	}
+	ck_assert_uint_ge(begins, 2);
+	ck_assert_int_eq(o.i_dio_count, 0);
+}
+END_TEST
+
+/* The op flags of the bios the newest request allocated, OR-ed together. */
+static unsigned int traced_bio_opf(unsigned int *nr)
+{
+	unsigned int i, opf = 0, all = ~0U;
+	char line[256];
+
+	*nr = 0;
+	for (i = 0; sim_trace_get(i, line, sizeof(line)); i++) {
+		const char *p = strstr(line, "block_bio_alloc");
+
+		if (!p || !(p = strstr(p, "opf=")))
+			continue;
+		opf = strtoul(p + 4, NULL, 16);
+		all &= opf;
+		(*nr)++;
+	}
+	return *nr ? all : 0;
+}
+
+/* covers G-24: every data bio is REQ_SYNC | REQ_IDLE plus its op */
+START_TEST(test_bio_base_flags)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+	unsigned int opf, nr;
+
+	gen_req(&r);
+	r.write = _i;
+	sim_trace_reset();
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 8192);
+	opf = traced_bio_opf(&nr);
+	ck_assert_uint_eq(nr, o.bios);
+	ck_assert_uint_eq(opf & (REQ_SYNC | REQ_IDLE), REQ_SYNC | REQ_IDLE);
+	ck_assert_uint_eq(opf & REQ_OP_MASK, _i ? REQ_OP_WRITE : REQ_OP_READ);
+}
+END_TEST
+
+/*
+ * covers G-28: the iterator is cut to each mapping while its bio is
+ * built (a 4 KiB mapping gives a 4 KiB bio even though 8 KiB are asked
+ * for) and given back the rest after (the hole then reads as zeroes).
+ */
+START_TEST(test_iter_truncated_per_mapping)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	gen_req(&r);
+	r.pos = 0;
+	r.len = 8192;
+	req_map(&r, IOMAP_MAPPED, 0, 4096, 0);
+	req_map(&r, IOMAP_HOLE, 4096, 4096, 0);
+	req_map(&r, IOMAP_MAPPED, 8192, (256 << 10) - 8192, 0);
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, 8192);
+	ck_assert_uint_eq(o.bios, 1);
+	ck_assert_uint_eq(o.dev.read_bytes, 4096);
+	ck_assert_uint_eq(o.iter_count, 0);
+	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
+/*
+ * covers G-34: an atomic write whose bio cannot cover the whole mapping
+ * (here the pages pin short) is -EINVAL with a warning, nothing written.
+ */
+START_TEST(test_atomic_short_bio)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	write_req(&r);
+	r.ki_flags = IOCB_ATOMIC;
+	r.pos = 0;
+	r.len = 8192;
+	r.iter = IOMAPSIM_ITER_IOVEC;
+	r.iovec_segs = 2;
+	req_map(&r, IOMAP_MAPPED, 0, 65536, IOMAP_F_ATOMIC_BIO);
+	r.atomic_max = 65536;
+	r.short_pin_nth = 2;
+	r.short_pin_bytes = 0;
+	run_expect(&r, &o, 1, 0);
+	ck_assert_int_eq(o.ret, -EINVAL);
+	ck_assert_uint_eq(o.dev.write_bios, 0);
+}
+END_TEST
+
+/*
+ * covers G-53: a completion punted to the workqueue leaves kiocb->private
+ * as it was (the polled bio), where an inline one clears it first.
+ */
+START_TEST(test_workqueue_keeps_private)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	gen_req(&r);
+	r.len = 4096;
+	r.async = true;
+	r.ki_flags = IOCB_HIPRI;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_END_IO);
+	ck_assert(!o.private_at_complete);
+
+	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:IOERR";
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -EIO);
+	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
+	ck_assert(o.private_at_complete);
+}
+END_TEST
+
+/*
+ * covers K-06: s_dio_done_wq is made by the first async request and never
+ * for sync ones.
+ */
+START_TEST(test_dio_done_wq_lazy)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	gen_req(&r);
+	run_ok(&r, &o);
+	ck_assert(!o.wq_created);
+	r.async = true;
+	run_ok(&r, &o);
+	ck_assert(o.wq_created);
 }
 END_TEST
 
@@ -1594,6 +2045,7 @@ static Suite *generic_suite(void)
 	tcase_add_test(tc, test_read_nowait_flags);
 	tcase_add_test(tc, test_async_hipri_single_bio);
 	tcase_add_test(tc, test_async_hipri_multi_mapping);
+	tcase_add_test(tc, test_async_hipri_two_bios_not_polled);
 	tcase_add_test(tc, test_sync_hipri_not_polled);
 	tcase_add_loop_test(tc, test_read_dirtying, 0, 2);
 	tcase_add_test(tc, test_read_many_segments);
@@ -1619,12 +2071,28 @@ static Suite *generic_suite(void)
 	tcase_add_test(tc, test_async_write_hole_punted);
 	tcase_add_test(tc, test_write_extend);
 	tcase_add_test(tc, test_async_extend_end_io);
+	tcase_add_test(tc, test_dio_rw_results);
+	tcase_add_test(tc, test_async_new_blocks_punt);
+	tcase_add_loop_test(tc, test_write_tail_zero_at_eof_edge, 0, 2);
+	tcase_add_test(tc, test_partial_no_progress);
+	tcase_add_loop_test(tc, test_again_not_reported, 0, 2);
+	tcase_add_test(tc, test_dio_flags_masked);
+	tcase_add_test(tc, test_write_check_order);
+	tcase_add_test(tc, test_inode_dio_begin_once);
+	tcase_add_loop_test(tc, test_bio_base_flags, 0, 2);
+	tcase_add_test(tc, test_iter_truncated_per_mapping);
+	tcase_add_test(tc, test_atomic_short_bio);
+	tcase_add_test(tc, test_workqueue_keeps_private);
+	tcase_add_test(tc, test_dio_done_wq_lazy);
+	tcase_add_loop_test(tc, test_async_extend_mapped_isolated, 0, 2);
+	tcase_add_loop_test(tc, test_hipri_cleared_for_completion_work, 0, 2);
 	tcase_add_test(tc, test_write_past_eof_in_block);
 	tcase_add_test(tc, test_write_unwritten_end_io);
 	tcase_add_test(tc, test_write_unwritten_no_conversion);
 	tcase_add_test(tc, test_write_shared_cow);
 	tcase_add_test(tc, test_overwrite_only_eof);
 	tcase_add_test(tc, test_overwrite_only_ok);
+	tcase_add_loop_test(tc, test_overwrite_only_eof_edges, 0, 3);
 	tcase_add_loop_test(tc, test_overwrite_only_refused, 0, 2);
 	tcase_add_test(tc, test_write_nowait_alloc);
 	tcase_add_test(tc, test_write_nowait_cached);

@@ -10,6 +10,7 @@
 #include <sim/rand.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
+#include "generation.h"
 #include "iomap_common.h"
 
 /* The minimal request that passes every condition: 4 KiB sync read. */
@@ -20,20 +21,34 @@ static void base_req(struct iomapsim_request *r)
 	r->len = 4096;
 }
 
+/*
+ * The path is observed (__iomap_dio_rw() did not begin), the bios' bio_set
+ * too: the simple path's own pool, never fs_bio_set; and the reason
+ * mirror must not contradict what was observed.
+ */
 static void expect_simple(const struct iomapsim_outcome *o, long ret)
 {
 	ck_assert_int_eq(o->ret, ret);
 	ck_assert(o->simple);
+	ck_assert(!o->why_mismatch);
 	ck_assert_int_eq(o->fallback, IOMAP_SIMPLE_OK);
+	ck_assert_uint_eq(o->bios_fs_bio_set, 0);
+	ck_assert_uint_eq(o->bios_dops_set, 0);
+	if (ret > 0)
+		ck_assert_uint_eq(o->bios_simple_pool, 1);
 }
 
 static void expect_generic(const struct iomapsim_outcome *o,
 			   enum iomap_simple_reason why)
 {
 	ck_assert(!o->simple);
+	ck_assert_msg(!o->why_mismatch, "the reason mirror contradicts the path");
 	ck_assert_msg(o->fallback == why, "fallback %s, expected %s",
 		      iomap_simple_reason_name(o->fallback) ?: "null",
 		      iomap_simple_reason_name(why) ?: "null");
+	/* only a short pin got as far as a bio from the simple pool */
+	if (why != IOMAP_SIMPLE_SHORT_PIN)
+		ck_assert_uint_eq(o->bios_simple_pool, 0);
 }
 
 /* ---- eligibility, one condition at a time, both ways ---------------- */
@@ -297,57 +312,85 @@ START_TEST(test_nowait_simple)
 END_TEST
 
 /*
- * The reporting helper agrees with the kernel's check on thousands of
- * random requests (that is what lets the fallback reason be recorded
- * without changing iomap_dio_simple_supported()).
+ * The reason mirror agrees with what the kernel code did on thousands of
+ * random requests: whether the simple path asked for a mapping before
+ * __iomap_dio_rw() began is observed, and a mirror that says otherwise is
+ * flagged (why_mismatch); a fallback's reason is the mirror's.
  */
-START_TEST(test_why_agrees_with_supported)
+START_TEST(test_why_agrees_with_observed)
 {
+	const struct iomapsim_generation *gen = iomapsim_generation();
 	struct testfs_opts opts = { .size = 64 << 10 };
-	static const struct iomap_dio_ops some_dops;
 	struct sim_rand rng;
 	struct testfs *tf;
 	char err[128];
-	char buf[16384];
-	int n, agree = 0;
+	static char buf[16384];
+	int n, simple = 0, generic = 0;
 
 	sim_rand_seed(&rng, 77);
 	tf = testfs_create(&opts, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(tf), "%s", err);
-	for (n = 0; n < 4000; n++) {
-		struct kiocb iocb = { .ki_filp = &tf->file };
+	for (n = 0; n < 3000; n++) {
+		struct kiocb iocb = { .ki_filp = &tf->file,
+				      .ki_flags = IOCB_DIRECT };
+		struct iomap_dio_obs obs;
 		struct iov_iter iter;
-		unsigned int flags = sim_rand_below(&rng, 64);
+		unsigned int flags = sim_rand_below(&rng, 64) &
+				     (IOMAP_DIO_FORCE_WAIT |
+				      IOMAP_DIO_PARTIAL |
+				      IOMAP_DIO_FSBLOCK_ALIGNED);
 		size_t len = sim_rand_below(&rng, 3) == 0 ?
-				     0 : sim_rand_below(&rng, 9000);
+				     0 : 512 * sim_rand_below(&rng, 18);
 		size_t done = sim_rand_below(&rng, 4) == 0 ? 512 : 0;
-		const struct iomap_dio_ops *d =
-			sim_rand_below(&rng, 4) == 0 ? &some_dops : NULL;
-		bool sup;
+		bool write = sim_rand_below(&rng, 8) == 0;
 		enum iomap_simple_reason why;
+		ssize_t ret;
 
-		iocb.ki_pos = sim_rand_below(&rng, 80 << 10);
-		iov_iter_ubuf(&iter, sim_rand_below(&rng, 3) ? ITER_DEST :
-							       ITER_SOURCE,
-			      buf, len);
+		tf->dops = NULL;
+		iocb.ki_pos = 512 * sim_rand_below(&rng, write ? 64 : 160);
+		iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf,
+			      len);
 		if (sim_rand_below(&rng, 5) == 0)
 			tf->inode.i_flags |= S_ENCRYPTED;
 		else
 			tf->inode.i_flags &= ~S_ENCRYPTED;
 		if (sim_rand_below(&rng, 6) == 0)
 			flags |= IOMAP_DIO_SIM_NO_SIMPLE;
-		why = iomap_dio_simple_why(&iocb, &iter, d, flags, done);
-		sup = iomap_dio_simple_supported_sim(&iocb, &iter, d, flags,
-						     done);
-		if (why == IOMAP_SIMPLE_DISABLED)
-			continue; /* the switch is not the kernel's check */
-		ck_assert_msg(sup == (why == IOMAP_SIMPLE_OK),
-			      "supported %d but why %s (pos %lld len %zu flags %#x)",
-			      sup, iomap_simple_reason_name(why),
-			      (long long)iocb.ki_pos, len, flags);
-		agree++;
+		why = (flags & IOMAP_DIO_SIM_NO_SIMPLE) ?
+			      IOMAP_SIMPLE_DISABLED :
+			      iomap_dio_simple_why(&iocb, &iter, NULL, flags,
+						   done);
+		/*
+		 * Generation (b): the file system calls the simple read only
+		 * for a request it would give iomap_dio_rw() no flags, after
+		 * its own residual and direction checks (fs-dio.c).
+		 */
+		if (gen->id == 'b' && why != IOMAP_SIMPLE_DISABLED &&
+		    why != IOMAP_SIMPLE_DONE_BEFORE &&
+		    why != IOMAP_SIMPLE_WRITE &&
+		    (flags & gen->simple_refuses_flags))
+			why = IOMAP_SIMPLE_DIO_FLAGS;
+		iomap_dio_obs_start(&obs);
+		ret = testfs_dio_rw(tf, &iocb, &iter, flags, done);
+		sim_engine_drain();
+		iomap_dio_obs_stop();
+		ck_assert_msg(!obs.why_mismatch,
+			      "mirror %s contradicts the path (pos %lld len %zu flags %#x ret %zd)",
+			      iomap_simple_reason_name(why) ?: "eligible",
+			      (long long)iocb.ki_pos, len, flags, ret);
+		if (obs.generic && why != IOMAP_SIMPLE_OK) {
+			ck_assert_int_eq(obs.fallback, why);
+			generic++;
+		} else if (!obs.generic) {
+			/* (b)'s simple read answers an empty one itself */
+			if (why != IOMAP_SIMPLE_EMPTY || !gen->empty_read_simple)
+				ck_assert_int_eq(why, IOMAP_SIMPLE_OK);
+			simple++;
+		}
 	}
-	ck_assert_int_gt(agree, 3000);
+	ck_assert_int_gt(simple, 50);
+	ck_assert_int_gt(generic, 1000);
+	tf->inode.i_flags &= ~S_ENCRYPTED;
 	testfs_destroy(tf);
 }
 END_TEST
@@ -918,17 +961,28 @@ START_TEST(test_end_before_submit)
 }
 END_TEST
 
-/* covers S-21, B-20: user buffers are dirtied, kernel ones not */
+/*
+ * covers S-17, S-21, B-20: user buffers are dirtied, kernel ones not; the
+ * USER_BACKED flag the simple path records in its request is what makes
+ * the completion check them (bio_check_pages_dirty) rather than release.
+ */
 START_TEST(test_user_backed_dirtying)
 {
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
-	long before;
+	long before, deferred;
 
 	base_req(&r);
 	before = sim_stat_get("pages_dirtied");
+	deferred = sim_stat_get("bio_dirty_deferred");
 	run_ok(&r, &o);
 	ck_assert_int_gt(sim_stat_get("pages_dirtied"), before);
+	/*
+	 * Dirtied before submission (S-21): the completion found them dirty
+	 * and did not need the re-dirtying worker (B-21), which would raise
+	 * pages_dirtied as well.
+	 */
+	ck_assert_int_eq(sim_stat_get("bio_dirty_deferred"), deferred);
 
 	r.iter = IOMAPSIM_ITER_KVEC;
 	before = sim_stat_get("pages_dirtied");
@@ -992,16 +1046,6 @@ START_TEST(test_large_block_simple)
 }
 END_TEST
 
-/* covers S-33, S-34: the bio sits at a cache-line offset in its wrapper */
-START_TEST(test_front_pad_layout)
-{
-	unsigned int pad = iomap_dio_simple_front_pad();
-
-	ck_assert_uint_gt(pad, 0);
-	ck_assert_uint_eq(pad % SMP_CACHE_BYTES, 0);
-}
-END_TEST
-
 static struct testfs *make_fs(void)
 {
 	struct testfs_opts opts = { .size = 64 << 10 };
@@ -1021,6 +1065,25 @@ static void polled_complete(struct kiocb *iocb, long ret)
 	polled_ret = ret;
 }
 
+/* A polled async 4 KiB read at @pos: the bio it left in kiocb->private. */
+static struct bio *polled_read(struct testfs *tf, struct kiocb *iocb,
+			       char *buf, loff_t pos)
+{
+	struct iov_iter iter;
+
+	*iocb = (struct kiocb){
+		.ki_filp = &tf->file,
+		.ki_pos = pos,
+		.ki_flags = IOCB_DIRECT | IOCB_HIPRI,
+		.ki_complete = polled_complete,
+	};
+	polled_done = 0;
+	iov_iter_ubuf(&iter, ITER_DEST, buf, 4096);
+	ck_assert_int_eq(testfs_dio_rw(tf, iocb, &iter, 0, 0), -EIOCBQUEUED);
+	ck_assert_ptr_nonnull(iocb->private);
+	return iocb->private;
+}
+
 /*
  * covers S-34, S-23, K-13: the polled bio, seen through kiocb->private,
  * starts a cache line; polling completes it and clears private.
@@ -1029,22 +1092,9 @@ START_TEST(test_polled_bio_alignment)
 {
 	struct testfs *tf = make_fs();
 	char *buf = aligned_alloc(4096, 4096);
-	struct kiocb iocb = {
-		.ki_filp = &tf->file,
-		.ki_pos = 4096,
-		.ki_flags = IOCB_DIRECT | IOCB_HIPRI,
-		.ki_complete = polled_complete,
-	};
-	struct iov_iter iter;
-	struct bio *bio;
-	ssize_t ret;
+	struct kiocb iocb;
+	struct bio *bio = polled_read(tf, &iocb, buf, 4096);
 
-	polled_done = 0;
-	iov_iter_ubuf(&iter, ITER_DEST, buf, 4096);
-	ret = testfs_dio_rw(tf, &iocb, &iter, 0, 0);
-	ck_assert_int_eq(ret, -EIOCBQUEUED);
-	bio = iocb.private;
-	ck_assert_ptr_nonnull(bio);
 	ck_assert_uint_eq((uintptr_t)bio % SMP_CACHE_BYTES, 0);
 	ck_assert(bio->bi_opf & REQ_POLLED);
 	ck_assert_int_eq(polled_done, 0); /* polled bios wait for a poller */
@@ -1055,6 +1105,39 @@ START_TEST(test_polled_bio_alignment)
 	ck_assert_int_eq(polled_ret, 4096);
 	ck_assert_ptr_null(iocb.private);
 	ck_assert_int_eq(memcmp(buf, tf->model + 4096, 4096), 0);
+	sim_engine_drain();
+	testfs_destroy(tf);
+	free(buf);
+}
+END_TEST
+
+/*
+ * covers S-33, S-34: the bio the simple path submitted (seen through
+ * kiocb->private) comes from a bio_set other than fs_bio_set whose
+ * front_pad leaves room for the wrapper in front of it, a whole number of
+ * cache lines, so the bio starts a cache line; and the wrapper's fields in
+ * the pad are what its completion reads (the read completes right).
+ */
+START_TEST(test_front_pad_layout)
+{
+	struct testfs *tf = make_fs();
+	char *buf = aligned_alloc(4096, 4096);
+	struct kiocb iocb;
+	struct bio *bio = polled_read(tf, &iocb, buf, 8192);
+	unsigned int pad;
+
+	ck_assert_ptr_nonnull(bio->bi_pool);
+	ck_assert_ptr_ne(bio->bi_pool, &fs_bio_set);
+	pad = bio->bi_pool->front_pad;
+	/* an iocb pointer, a size and flags at least, then cache-aligned */
+	ck_assert_uint_ge(pad, sizeof(void *) + 2 * sizeof(int));
+	ck_assert_uint_eq(pad % SMP_CACHE_BYTES, 0);
+	ck_assert_uint_eq((uintptr_t)bio % SMP_CACHE_BYTES, 0);
+	ck_assert_uint_eq(((uintptr_t)bio - pad) % SMP_CACHE_BYTES, 0);
+	ck_assert_int_eq(iocb_bio_iopoll(&iocb, NULL, 0), 1);
+	ck_assert_int_eq(polled_done, 1);
+	ck_assert_int_eq(polled_ret, 4096);
+	ck_assert_int_eq(memcmp(buf, tf->model + 8192, 4096), 0);
 	sim_engine_drain();
 	testfs_destroy(tf);
 	free(buf);
@@ -1183,7 +1266,7 @@ static Suite *simple_suite(void)
 	tcase_add_test(tc, test_refuse_encrypted);
 	tcase_add_loop_test(tc, test_accept_iterators, 0, 5);
 	tcase_add_test(tc, test_nowait_simple);
-	tcase_add_test(tc, test_why_agrees_with_supported);
+	tcase_add_test(tc, test_why_agrees_with_observed);
 	tcase_add_test(tc, test_gate_why);
 	suite_add_tcase(s, tc);
 

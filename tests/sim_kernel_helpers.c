@@ -5,6 +5,7 @@
 #include <string.h>
 #include <linux/atomic.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/refcount.h>
 #include <sim/report.h>
@@ -176,12 +177,41 @@ START_TEST(test_bug_on_aborts)
 }
 END_TEST
 
+/* covers K-01: a kiocb is sync exactly when it has no ki_complete */
+static void some_complete(struct kiocb *iocb, long ret)
+{
+}
+
+START_TEST(test_is_sync_kiocb)
+{
+	struct kiocb iocb = { 0 };
+
+	ck_assert(is_sync_kiocb(&iocb));
+	iocb.ki_complete = some_complete;
+	ck_assert(!is_sync_kiocb(&iocb));
+}
+END_TEST
+
+/* covers K-03: i_blocksize() is 1 << i_blkbits, whatever s_blocksize says */
+START_TEST(test_i_blocksize)
+{
+	struct super_block sb = { .s_blocksize = 4096 };
+	struct inode inode = { .i_sb = &sb, .i_blkbits = 10 };
+
+	ck_assert_uint_eq(i_blocksize(&inode), 1024);
+	inode.i_blkbits = 16;
+	ck_assert_uint_eq(i_blocksize(&inode), 65536);
+}
+END_TEST
+
 static Suite *helpers_suite(void)
 {
 	Suite *s = suite_create("kernel_helpers");
 	TCase *tc = sim_tcase("helpers");
 
 	tcase_add_test(tc, test_err_ptr_round_trip);
+	tcase_add_test(tc, test_is_sync_kiocb);
+	tcase_add_test(tc, test_i_blocksize);
 	tcase_add_test(tc, test_err_ptr_valid_and_null);
 	tcase_add_test(tc, test_kernel_internal_errnos);
 	tcase_add_test(tc, test_container_of);

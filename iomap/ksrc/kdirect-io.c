@@ -3,7 +3,7 @@
  * Kernel-source mode (cmake/kernel-tree.cmake): the kernel tree's
  * fs/iomap/direct-io.c, a byte-for-byte copy in the build tree, compiled
  * as part of this translation unit so that the simulator can reach the
- * few statics it needs (the simple bio_set, its front_pad) without a line
+ * few statics it needs (the simple bio_set) without a line
  * of the kernel file changing.  Its "trace.h", "internal.h" and
  * "../internal.h" are ours, in iomap/ksrc/fs/.
  */
@@ -20,8 +20,3 @@ struct bio_set *iomap_sim_simple_pool(void)
 	return &iomap_dio_simple_pool;
 }
 
-/* the simple bio_set's front_pad, for the layout tests (S-33, S-34) */
-unsigned int iomap_dio_simple_front_pad(void)
-{
-	return offsetof(struct iomap_dio_simple, bio);
-}

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <linux/bio.h>
 #include <linux/iomap.h>
+#include <sim/iomap.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "simfs.h"
@@ -38,9 +39,9 @@ static const char *const iomap_type_names[] = {
 	"hole", "delalloc", "mapped", "unwritten", "inline"
 };
 
-static int simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
-			     unsigned flags, struct iomap *iomap,
-			     struct iomap *srcmap)
+static int __simfs_iomap_begin(struct inode *inode, loff_t pos,
+			       loff_t length, unsigned flags,
+			       struct iomap *iomap)
 {
 	struct simfs_inode_info *ei = SIMFS_I(inode);
 	struct simfs_sb_info *sbi = ei->sbi;
@@ -173,6 +174,17 @@ unlock:
 	return ret;
 }
 
+/* Tells the observer each mapping: the simple path's is its first. */
+static int simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
+			     unsigned flags, struct iomap *iomap,
+			     struct iomap *srcmap)
+{
+	int ret = __simfs_iomap_begin(inode, pos, length, flags, iomap);
+
+	iomap_dio_sim_mapped(inode, iomap, ret);
+	return ret;
+}
+
 /* ->iomap_next of the VFS tree's API: simfs has no end work */
 static DEFINE_IOMAP_ITER_NEXT(simfs_iomap_next, simfs_iomap_begin)
 
@@ -279,6 +291,14 @@ static void simfs_dio_submit_io_private(const struct iomap_iter *iter,
 						bio);
 
 	sim_stat_inc(&stat_submit_io);
+	/*
+	 * G-32: a bio from any other set has no room in front for our
+	 * fields; counted here only when it really came from our set.
+	 */
+	if (WARN_ON_ONCE(bio->bi_pool != &SIMFS_I(iter->inode)->sbi->dio_bio_set)) {
+		submit_bio(bio);
+		return;
+	}
 	sim_stat_inc(&stat_bioset_bios);
 	sb->file_offset = file_offset;
 	sb->ino = iter->inode->i_ino;

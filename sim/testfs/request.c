@@ -124,7 +124,7 @@ static long stat_of(const char *name, struct sim_stat **cache)
 	return v < 0 ? 0 : v;
 }
 
-static struct sim_stat *st_hit, *st_pinned, *st_live;
+static struct sim_stat *st_hit, *st_pinned, *st_live, *st_alloc;
 
 /*
  * The pattern repeats every 64 KiB (the low byte of x * 11 depends only
@@ -852,6 +852,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	struct kiocb iocb;
 	struct testfs *tf;
 	long warn0, viol0, dead0, fse0, hits0, live0, pins0, bios0;
+	long allocs0, fs_set0, own_set0, split0;
 	unsigned int i;
 	bool armed = false;
 	ssize_t ret;
@@ -886,6 +887,10 @@ int iomapsim_run(const struct iomapsim_request *req,
 	live0 = sim_alloc_live();
 	pins0 = stat_of("pages_pinned", &st_pinned);
 	bios0 = stat_of("bio_live", &st_live);
+	allocs0 = stat_of("bio_alloc", &st_alloc);
+	fs_set0 = atomic_long_read(&fs_bio_set.sim_allocs);
+	own_set0 = atomic_long_read(&tf->bio_set.sim_allocs);
+	split0 = blk_sim_split_allocs();
 
 	tf->mode = req->mode;
 	tf->begin_error = req->begin_error;
@@ -964,7 +969,15 @@ int iomapsim_run(const struct iomapsim_request *req,
 
 	out->queued = ret == -EIOCBQUEUED;
 	out->ret = out->queued ? (issuer.calls ? issuer.ret : ret) : ret;
-	out->simple = obs.simple_tried && !obs.generic;
+	out->simple = !obs.generic;
+	out->why_mismatch = obs.why_mismatch;
+	out->bios_fs_bio_set = atomic_long_read(&fs_bio_set.sim_allocs) -
+			       fs_set0;
+	out->bios_dops_set = atomic_long_read(&tf->bio_set.sim_allocs) -
+			     own_set0;
+	out->bios_simple_pool = stat_of("bio_alloc", &st_alloc) - allocs0 -
+				out->bios_fs_bio_set - out->bios_dops_set -
+				(blk_sim_split_allocs() - split0);
 	out->fallback = obs.generic ? obs.fallback : IOMAP_SIMPLE_OK;
 	out->punted = obs.punted;
 	out->completions = obs.completions;
@@ -1061,5 +1074,13 @@ void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
 	fprintf(f, "\"leaks\":%ld,", out->leaks);
 	fprintf(f, "\"warnings\":%ld,", out->warnings);
 	fprintf(f, "\"context_violations\":%ld,", out->context_violations);
+	fprintf(f, "\"bios_fs_bio_set\":%llu,",
+		(unsigned long long)out->bios_fs_bio_set);
+	fprintf(f, "\"bios_dops_bio_set\":%llu,",
+		(unsigned long long)out->bios_dops_set);
+	fprintf(f, "\"bios_simple_pool\":%llu,",
+		(unsigned long long)out->bios_simple_pool);
+	fprintf(f, "\"why_mismatch\":%s,",
+		out->why_mismatch ? "true" : "false");
 	fprintf(f, "\"code\":%s}\n", iomap_sim_code_json());
 }

@@ -159,7 +159,8 @@ struct iomapsim_outcome {
 	/* the `iomapsim run` JSON keys */
 	long ret;
 	bool queued;
-	bool simple;			/* path "simple", else "generic" */
+	/* path "simple", else "generic": __iomap_dio_rw() did not begin */
+	bool simple;
 	enum iomap_simple_reason fallback; /* OK means null */
 	u64 bios;
 	u64 cache_hits;
@@ -172,6 +173,15 @@ struct iomapsim_outcome {
 	long leaks;
 	long warnings;
 	long context_violations;
+	/*
+	 * Where the request's bios came from: fs_bio_set (the generic path
+	 * without dops->bio_set), the file system's dops->bio_set, and any
+	 * other set but the block layer's split set, which in this stack is
+	 * only the simple path's pool.
+	 */
+	u64 bios_fs_bio_set, bios_dops_set, bios_simple_pool;
+	/* the fallback-reason mirror contradicted the observed path */
+	bool why_mismatch;
 
 	/* more for tests */
 	long direct_ret;		/* what iomap_dio_rw() returned */

@@ -20,6 +20,9 @@
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <sim/bdev.h>
+#ifndef IOMAPSIM_KSRC
+#include <sim/fs_dio.h>	/* the proposal modes */
+#endif
 #include <sim/trace.h>
 #include "testfs.h"
 
@@ -215,6 +218,7 @@ static void record_cb(struct testfs *tf, enum testfs_cb_op op, loff_t pos,
 		.flags = flags,
 		.written = written,
 		.ret = ret,
+		.dio_count = atomic_read(&tf->inode.i_dio_count),
 	};
 	if (iomap)
 		cb->iomap = *iomap;
@@ -388,6 +392,7 @@ static int testfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	record_cb(tf, TESTFS_CB_BEGIN, pos, length, flags, 0, ret,
 		  ret ? NULL : iomap);
 	tf_unlock(tf);
+	iomap_dio_sim_mapped(inode, iomap, ret);
 	if (tf->pc_on_begin && !ret) {
 		tf->pc_on_begin = false;
 		sim_pc_add(inode->i_mapping, tf->pc_on_begin_index,
@@ -526,6 +531,54 @@ static int testfs_fsync(struct file *file, loff_t start, loff_t end,
 static DEFINE_IOMAP_ITER_NEXT_END(testfs_iomap_next_fs, testfs_iomap_begin,
 				  testfs_iomap_end)
 
+/*
+ * The entry the mode names.  The proposal's entry points exist only in
+ * the embedded copy; with the simple path off (per call or per mount)
+ * they become __iomap_dio_rw() directly, the file system's choice (see
+ * <sim/fs_dio.h>), as sim_iomap_dio_rw() does for the others.
+ */
+static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
+			       struct iov_iter *iter, unsigned int dio_flags,
+			       size_t done_before)
+{
+#ifndef IOMAPSIM_KSRC
+	const struct iomap_ops next_ops = { .iomap_next = testfs_iomap_next };
+	enum iomap_sim_offer offer = tf->mode == TESTFS_MODE_BEGIN ?
+					     IOMAP_SIM_OFFER_NO_END :
+					     IOMAP_SIM_OFFER_RW;
+	ssize_t ret;
+#endif
+
+	switch (tf->mode) {
+	case TESTFS_MODE_NEXT:
+	case TESTFS_MODE_BEGIN:
+#ifdef IOMAPSIM_KSRC
+		/* proposal entry points: only the embedded copy has them */
+		return -EOPNOTSUPP;
+#else
+		if (!sim_fs_dio_offer(iocb, iter, tf->dops, &dio_flags,
+				      done_before, offer))
+			ret = sim_fs_dio_generic(iocb, iter, &next_ops,
+						 tf->dops, dio_flags, NULL,
+						 done_before);
+		else if (tf->mode == TESTFS_MODE_NEXT)
+			ret = iomap_dio_rw_next(iocb, iter, testfs_iomap_next,
+						tf->dops, dio_flags, NULL,
+						done_before);
+		else
+			ret = iomap_dio_rw_begin(iocb, iter,
+						 testfs_iomap_begin,
+						 testfs_iomap_next, tf->dops,
+						 dio_flags, NULL, done_before);
+		iomap_dio_sim_offer_end();
+		return ret;
+#endif
+	default:
+		return sim_iomap_dio_rw(iocb, iter, &tf->ops, tf->dops,
+					dio_flags, NULL, done_before);
+	}
+}
+
 ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
 		      struct iov_iter *iter, unsigned int dio_flags,
 		      size_t done_before)
@@ -534,30 +587,7 @@ ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
 	bool write = iov_iter_rw(iter) == WRITE;
 	ssize_t ret;
 
-	switch (tf->mode) {
-#ifdef IOMAPSIM_KSRC
-	case TESTFS_MODE_NEXT:
-	case TESTFS_MODE_BEGIN:
-		/* proposal entry points: only the embedded copy has them */
-		ret = -EOPNOTSUPP;
-		break;
-#else
-	case TESTFS_MODE_NEXT:
-		ret = iomap_dio_rw_next(iocb, iter, testfs_iomap_next,
-					tf->dops, dio_flags, NULL,
-					done_before);
-		break;
-	case TESTFS_MODE_BEGIN:
-		ret = iomap_dio_rw_begin(iocb, iter, testfs_iomap_begin,
-					 testfs_iomap_next, tf->dops,
-					 dio_flags, NULL, done_before);
-		break;
-#endif
-	default:
-		ret = sim_iomap_dio_rw(iocb, iter, &tf->ops, tf->dops,
-				       dio_flags, NULL, done_before);
-		break;
-	}
+	ret = testfs_dio_call(tf, iocb, iter, dio_flags, done_before);
 	sim_trace("dio_rw_return", "ret %zd", ret);
 
 	/*

@@ -123,6 +123,7 @@ struct testfs_cb {
 	unsigned int flags;
 	ssize_t written;	/* END only */
 	int ret;
+	int dio_count;		/* inode->i_dio_count at the call */
 	struct iomap iomap;	/* BEGIN: the mapping returned */
 };
 

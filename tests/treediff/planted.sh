@@ -41,7 +41,9 @@ if [ "$status" -ne 1 ]; then
 	exit 1
 fi
 groups=$(grep -c ' requests*$' "$tmp/report.txt" || true)
-want='path "generic"→"simple", fallback "encrypted"→null: '
+# the path as observed: the bio from the simple pool, not the fs bio_set,
+# and the reason mirror (which still says encrypted) contradicting it
+want='path "generic"→"simple", fallback "encrypted"→null, bios_fs_bio_set 1→0, bios_simple_pool 0→1, why_mismatch false→true: '
 if [ "$groups" -ne 1 ] || ! grep -q "^$want" "$tmp/report.txt"; then
 	echo "FAIL: want exactly one group, '$want...'; got $groups"
 	exit 1
@@ -59,7 +61,10 @@ reqs = open(sys.argv[2]).read().splitlines()
 g = r["groups"]
 assert r["different"] >= 1 and len(g) == 1, r
 assert g[0]["changes"] == ['path "generic"\u2192"simple"',
-                           'fallback "encrypted"\u2192null'], g[0]
+                           'fallback "encrypted"\u2192null',
+                           'bios_fs_bio_set 1\u21920',
+                           'bios_simple_pool 0\u21921',
+                           'why_mismatch false\u2192true'], g[0]
 assert g[0]["count"] == r["different"], g[0]
 assert "--encrypted" in reqs[g[0]["line"] - 1], g[0]
 print("planted: json report agrees: %d request(s), one group" % g[0]["count"])

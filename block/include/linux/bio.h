@@ -295,9 +295,11 @@ struct bio_set {
 	/*
 	 * Simulator only: bios handed out and not yet put (the per-set
 	 * leak count bioset_exit() reports), and the list of biosets with
-	 * a per-CPU cache, which the teardown drain walks.
+	 * a per-CPU cache, which the teardown drain walks; bios ever handed
+	 * out, so an observer can tell which set a request's bios came from.
 	 */
 	atomic_long_t sim_live;
+	atomic_long_t sim_allocs;
 	struct bio_set *sim_next;
 };
 

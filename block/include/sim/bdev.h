@@ -90,6 +90,9 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 /* What reads return now (size bytes; tests may read and write it). */
 void *sim_bdev_ram_data(struct block_device *bdev);
 u64 sim_bdev_ram_size(struct block_device *bdev);
+
+/* Bios the block layer's own split bio_set has handed out, ever. */
+long blk_sim_split_allocs(void);
 /*
  * What would survive a power failure: with a volatile write cache only
  * what was written with FUA or covered by a flush since; without one,

@@ -3,13 +3,15 @@
  * What the simulator records about direct I/O requests (DESIGN.md,
  * principle 6), without changing the shape of the kernel functions in
  * iomap/direct-io.c: the hooks there are the kernel's tracepoints
- * (trace_iomap_dio_rw_begin, trace_iomap_dio_complete, ...) plus one
- * sim-only tracepoint where the simple path gives up a request.
+ * (trace_iomap_dio_rw_begin, trace_iomap_dio_complete, ...) and the file
+ * system's own callbacks; nothing in the kernel file reports its path.
  *
  * Counters (sim stats, always on):
  *   iomap_simple_hits              simple-path I/Os completed
  *   iomap_simple_fallback_<reason> requests that went to the generic path,
  *                                  by the first reason that applied
+ *   iomap_simple_why_mismatch      reason mirror contradicted the observed
+ *                                  path (with an observer installed)
  *   iomap_dio_generic              requests entering __iomap_dio_rw
  *   iomap_dio_queued               -EIOCBQUEUED returns (both paths)
  *   iomap_dio_punted               completions run on s_dio_done_wq
@@ -68,7 +70,8 @@ const char *iomap_sim_code_text(void);
 
 /*
  * Why a request did not complete on the simple path, in the order the
- * checks are made: the sim switch, iomap_dio_simple_supported()'s
+ * checks are made: the file system not offering the simple path
+ * (disabled), iomap_dio_simple_supported()'s
  * conditions, then the mapping gate and the page-pinning check inside
  * iomap_dio_simple().  The string names are the `iomapsim run` contract.
  */
@@ -95,9 +98,11 @@ const char *iomap_simple_reason_name(enum iomap_simple_reason r);
 
 /*
  * The first condition that keeps the request off the simple path before
- * any I/O is attempted (the switch, then iomap_dio_simple_supported()'s
- * checks in its order), or IOMAP_SIMPLE_OK.  Reporting only: it must agree
- * with iomap_dio_simple_supported(), which a test checks.
+ * any I/O is attempted (iomap_dio_simple_supported()'s checks in its
+ * order), or IOMAP_SIMPLE_OK.  Explanation only: which path ran is
+ * observed, and where this mirror disagrees with the observation the
+ * request is flagged (iomap_dio_obs::why_mismatch,
+ * iomap_simple_why_mismatch).
  */
 enum iomap_simple_reason iomap_dio_simple_why(struct kiocb *iocb,
 		struct iov_iter *iter, const struct iomap_dio_ops *dops,
@@ -111,36 +116,36 @@ enum iomap_simple_reason iomap_dio_simple_why(struct kiocb *iocb,
 enum iomap_simple_reason iomap_dio_simple_gate_why(const struct iomap *iomap,
 		loff_t pos, size_t count);
 
-/* The kernel's iomap_dio_simple_supported() itself, for the agreement test. */
-bool iomap_dio_simple_supported_sim(struct kiocb *iocb, struct iov_iter *iter,
+/*
+ * ---- file system side ----
+ * Whether a request is offered to the simple path is the file system's
+ * choice of entry in sim_iomap_dio_rw() (iomap/fs-dio.c): iomap_dio_rw()
+ * or __iomap_dio_rw() in generation (a) (<sim/fs_dio.h>), whether to call
+ * iomap_dio_read_simple() first in generation (b).
+ * The file system tells the observer what it offered, and its
+ * ->iomap_begin tells it each mapping it returns: a mapping asked for
+ * before __iomap_dio_rw() began is the simple path's.  Both are a few
+ * stores into task-local state.
+ */
+enum iomap_sim_offer {
+	IOMAP_SIM_OFFER_NONE,	/* simple off: __iomap_dio_rw() directly */
+	IOMAP_SIM_OFFER_RW,	/* iomap_dio_rw() (or iomap_dio_rw_next()) */
+	IOMAP_SIM_OFFER_NO_END,	/* iomap_dio_rw_begin(): NO_IOMAP_END only */
+	/*
+	 * Generation (b): iomap_dio_read_simple() first, called only for a
+	 * request with no iomap_dio_rw() flags (fs-dio.c).
+	 */
+	IOMAP_SIM_OFFER_READ_SIMPLE,
+};
+
+void iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
-		size_t done_before);
-
-/* The simple=0 switch: is the simple path allowed for this call? */
-bool iomap_dio_simple_enabled(struct kiocb *iocb, struct iov_iter *iter,
-		const struct iomap_dio_ops *dops, unsigned int dio_flags,
-		size_t done_before);
-
-/*
- * For entry points that do not offer a request to the simple path for a
- * reason of their own (iomap_dio_rw_begin() without NO_IOMAP_END): record
- * @why as the fallback reason.
- */
-void iomap_dio_simple_skipped(struct kiocb *iocb, struct iov_iter *iter,
-		enum iomap_simple_reason why);
-
-/*
- * The simple path refused @iomap for [@pos, @pos + @count) with -ENOTBLK
- * (the generic path takes over): record why, from the mapping.
- */
-void iomap_dio_simple_refused(struct inode *inode, loff_t pos,
-		const struct iomap *iomap, size_t count);
-
-/*
- * Layout of the simple path's bio wrapper: the front_pad handed to
- * bioset_init() (offsetof(struct iomap_dio_simple, bio), S-33, S-34).
- */
-unsigned int iomap_dio_simple_front_pad(void);
+		size_t done_before, enum iomap_sim_offer offer);
+/* The call into iomap returned: the request's pointers are not kept. */
+void iomap_dio_sim_offer_end(void);
+/* From ->iomap_begin: the mapping returned, or the error (@ret). */
+void iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
+		int ret);
 
 /* Where a request's completion work ran (SEMANTICS 4, item 8). */
 enum iomap_dio_comp_ctx {
@@ -155,10 +160,11 @@ const char *iomap_dio_comp_ctx_name(enum iomap_dio_comp_ctx c);
 
 struct iomap_dio_obs {
 	/* submission side, filled in the calling task */
-	bool simple_tried;	/* iomap_dio_simple() was entered */
+	bool simple_tried;	/* the simple path asked for a mapping */
 	bool simple_submitting;	/* it got past its checks to the bio */
 	bool generic;		/* __iomap_dio_rw() ran */
 	enum iomap_simple_reason fallback; /* why generic, if it ran */
+	bool why_mismatch;	/* the reason mirror contradicts the path */
 	bool queued;		/* -EIOCBQUEUED was returned */
 	/* completion side, filled where the completion ran */
 	enum iomap_dio_comp_ctx completion;

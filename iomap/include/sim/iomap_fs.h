@@ -13,8 +13,11 @@
  *      with its ->iomap_next only after -ENOTBLK, as ext4 and XFS do there.
  *
  * The simple=0 switch (SB_I_SIM_NO_SIMPLE_DIO, IOMAP_DIO_SIM_NO_SIMPLE) is
- * the file system's own choice in (b): it just does not call
- * iomap_dio_read_simple().
+ * the file system's own choice in both: in (a) it calls __iomap_dio_rw()
+ * and iomap_dio_complete() instead of iomap_dio_rw(), as btrfs does; in
+ * (b) it just does not call iomap_dio_read_simple().  Either way it tells
+ * the observer what it offered (iomap_dio_sim_offer()), and which path ran
+ * is observed from the iomap code's own tracepoint (iomap/trace.c).
  */
 #ifndef _SIM_IOMAP_FS_H
 #define _SIM_IOMAP_FS_H
