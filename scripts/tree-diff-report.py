@@ -24,8 +24,9 @@ SIZES = {"ki_pos", "iter_count", "i_size"}
 # "bytes"
 RETURNS = {"ret"}
 # counters: fewer/more (each group's example shows the values)
-COUNTS = {"bios", "cache_hits", "punted", "ki_complete_calls", "leaks",
-          "warnings", "context_violations"}
+COUNTS = {"bios", "bios_fs_bio_set", "bios_dops_bio_set", "bios_simple_pool",
+          "cache_hits", "punted", "ki_complete_calls", "leaks", "warnings",
+          "context_violations"}
 # a request that one build cannot express (an option its iomap generation
 # lacks) is counted apart, never as a difference
 # (`iomapsim run` says so: "... not in this build's iomap code ...")
