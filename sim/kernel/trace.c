@@ -52,6 +52,8 @@ struct trace_rec {
 };
 
 bool sim_trace_on = true;
+unsigned int sim_watch = SIM_WATCH_TRACE | SIM_WATCH_COUNT;
+static unsigned int watch_epoch;
 
 static struct trace_rec ring[TRACE_RING];
 static struct fmt_spec fmts[FMT_SLOTS];
@@ -304,6 +306,25 @@ void __sim_trace(const char *event, const char *fmt, ...)
 void sim_trace_enable(bool on)
 {
 	__atomic_store_n(&sim_trace_on, on, __ATOMIC_RELAXED);
+	sim_watch_set(SIM_WATCH_TRACE, on);
+}
+
+void sim_watch_set(unsigned int bits, bool on)
+{
+	unsigned int old;
+
+	if (on) {
+		old = __atomic_fetch_or(&sim_watch, bits, __ATOMIC_RELAXED);
+		if (!old)
+			__atomic_fetch_add(&watch_epoch, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_and(&sim_watch, ~bits, __ATOMIC_RELAXED);
+	}
+}
+
+unsigned int sim_watch_epoch(void)
+{
+	return __atomic_load_n(&watch_epoch, __ATOMIC_RELAXED);
 }
 
 void sim_trace_reset(void)
