@@ -67,6 +67,12 @@ static int layer_of(const char *file)
 	static const char src[] = IOMAPSIM_SOURCE_DIR "/";
 	const char *rel;
 
+	/*
+	 * Kernel-source mode: the build copies the tree's fs/iomap/ files
+	 * to <build>/ksrc/fs/iomap/ and compiles them there.
+	 */
+	if (strstr(file, "/ksrc/fs/iomap/"))
+		return L_IOMAP;
 	if (strncmp(file, src, sizeof(src) - 1))
 		return -1;
 	rel = file + sizeof(src) - 1;
