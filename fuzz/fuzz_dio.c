@@ -61,6 +61,12 @@ struct run {
 	u64 trace_hash, trace_count;
 	long split_errors;	/* bios the block layer refused to split */
 	u8 *buf;	/* the caller's buffer afterwards (len bytes) */
+	/*
+	 * check_outcome() found a read's buffer exactly the file's bytes up
+	 * to the result and untouched after it: two such runs with the same
+	 * result hold the same bytes.
+	 */
+	bool read_exact;
 };
 
 static struct dio_input cur;
@@ -94,7 +100,7 @@ static void describe(FILE *out, void *arg)
 static struct sim_stat *split_error_stat;
 
 static void run_once(const struct dio_input *in, bool no_simple,
-		     bool own_check, struct run *r, u8 *buf)
+		     bool own_check, struct run *r, u8 *buf, bool filled)
 {
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET,
 				      .seed = in->seed };
@@ -104,8 +110,10 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	req.reads_checked = own_check;
 	req.buf_mem = buf;
 	req.buf_mem_size = RUN_MEM_SIZE;
+	req.buf_filled = filled;
 	r->buf = buf + req.buf_offset;
 	r->err[0] = '\0';
+	r->read_exact = false;
 	FUZZ_CHECK(!sim_engine_init(&eo), "engine did not start");
 	sim_task_set_cpu(0);
 	sim_trace_reset();
@@ -126,6 +134,21 @@ static void run_once(const struct dio_input *in, bool no_simple,
 }
 
 /* ---- the reference model of the file ---------------------------------- */
+
+static long moved_of(const struct iomapsim_request *r, const struct run *run);
+
+/*
+ * Run @in again on the memory @prev ran on (bufs[0], not gathered):
+ * @prev's read was exact (the file's bytes up to its result, the fill
+ * after), so putting back the bytes it read lays the buffer out as the
+ * runner would.
+ */
+static void run_again(const struct dio_input *in, const struct run *prev,
+		      struct run *r, bool no_simple)
+{
+	memset(prev->buf, 0xee, moved_of(&in->req, prev));
+	run_once(in, no_simple, true, r, bufs[0], true);
+}
 
 static bool has_flag(const struct iomapsim_request *r, u16 flag)
 {
@@ -157,16 +180,34 @@ static bool expect_ready;	/* expect[] holds this input's file_model() */
 static NO_COVERAGE void file_model(const struct iomapsim_request *r)
 {
 	loff_t pos = r->pos, end = r->pos + (loff_t)r->len;
+	u64 data = 0;
 
-	memset(expect, 0, r->len);
 	if (!r->nr_map) {
 		loff_t data_end = ALIGN((u64)r->size, (u64)r->fs_block);
 
+		if (end > data_end)
+			memset(expect, 0, r->len);
 		if (pos < data_end)
 			testfs_pattern_fill(expect, pos,
 					    min(end, data_end) - pos);
 		return;
 	}
+	/*
+	 * Zeroes only where no data extent fills: the request ran, so the
+	 * map passed testfs's checks and its extents do not overlap.
+	 */
+	for (unsigned int i = 0; i < r->nr_map; i++) {
+		const struct testfs_extent *e = &r->map[i];
+		loff_t s = max(pos, e->off);
+		loff_t t = min(end, e->off + (loff_t)e->len);
+
+		if (s < t && (e->type == IOMAP_MAPPED ||
+			      e->type == IOMAP_DELALLOC ||
+			      e->type == IOMAP_INLINE))
+			data += t - s;
+	}
+	if (data < r->len)
+		memset(expect, 0, r->len);
 	for (unsigned int i = 0; i < r->nr_map; i++) {
 		const struct testfs_extent *e = &r->map[i];
 		loff_t s = max(pos, e->off);
@@ -202,9 +243,6 @@ static NO_COVERAGE size_t stray_byte(const u8 *buf, size_t from, size_t to)
 	const u64 untouched = 0xeeeeeeeeeeeeeeeeULL;
 	size_t i = from;
 
-	/* most often the read never got there: all of it untouched */
-	if (from < to && !memcmp(buf + from, untouched_fill, to - from))
-		return to;
 	/*
 	 * 64 bytes at a time, without a branch per word: a byte is stray
 	 * when it differs from both the untouched fill and the file.  Short
@@ -244,6 +282,25 @@ static NO_COVERAGE size_t first_diff(const u8 *a, const u8 *b, size_t n)
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;
+}
+
+/* The bytes a checked call moved (what check_outcome() calls moved). */
+static long moved_of(const struct iomapsim_request *r, const struct run *run)
+{
+	return run->out.ret > 0 ? run->out.ret - (long)r->done_before : 0;
+}
+
+/*
+ * A read's buffer holds the file's bytes up to its result and the
+ * untouched fill after it (expect[] is this input's file model).
+ */
+static NO_COVERAGE bool read_is_exact(const struct iomapsim_request *r,
+				      const struct run *run)
+{
+	size_t moved = moved_of(r, run);
+
+	return moved <= r->len && !memcmp(run->buf, expect, moved) &&
+	       !memcmp(run->buf + moved, untouched_fill, r->len - moved);
 }
 
 /* S-01..S-07 (and the sim switches): may the simple path take it? */
@@ -458,7 +515,7 @@ static bool rezeroed_head(const struct iomapsim_request *r, long moved)
 	return false;
 }
 
-static void check_outcome(const struct dio_input *in, const struct run *run)
+static void check_outcome(const struct dio_input *in, struct run *run)
 {
 	const struct iomapsim_request *r = &in->req;
 	const struct iomapsim_outcome *o = &run->out;
@@ -585,7 +642,11 @@ static void check_outcome(const struct dio_input *in, const struct run *run)
 			  "holds %#x", i, (long long)(r->pos + i), run->buf[i],
 			  expect[i]);
 	}
-	{
+	/* most often the read never got there: all of it untouched */
+	run->read_exact = (size_t)moved >= r->len ||
+			  !memcmp(run->buf + moved, untouched_fill,
+				  r->len - moved);
+	if (!run->read_exact) {
 		size_t i = stray_byte(run->buf, moved, r->len);
 
 		FUZZ_CHECK(i == r->len,
@@ -618,8 +679,25 @@ static void check_same(const struct run *a, const struct run *b,
 			    iomapsim_generation()->simple_einval_moves_iter),
 		   "%s: iterator count %zu vs %zu", what, x->iter_count,
 		   y->iter_count);
-	FUZZ_CHECK(!memcmp(a->buf, b->buf, r->len), "%s: buffers differ",
-		   what);
+	if (r->write)
+		/*
+		 * Both ran on the same memory (the source is laid out once,
+		 * buf_filled), and the first run's check found it the
+		 * pattern: the second's must still be.
+		 */
+		FUZZ_CHECK(changed_source(r, b->buf) == r->len,
+			   "%s: buffers differ", what);
+	else if (a->read_exact)
+		/*
+		 * The first run's bytes were the file's up to the (equal)
+		 * result and untouched after it, so the second's must be:
+		 * the same comparison, and @b may lie where @a lay.
+		 */
+		FUZZ_CHECK(b->read_exact || read_is_exact(r, b),
+			   "%s: buffers differ", what);
+	else
+		FUZZ_CHECK(!memcmp(a->buf, b->buf, r->len),
+			   "%s: buffers differ", what);
 	if (!full)
 		return;
 	FUZZ_CHECK(x->queued == y->queued && x->simple == y->simple &&
@@ -717,6 +795,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct dio_input *in = &cur;
+	bool reuse;
 
 	have_outcome = false;
 	expect_ready = false;
@@ -742,20 +821,37 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	iomapsim_runner_prepare(&in->req, runs[0].err, sizeof(runs[0].err));
 	fuzz_accounting_begin();
 
-	run_once(in, false, true, &runs[0], bufs[0]);
+	run_once(in, false, true, &runs[0], bufs[0], false);
 	if (!runs[0].rc) {
 		have_outcome = true;
 		check_outcome(in, &runs[0]);
 
-		/* 7: determinism */
-		run_once(in, false, true, &runs[1], bufs[1]);
+		/*
+		 * 7: determinism.  A write's source, checked unchanged by
+		 * check_outcome(), is used again where it lies; so is an
+		 * exact read's buffer, its read bytes put back to the fill.
+		 */
+		reuse = in->req.write ||
+			(runs[0].read_exact &&
+			 runs[0].buf == bufs[0] + in->req.buf_offset);
+		if (in->req.write)
+			run_once(in, false, true, &runs[1], bufs[0], true);
+		else if (reuse)
+			run_again(in, &runs[0], &runs[1], false);
+		else
+			run_once(in, false, true, &runs[1], bufs[1], false);
 		check_same(&runs[0], &runs[1], &in->req, true,
 			   "same input twice");
 
 		/* 6: differential */
 		if (simple_eligible(&in->req) &&
 		    differential_fair(&in->req)) {
-			run_once(in, true, true, &runs[2], bufs[2]);
+			/* run 1 lies there, exact (check_same()) */
+			if (reuse)
+				run_again(in, &runs[1], &runs[2], true);
+			else
+				run_once(in, true, true, &runs[2], bufs[2],
+					 false);
 			FUZZ_CHECK(!runs[2].rc, "generic rerun refused: %s",
 				   runs[2].err);
 			check_outcome(in, &runs[2]);
@@ -792,7 +888,7 @@ void fuzz_json_input(const u8 *data, size_t size, FILE *out)
 		return;
 	}
 	/* as `iomapsim run` prints it, the runner's data check included */
-	run_once(&in, false, false, &runs[0], bufs[0]);
+	run_once(&in, false, false, &runs[0], bufs[0], false);
 	if (runs[0].rc)
 		fprintf(out, "refused: %s\n", runs[0].err);
 	else

@@ -249,6 +249,23 @@ static bool iov_apart(const struct iomapsim_request *req)
 }
 
 /*
+ * The request's bytes at @p, from file offset @pos: a write's source
+ * (the pattern), a read's fill; nothing where the caller's memory holds
+ * them already (buf_filled).
+ */
+static void lay_out(const struct iomapsim_request *req, u8 *p, loff_t pos,
+		    size_t len)
+{
+	if (req->buf_mem && req->buf_filled)
+		return;
+	if (req->write)
+		iomapsim_write_pattern_fill(p, pos, len);
+	else
+		/* not zero, so that zero-filled holes show */
+		memset(p, 0xee, len);
+}
+
+/*
  * The explicit segments (--iter iovec:L1,L2@OFF): filled as the request
  * wants (the write pattern at each one's file offset, or the read
  * poison), and gathered afterwards by gather_iov().
@@ -275,11 +292,7 @@ static int build_iov(const struct iomapsim_request *req, struct req_buf *b,
 
 		b->iov[i].iov_base = p;
 		b->iov[i].iov_len = req->iov[i].len;
-		if (req->write)
-			iomapsim_write_pattern_fill(p, req->pos + (loff_t)done,
-						    req->iov[i].len);
-		else
-			memset(p, 0xee, req->iov[i].len);
+		lay_out(req, p, req->pos + (loff_t)done, req->iov[i].len);
 		end = (size_t)(p - b->mem) + req->iov[i].len;
 		done += req->iov[i].len;
 	}
@@ -349,11 +362,7 @@ static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 		iov_iter_init(iter, dir, b->iov, req->nr_iov, req->len);
 		return 0;
 	}
-	if (req->write)
-		iomapsim_write_pattern_fill(b->data, req->pos, req->len);
-	else
-		/* not zero, so that zero-filled holes show */
-		memset(b->data, 0xee, req->len);
+	lay_out(req, b->data, req->pos, req->len);
 
 	switch (req->iter) {
 	case IOMAPSIM_ITER_IOVEC: {
