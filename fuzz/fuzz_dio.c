@@ -93,6 +93,66 @@ static void describe(FILE *out, void *arg)
 }
 
 /*
+ * bufs[0] is kept laid out as a read's fill (0xee, what the runner puts
+ * under a read's bytes) everywhere but in @dirty, a span the last runs
+ * on it may have written: a read there first puts back only the dirty
+ * bytes among its own (those an earlier request touched), instead of
+ * filling its whole length; a read that failed before moving data
+ * touched none.
+ */
+struct span {
+	size_t lo, hi;		/* empty when hi <= lo */
+};
+
+static struct span dirty;
+/* @dirty as it was outside the running input's bytes */
+static struct span dirty_outside;
+static bool bufs0_laid_out;
+
+static void span_add(struct span *sp, size_t lo, size_t hi)
+{
+	if (lo >= hi)
+		return;
+	if (sp->hi <= sp->lo) {
+		*sp = (struct span){ lo, hi };
+	} else {
+		sp->lo = min(sp->lo, lo);
+		sp->hi = max(sp->hi, hi);
+	}
+}
+
+/* The fill over bufs[0]'s [@lo, @hi); @dirty keeps what may be left. */
+static void bufs0_clean(size_t lo, size_t hi)
+{
+	size_t a = max(dirty.lo, lo), b = min(dirty.hi, hi);
+
+	if (!bufs0_laid_out) {
+		memset(bufs[0], 0xee, RUN_MEM_SIZE);
+		bufs0_laid_out = true;
+		dirty = (struct span){ 0, 0 };
+		return;
+	}
+	if (a >= b)
+		return;
+	memset(bufs[0] + a, 0xee, b - a);
+	if (a == dirty.lo && b == dirty.hi)
+		dirty = (struct span){ 0, 0 };
+	else if (a == dirty.lo)
+		dirty.lo = b;
+	else if (b == dirty.hi)
+		dirty.hi = a;
+	/* else cleaned in its middle: the span stays as wide */
+}
+
+/* Where in its memory a request's bytes can be: its own, or its segments'. */
+static struct span request_span(const struct iomapsim_request *req, bool apart)
+{
+	if (apart)
+		return (struct span){ 0, iomapsim_buf_mem_size(req) };
+	return (struct span){ req->buf_offset, req->buf_offset + req->len };
+}
+
+/*
  * Run @in once on a freshly seeded engine, as `iomapsim run` does.  With
  * @own_check, what a read returns is left to check_outcome(), against
  * the file model (the runner's own comparison would say the same).
@@ -129,6 +189,12 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	/* what a request the runner refused leaves there is not its data */
 	if (r->rc)
 		memset(r->buf, 0x5a, req.len);
+	if (buf == bufs[0]) {
+		struct span sp = request_span(&req, r->buf != buf +
+							     req.buf_offset);
+
+		span_add(&dirty, sp.lo, sp.hi);
+	}
 	r->trace_hash = sim_trace_hash();
 	r->trace_count = sim_trace_count();
 }
@@ -146,7 +212,12 @@ static long moved_of(const struct iomapsim_request *r, const struct run *run);
 static void run_again(const struct dio_input *in, const struct run *prev,
 		      struct run *r, bool no_simple)
 {
-	memset(prev->buf, 0xee, moved_of(&in->req, prev));
+	size_t off = in->req.buf_offset;
+
+	/* all that is not the fill: what @prev read, and what was outside */
+	dirty = dirty_outside;
+	span_add(&dirty, off, off + moved_of(&in->req, prev));
+	bufs0_clean(off, off + in->req.len);
 	run_once(in, no_simple, true, r, bufs[0], true);
 }
 
@@ -821,7 +892,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	iomapsim_runner_prepare(&in->req, runs[0].err, sizeof(runs[0].err));
 	fuzz_accounting_begin();
 
-	run_once(in, false, true, &runs[0], bufs[0], false);
+	/* a read's fill is there but where the last runs wrote */
+	if (!in->req.write) {
+		struct span sp = request_span(&in->req,
+					      iomapsim_iov_apart(&in->req));
+
+		bufs0_clean(sp.lo, sp.hi);
+	}
+	dirty_outside = dirty;
+	run_once(in, false, true, &runs[0], bufs[0], !in->req.write);
 	if (!runs[0].rc) {
 		have_outcome = true;
 		check_outcome(in, &runs[0]);

@@ -215,28 +215,7 @@ size_t iomapsim_buf_mem_size(const struct iomapsim_request *req)
 	return IOMAPSIM_BUF_MEM_SIZE(0, end);
 }
 
-static bool iov_apart(const struct iomapsim_request *req);
-
-bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
-			 u8 *dst)
-{
-	size_t end = 0, done = 0;
-	unsigned int i;
-
-	if (!iov_apart(req))
-		return false;
-	for (i = 0; i < req->nr_iov; i++) {
-		size_t start = iov_seg_start(req, i, end);
-
-		memcpy(dst + done, mem + start, req->iov[i].len);
-		done += req->iov[i].len;
-		end = start + req->iov[i].len;
-	}
-	return true;
-}
-
-/* Explicit segments that are not one run of memory need a gather. */
-static bool iov_apart(const struct iomapsim_request *req)
+bool iomapsim_iov_apart(const struct iomapsim_request *req)
 {
 	unsigned int i;
 
@@ -246,6 +225,24 @@ static bool iov_apart(const struct iomapsim_request *req)
 		if (req->iov[i].page_off >= 0)
 			return true;
 	return false;
+}
+
+bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
+			 u8 *dst)
+{
+	size_t end = 0, done = 0;
+	unsigned int i;
+
+	if (!iomapsim_iov_apart(req))
+		return false;
+	for (i = 0; i < req->nr_iov; i++) {
+		size_t start = iov_seg_start(req, i, end);
+
+		memcpy(dst + done, mem + start, req->iov[i].len);
+		done += req->iov[i].len;
+		end = start + req->iov[i].len;
+	}
+	return true;
 }
 
 /*
@@ -302,7 +299,7 @@ static int build_iov(const struct iomapsim_request *req, struct req_buf *b,
 /* The segments' bytes in order, where the data checks look for them. */
 static int gather_iov(const struct iomapsim_request *req, struct req_buf *b)
 {
-	if (!iov_apart(req))
+	if (!iomapsim_iov_apart(req))
 		return 0;
 	b->gather = malloc(req->len ? req->len : 1);
 	if (!b->gather)

@@ -155,6 +155,8 @@ struct iomapsim_request {
 	((((size_t)(buf_offset) + (len) + 4095) & ~(size_t)4095) + 4096)
 /* The same for @req, explicit segments (nr_iov) included. */
 size_t iomapsim_buf_mem_size(const struct iomapsim_request *req);
+/* Explicit segments that are not one run of memory (they need a gather). */
+bool iomapsim_iov_apart(const struct iomapsim_request *req);
 /*
  * Explicit segments apart in memory: copy their bytes in order from the
  * buffer memory @mem (buf_mem) to @dst (len bytes) and return true;
