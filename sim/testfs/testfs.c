@@ -1507,11 +1507,6 @@ void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
 	pthread_mutex_unlock(&tf->lock);
 }
 
-/*
- * Model and device under file range [s, t) back to what set_contents()
- * made of the initial extents.  Blocks allocated later lie past
- * next_addr0 and get stale contents when allocated again.
- */
 /* Does the initial map fill the model's [@s, @t) with the pattern? */
 static bool model_filled(const struct testfs *tf, loff_t s, loff_t t)
 {
@@ -1546,6 +1541,11 @@ static void zero_model_gaps(struct testfs *tf, loff_t s, loff_t t)
 		memset(tf->model + s, 0, t - s);
 }
 
+/*
+ * Model and device under file range [s, t) back to what set_contents()
+ * made of the initial extents.  Blocks allocated later lie past
+ * next_addr0 and get stale contents when allocated again.
+ */
 static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t)
 {
 	unsigned int idx;
