@@ -251,7 +251,6 @@ static bool expect_ready;	/* expect[] holds this input's file_model() */
 static NO_COVERAGE void file_model(const struct iomapsim_request *r)
 {
 	loff_t pos = r->pos, end = r->pos + (loff_t)r->len;
-	u64 data = 0;
 
 	if (!r->nr_map) {
 		loff_t data_end = ALIGN((u64)r->size, (u64)r->fs_block);
@@ -264,32 +263,38 @@ static NO_COVERAGE void file_model(const struct iomapsim_request *r)
 		return;
 	}
 	/*
-	 * Zeroes only where no data extent fills: the request ran, so the
-	 * map passed testfs's checks and its extents do not overlap.
+	 * The data extents' pieces in file order, zeroes only between them:
+	 * the request ran, so the map passed testfs's checks and its
+	 * extents do not overlap.
 	 */
-	for (unsigned int i = 0; i < r->nr_map; i++) {
-		const struct testfs_extent *e = &r->map[i];
-		loff_t s = max(pos, e->off);
-		loff_t t = min(end, e->off + (loff_t)e->len);
+	struct { loff_t s, t; } seg[IOMAPSIM_MAX_MAP];
+	unsigned int n = 0;
+	loff_t at = pos;
 
-		if (s < t && (e->type == IOMAP_MAPPED ||
-			      e->type == IOMAP_DELALLOC ||
-			      e->type == IOMAP_INLINE))
-			data += t - s;
-	}
-	if (data < r->len)
-		memset(expect, 0, r->len);
 	for (unsigned int i = 0; i < r->nr_map; i++) {
 		const struct testfs_extent *e = &r->map[i];
 		loff_t s = max(pos, e->off);
 		loff_t t = min(end, e->off + (loff_t)e->len);
+		unsigned int k;
 
 		if (s >= t || (e->type != IOMAP_MAPPED &&
 			       e->type != IOMAP_DELALLOC &&
 			       e->type != IOMAP_INLINE))
 			continue;
-		testfs_pattern_fill(expect + (s - pos), s, t - s);
+		for (k = n++; k && seg[k - 1].s > s; k--)
+			seg[k] = seg[k - 1];
+		seg[k].s = s;
+		seg[k].t = t;
 	}
+	for (unsigned int k = 0; k < n; k++) {
+		if (seg[k].s > at)
+			memset(expect + (at - pos), 0, seg[k].s - at);
+		testfs_pattern_fill(expect + (seg[k].s - pos), seg[k].s,
+				    seg[k].t - seg[k].s);
+		at = seg[k].t;
+	}
+	if (at < end)
+		memset(expect + (at - pos), 0, end - at);
 }
 
 /* what the runner fills a read's buffer with (build_iter()) */
