@@ -305,37 +305,34 @@ static void __attribute__((constructor)) untouched_init(void)
 	memset(untouched_fill, 0xee, sizeof(untouched_fill));
 }
 
-/* 0x80 in each byte of @x that is not zero */
-static inline u64 nonzero_bytes(u64 x)
-{
-	const u64 low7 = 0x7f7f7f7f7f7f7f7fULL;
-
-	return (((x & low7) + low7) | x) & ~low7;
-}
-
 /* First byte of buf[from..to) that is neither untouched nor file data. */
 static NO_COVERAGE size_t stray_byte(const u8 *buf, size_t from, size_t to)
 {
-	const u64 untouched = 0xeeeeeeeeeeeeeeeeULL;
+	typedef u8 v16u __attribute__((vector_size(16)));
+	typedef signed char v16s __attribute__((vector_size(16)));
+	const v16u untouched = (v16u){ 0 } + 0xee;
 	size_t i = from;
 
 	/*
-	 * 64 bytes at a time, without a branch per word: a byte is stray
-	 * when it differs from both the untouched fill and the file.  Short
-	 * reads leave most of their buffer to this scan.
+	 * 64 bytes at a time, 16 to a vector compare, without a branch per
+	 * vector: a byte is stray when it differs from both the untouched
+	 * fill and the file.  Short reads leave most of their buffer to
+	 * this scan.
 	 */
 	for (; i + 64 <= to; i += 64) {
-		u64 bad = 0;
+		v16s bad = { 0 };
+		u64 lo, hi;
 
-		for (size_t k = 0; k < 64; k += 8) {
-			u64 w, e;
+		for (size_t k = 0; k < 64; k += 16) {
+			v16u w, e;
 
-			memcpy(&w, buf + i + k, 8);
-			memcpy(&e, expect + i + k, 8);
-			bad |= nonzero_bytes(w ^ untouched) &
-			       nonzero_bytes(w ^ e);
+			memcpy(&w, buf + i + k, 16);
+			memcpy(&e, expect + i + k, 16);
+			bad |= (w != untouched) & (w != e);
 		}
-		if (bad)
+		memcpy(&lo, &bad, 8);
+		memcpy(&hi, (u8 *)&bad + 8, 8);
+		if (lo | hi)
 			break;
 	}
 	for (; i < to; i++)
