@@ -804,10 +804,19 @@ static void dev_fill(struct testfs *tf, const struct content_run *r, u64 s,
 {
 	u8 *dev = sim_bdev_ram_data(tf->ram);
 
+	u64 off = s + r->delta;	/* the file offset, for the pattern */
+
 	if (r->kind == RUN_STALE)
 		stale_fill(dev, s, t - s);
+	else if (off + (t - s) <= tf->model_size)
+		/*
+		 * set_contents() lays the model out first: it holds the
+		 * pattern of every mapped block of the window, copied here
+		 * faster than made again
+		 */
+		memcpy(dev + s, tf->model + off, t - s);
 	else
-		testfs_pattern_fill(dev + s, s + r->delta, t - s);
+		testfs_pattern_fill(dev + s, off, t - s);
 }
 
 /* (testfs never looks at a write cache's media image) */
