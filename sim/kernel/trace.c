@@ -332,8 +332,11 @@ void sim_trace_enable(bool on)
 
 void sim_watch_set(unsigned int bits, bool on)
 {
-	unsigned int old;
+	unsigned int old = __atomic_load_n(&sim_watch, __ATOMIC_RELAXED);
 
+	/* an observer per request: no locked operation when nothing changes */
+	if ((old & bits) == (on ? bits : 0))
+		return;
 	if (on) {
 		old = __atomic_fetch_or(&sim_watch, bits, __ATOMIC_RELAXED);
 		if (!old)
