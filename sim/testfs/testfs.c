@@ -1531,77 +1531,55 @@ void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
 	pthread_mutex_unlock(&tf->lock);
 }
 
-/* Does the initial map fill the model's [@s, @t) with the pattern? */
-static bool model_filled(const struct testfs *tf, loff_t s, loff_t t)
+static bool data_type_ext(const struct testfs_extent *e)
 {
-	u64 filled = 0;
-	unsigned int idx;
-
-	for (idx = 0; idx < tf->nr_ext0; idx++) {
-		const struct testfs_extent *e = &tf->ext0[idx];
-		loff_t a = max_t(loff_t, s, e->off);
-		loff_t b = min_t(loff_t, t, e->off + (loff_t)e->len);
-
-		if (b > a && (e->type == IOMAP_MAPPED ||
-			      e->type == IOMAP_DELALLOC ||
-			      e->type == IOMAP_INLINE))
-			filled += b - a;
-	}
-	return filled == (u64)(t - s);
+	return e->type == IOMAP_MAPPED || e->type == IOMAP_DELALLOC ||
+	       e->type == IOMAP_INLINE;
 }
 
-/*
- * The model's [@s, @t) to zero before restore_range() fills the data
- * extents: all of it, unless those extents cover it (they do not
- * overlap), the common case of a write into mapped blocks.
- */
-static void zero_model_gaps(struct testfs *tf, loff_t s, loff_t t)
+/* Zeroes in the model's [@s, @t), the part of it the model has. */
+static void model_zero_upto(struct testfs *tf, loff_t s, loff_t t)
 {
 	t = min_t(loff_t, t, tf->model_size);
-	if (s >= t)
-		return;
-	/* outside the window nothing is filled (set_contents()) */
-	if (s < tf->win_start || t > tf->win_end || !model_filled(tf, s, t))
+	if (s < t)
 		memset(tf->model + s, 0, t - s);
 }
 
 /*
  * Model and device under file range [s, t) back to what set_contents()
- * made of the initial extents.  Blocks allocated later lie past
+ * made of the initial extents (not overlapping): the pattern
+ * under the data extents of the window, zeroes everywhere else in the
+ * model, each byte written once.  Blocks allocated later lie past
  * next_addr0 and get stale contents when allocated again.
  */
 static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t)
 {
+	/* only the window holds the map's contents (set_contents()) */
+	loff_t ws = max_t(loff_t, s, tf->win_start);
+	loff_t wt = min_t(loff_t, t, tf->win_end);
+	loff_t at = s;	/* the model is right below this */
 	unsigned int idx;
 
-	zero_model_gaps(tf, s, t);
-	/* only the window holds the map's contents (set_contents()) */
-	s = max_t(loff_t, s, tf->win_start);
-	t = min_t(loff_t, t, tf->win_end);
 	for (idx = 0; idx < tf->nr_ext0; idx++) {
 		const struct testfs_extent *e = &tf->ext0[idx];
-		loff_t a = max_t(loff_t, s, e->off);
-		loff_t b = min_t(loff_t, t, e->off + (loff_t)e->len);
+		loff_t a = max_t(loff_t, ws, e->off);
+		loff_t b = min_t(loff_t, wt, e->off + (loff_t)e->len);
 		u64 addr = e->addr + (a - e->off);
 
 		if (b <= a)
 			continue;
-		switch (e->type) {
-		case IOMAP_MAPPED:
+		if (data_type_ext(e)) {
+			model_zero_upto(tf, at, a);
 			testfs_pattern_fill(tf->model + a, a, b - a);
-			memcpy(dev + addr, tf->model + a, b - a);
-			break;
-		case IOMAP_DELALLOC:
-		case IOMAP_INLINE:
-			testfs_pattern_fill(tf->model + a, a, b - a);
-			break;
-		case IOMAP_UNWRITTEN:
-			stale_fill(dev, addr, b - a);
-			break;
-		default:
-			break;
+			/* (max: right in any extent order) */
+			at = max(at, b);
 		}
+		if (e->type == IOMAP_MAPPED)
+			memcpy(dev + addr, tf->model + a, b - a);
+		else if (e->type == IOMAP_UNWRITTEN)
+			stale_fill(dev, addr, b - a);
 	}
+	model_zero_upto(tf, at, t);
 }
 
 /* Bytes of mapped and unwritten extents in [s, t): where writes may go. */
