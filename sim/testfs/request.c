@@ -524,10 +524,20 @@ static void wait_async(struct testfs *tf, struct kiocb *iocb)
 {
 	while (!issuer.calls) {
 		if (READ_ONCE(iocb->private) && polled_pending(tf)) {
+			int reaped;
+
 			iomap_dio_obs_polling(true);
-			iocb_bio_iopoll(iocb, NULL, 0);
+			reaped = iocb_bio_iopoll(iocb, NULL, 0);
 			iomap_dio_obs_polling(false);
-			continue;
+			/*
+			 * A poll that found nothing to reap (the queue lost
+			 * BLK_FEAT_POLL, or the bio is not the polled one)
+			 * lets time pass, as io_uring's loop does between
+			 * polls, so the request timeout can end the bio
+			 * (bio_poll_timeout); polling again at once spun.
+			 */
+			if (reaped > 0)
+				continue;
 		}
 		if (!sim_engine_step())
 			break;
