@@ -14,6 +14,8 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/slab.h>
+#include <sim/engine.h>
+#include <sim/stats.h>
 #include "backend.h"
 
 DEFINE_SIM_GAUGE(bdev_inflight, "bdev_inflight");
@@ -56,9 +58,14 @@ void sim_backend_exit(struct sim_backend *be)
 	blk_sim_bdev_exit(&be->bdev);
 }
 
+/* the simulator's device counters: a locked add only where threads meet */
 static void cnt_add(u64 *c, u64 n)
 {
-	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+	if (sim_engine_threaded())
+		__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
+				 __ATOMIC_RELAXED);
 }
 
 void sim_backend_account(struct sim_backend *be, struct bio *bio)

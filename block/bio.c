@@ -21,6 +21,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <sim/engine.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "blk.h"
@@ -352,13 +353,17 @@ struct bio *blk_next_bio(struct bio *bio, struct block_device *bdev,
 
 void bio_sim_account_alloc(struct bio *bio, struct bio_set *bs)
 {
-	atomic_long_inc(&bs->sim_live);
-	atomic_long_inc(&bs->sim_allocs);
+	/* the simulator's own per-set counts: see sim_counter_add() */
+	sim_counter_add(&bs->sim_live.counter, 1);
+	sim_counter_add(&bs->sim_allocs.counter, 1);
 	sim_stat_inc(&bio_stat_live);
 	sim_stat_inc(&bio_stat_alloc);
 	bio->bi_sim_alloc_cpu = (short)raw_smp_processor_id();
-	bio->bi_sim_id = __atomic_add_fetch(&bio_sim_next_id, 1,
-					    __ATOMIC_RELAXED);
+	if (sim_engine_threaded())
+		bio->bi_sim_id = __atomic_add_fetch(&bio_sim_next_id, 1,
+						    __ATOMIC_RELAXED);
+	else
+		bio->bi_sim_id = ++bio_sim_next_id;
 }
 
 static void bio_sim_account_put(struct bio *bio)
@@ -368,7 +373,7 @@ static void bio_sim_account_put(struct bio *bio)
 	bio->bi_sim_state = BIO_SIM_FREED;
 	sim_stat_inc(&bio_stat_put);
 	if (bs) {
-		atomic_long_dec(&bs->sim_live);
+		sim_counter_add(&bs->sim_live.counter, -1);
 		sim_stat_dec(&bio_stat_live);
 	}
 }

@@ -61,6 +61,12 @@ struct run {
 	u64 trace_hash, trace_count;
 	long split_errors;	/* bios the block layer refused to split */
 	u8 *buf;	/* the caller's buffer afterwards (len bytes) */
+	/*
+	 * check_outcome() found a read's buffer exactly the file's bytes up
+	 * to the result and untouched after it: two such runs with the same
+	 * result hold the same bytes.
+	 */
+	bool read_exact;
 };
 
 static struct dio_input cur;
@@ -87,6 +93,66 @@ static void describe(FILE *out, void *arg)
 }
 
 /*
+ * bufs[0] is kept laid out as a read's fill (0xee, what the runner puts
+ * under a read's bytes) everywhere but in @dirty, a span the last runs
+ * on it may have written: a read there first puts back only the dirty
+ * bytes among its own (those an earlier request touched), instead of
+ * filling its whole length; a read that failed before moving data
+ * touched none.
+ */
+struct span {
+	size_t lo, hi;		/* empty when hi <= lo */
+};
+
+static struct span dirty;
+/* @dirty as it was outside the running input's bytes */
+static struct span dirty_outside;
+static bool bufs0_laid_out;
+
+static void span_add(struct span *sp, size_t lo, size_t hi)
+{
+	if (lo >= hi)
+		return;
+	if (sp->hi <= sp->lo) {
+		*sp = (struct span){ lo, hi };
+	} else {
+		sp->lo = min(sp->lo, lo);
+		sp->hi = max(sp->hi, hi);
+	}
+}
+
+/* The fill over bufs[0]'s [@lo, @hi); @dirty keeps what may be left. */
+static void bufs0_clean(size_t lo, size_t hi)
+{
+	size_t a = max(dirty.lo, lo), b = min(dirty.hi, hi);
+
+	if (!bufs0_laid_out) {
+		memset(bufs[0], 0xee, RUN_MEM_SIZE);
+		bufs0_laid_out = true;
+		dirty = (struct span){ 0, 0 };
+		return;
+	}
+	if (a >= b)
+		return;
+	memset(bufs[0] + a, 0xee, b - a);
+	if (a == dirty.lo && b == dirty.hi)
+		dirty = (struct span){ 0, 0 };
+	else if (a == dirty.lo)
+		dirty.lo = b;
+	else if (b == dirty.hi)
+		dirty.hi = a;
+	/* else cleaned in its middle: the span stays as wide */
+}
+
+/* Where in its memory a request's bytes can be: its own, or its segments'. */
+static struct span request_span(const struct iomapsim_request *req, bool apart)
+{
+	if (apart)
+		return (struct span){ 0, iomapsim_buf_mem_size(req) };
+	return (struct span){ req->buf_offset, req->buf_offset + req->len };
+}
+
+/*
  * Run @in once on a freshly seeded engine, as `iomapsim run` does.  With
  * @own_check, what a read returns is left to check_outcome(), against
  * the file model (the runner's own comparison would say the same).
@@ -94,7 +160,7 @@ static void describe(FILE *out, void *arg)
 static struct sim_stat *split_error_stat;
 
 static void run_once(const struct dio_input *in, bool no_simple,
-		     bool own_check, struct run *r, u8 *buf)
+		     bool own_check, struct run *r, u8 *buf, bool filled)
 {
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET,
 				      .seed = in->seed };
@@ -104,8 +170,10 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	req.reads_checked = own_check;
 	req.buf_mem = buf;
 	req.buf_mem_size = RUN_MEM_SIZE;
+	req.buf_filled = filled;
 	r->buf = buf + req.buf_offset;
 	r->err[0] = '\0';
+	r->read_exact = false;
 	FUZZ_CHECK(!sim_engine_init(&eo), "engine did not start");
 	sim_task_set_cpu(0);
 	sim_trace_reset();
@@ -121,11 +189,37 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	/* what a request the runner refused leaves there is not its data */
 	if (r->rc)
 		memset(r->buf, 0x5a, req.len);
+	if (buf == bufs[0]) {
+		struct span sp = request_span(&req, r->buf != buf +
+							     req.buf_offset);
+
+		span_add(&dirty, sp.lo, sp.hi);
+	}
 	r->trace_hash = sim_trace_hash();
 	r->trace_count = sim_trace_count();
 }
 
 /* ---- the reference model of the file ---------------------------------- */
+
+static long moved_of(const struct iomapsim_request *r, const struct run *run);
+
+/*
+ * Run @in again on the memory @prev ran on (bufs[0], not gathered):
+ * @prev's read was exact (the file's bytes up to its result, the fill
+ * after), so putting back the bytes it read lays the buffer out as the
+ * runner would.
+ */
+static void run_again(const struct dio_input *in, const struct run *prev,
+		      struct run *r, bool no_simple)
+{
+	size_t off = in->req.buf_offset;
+
+	/* all that is not the fill: what @prev read, and what was outside */
+	dirty = dirty_outside;
+	span_add(&dirty, off, off + moved_of(&in->req, prev));
+	bufs0_clean(off, off + in->req.len);
+	run_once(in, no_simple, true, r, bufs[0], true);
+}
 
 static bool has_flag(const struct iomapsim_request *r, u16 flag)
 {
@@ -158,26 +252,49 @@ static NO_COVERAGE void file_model(const struct iomapsim_request *r)
 {
 	loff_t pos = r->pos, end = r->pos + (loff_t)r->len;
 
-	memset(expect, 0, r->len);
 	if (!r->nr_map) {
 		loff_t data_end = ALIGN((u64)r->size, (u64)r->fs_block);
 
+		if (end > data_end)
+			memset(expect, 0, r->len);
 		if (pos < data_end)
 			testfs_pattern_fill(expect, pos,
 					    min(end, data_end) - pos);
 		return;
 	}
+	/*
+	 * The data extents' pieces in file order, zeroes only between them:
+	 * the request ran, so the map passed testfs's checks and its
+	 * extents do not overlap.
+	 */
+	struct { loff_t s, t; } seg[IOMAPSIM_MAX_MAP];
+	unsigned int n = 0;
+	loff_t at = pos;
+
 	for (unsigned int i = 0; i < r->nr_map; i++) {
 		const struct testfs_extent *e = &r->map[i];
 		loff_t s = max(pos, e->off);
 		loff_t t = min(end, e->off + (loff_t)e->len);
+		unsigned int k;
 
 		if (s >= t || (e->type != IOMAP_MAPPED &&
 			       e->type != IOMAP_DELALLOC &&
 			       e->type != IOMAP_INLINE))
 			continue;
-		testfs_pattern_fill(expect + (s - pos), s, t - s);
+		for (k = n++; k && seg[k - 1].s > s; k--)
+			seg[k] = seg[k - 1];
+		seg[k].s = s;
+		seg[k].t = t;
 	}
+	for (unsigned int k = 0; k < n; k++) {
+		if (seg[k].s > at)
+			memset(expect + (at - pos), 0, seg[k].s - at);
+		testfs_pattern_fill(expect + (seg[k].s - pos), seg[k].s,
+				    seg[k].t - seg[k].s);
+		at = seg[k].t;
+	}
+	if (at < end)
+		memset(expect + (at - pos), 0, end - at);
 }
 
 /* what the runner fills a read's buffer with (build_iter()) */
@@ -188,40 +305,34 @@ static void __attribute__((constructor)) untouched_init(void)
 	memset(untouched_fill, 0xee, sizeof(untouched_fill));
 }
 
-/* 0x80 in each byte of @x that is not zero */
-static inline u64 nonzero_bytes(u64 x)
-{
-	const u64 low7 = 0x7f7f7f7f7f7f7f7fULL;
-
-	return (((x & low7) + low7) | x) & ~low7;
-}
-
 /* First byte of buf[from..to) that is neither untouched nor file data. */
 static NO_COVERAGE size_t stray_byte(const u8 *buf, size_t from, size_t to)
 {
-	const u64 untouched = 0xeeeeeeeeeeeeeeeeULL;
+	typedef u8 v16u __attribute__((vector_size(16)));
+	typedef signed char v16s __attribute__((vector_size(16)));
+	const v16u untouched = (v16u){ 0 } + 0xee;
 	size_t i = from;
 
-	/* most often the read never got there: all of it untouched */
-	if (from < to && !memcmp(buf + from, untouched_fill, to - from))
-		return to;
 	/*
-	 * 64 bytes at a time, without a branch per word: a byte is stray
-	 * when it differs from both the untouched fill and the file.  Short
-	 * reads leave most of their buffer to this scan.
+	 * 64 bytes at a time, 16 to a vector compare, without a branch per
+	 * vector: a byte is stray when it differs from both the untouched
+	 * fill and the file.  Short reads leave most of their buffer to
+	 * this scan.
 	 */
 	for (; i + 64 <= to; i += 64) {
-		u64 bad = 0;
+		v16s bad = { 0 };
+		u64 lo, hi;
 
-		for (size_t k = 0; k < 64; k += 8) {
-			u64 w, e;
+		for (size_t k = 0; k < 64; k += 16) {
+			v16u w, e;
 
-			memcpy(&w, buf + i + k, 8);
-			memcpy(&e, expect + i + k, 8);
-			bad |= nonzero_bytes(w ^ untouched) &
-			       nonzero_bytes(w ^ e);
+			memcpy(&w, buf + i + k, 16);
+			memcpy(&e, expect + i + k, 16);
+			bad |= (w != untouched) & (w != e);
 		}
-		if (bad)
+		memcpy(&lo, &bad, 8);
+		memcpy(&hi, (u8 *)&bad + 8, 8);
+		if (lo | hi)
 			break;
 	}
 	for (; i < to; i++)
@@ -244,6 +355,25 @@ static NO_COVERAGE size_t first_diff(const u8 *a, const u8 *b, size_t n)
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;
+}
+
+/* The bytes a checked call moved (what check_outcome() calls moved). */
+static long moved_of(const struct iomapsim_request *r, const struct run *run)
+{
+	return run->out.ret > 0 ? run->out.ret - (long)r->done_before : 0;
+}
+
+/*
+ * A read's buffer holds the file's bytes up to its result and the
+ * untouched fill after it (expect[] is this input's file model).
+ */
+static NO_COVERAGE bool read_is_exact(const struct iomapsim_request *r,
+				      const struct run *run)
+{
+	size_t moved = moved_of(r, run);
+
+	return moved <= r->len && !memcmp(run->buf, expect, moved) &&
+	       !memcmp(run->buf + moved, untouched_fill, r->len - moved);
 }
 
 /* S-01..S-07 (and the sim switches): may the simple path take it? */
@@ -458,7 +588,7 @@ static bool rezeroed_head(const struct iomapsim_request *r, long moved)
 	return false;
 }
 
-static void check_outcome(const struct dio_input *in, const struct run *run)
+static void check_outcome(const struct dio_input *in, struct run *run)
 {
 	const struct iomapsim_request *r = &in->req;
 	const struct iomapsim_outcome *o = &run->out;
@@ -585,7 +715,11 @@ static void check_outcome(const struct dio_input *in, const struct run *run)
 			  "holds %#x", i, (long long)(r->pos + i), run->buf[i],
 			  expect[i]);
 	}
-	{
+	/* most often the read never got there: all of it untouched */
+	run->read_exact = (size_t)moved >= r->len ||
+			  !memcmp(run->buf + moved, untouched_fill,
+				  r->len - moved);
+	if (!run->read_exact) {
 		size_t i = stray_byte(run->buf, moved, r->len);
 
 		FUZZ_CHECK(i == r->len,
@@ -618,8 +752,25 @@ static void check_same(const struct run *a, const struct run *b,
 			    iomapsim_generation()->simple_einval_moves_iter),
 		   "%s: iterator count %zu vs %zu", what, x->iter_count,
 		   y->iter_count);
-	FUZZ_CHECK(!memcmp(a->buf, b->buf, r->len), "%s: buffers differ",
-		   what);
+	if (r->write)
+		/*
+		 * Both ran on the same memory (the source is laid out once,
+		 * buf_filled), and the first run's check found it the
+		 * pattern: the second's must still be.
+		 */
+		FUZZ_CHECK(changed_source(r, b->buf) == r->len,
+			   "%s: buffers differ", what);
+	else if (a->read_exact)
+		/*
+		 * The first run's bytes were the file's up to the (equal)
+		 * result and untouched after it, so the second's must be:
+		 * the same comparison, and @b may lie where @a lay.
+		 */
+		FUZZ_CHECK(b->read_exact || read_is_exact(r, b),
+			   "%s: buffers differ", what);
+	else
+		FUZZ_CHECK(!memcmp(a->buf, b->buf, r->len),
+			   "%s: buffers differ", what);
 	if (!full)
 		return;
 	FUZZ_CHECK(x->queued == y->queued && x->simple == y->simple &&
@@ -717,6 +868,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct dio_input *in = &cur;
+	bool reuse;
 
 	have_outcome = false;
 	expect_ready = false;
@@ -742,20 +894,45 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	iomapsim_runner_prepare(&in->req, runs[0].err, sizeof(runs[0].err));
 	fuzz_accounting_begin();
 
-	run_once(in, false, true, &runs[0], bufs[0]);
+	/* a read's fill is there but where the last runs wrote */
+	if (!in->req.write) {
+		struct span sp = request_span(&in->req,
+					      iomapsim_iov_apart(&in->req));
+
+		bufs0_clean(sp.lo, sp.hi);
+	}
+	dirty_outside = dirty;
+	run_once(in, false, true, &runs[0], bufs[0], !in->req.write);
 	if (!runs[0].rc) {
 		have_outcome = true;
 		check_outcome(in, &runs[0]);
 
-		/* 7: determinism */
-		run_once(in, false, true, &runs[1], bufs[1]);
+		/*
+		 * 7: determinism.  A write's source, checked unchanged by
+		 * check_outcome(), is used again where it lies; so is an
+		 * exact read's buffer, its read bytes put back to the fill.
+		 */
+		reuse = in->req.write ||
+			(runs[0].read_exact &&
+			 runs[0].buf == bufs[0] + in->req.buf_offset);
+		if (in->req.write)
+			run_once(in, false, true, &runs[1], bufs[0], true);
+		else if (reuse)
+			run_again(in, &runs[0], &runs[1], false);
+		else
+			run_once(in, false, true, &runs[1], bufs[1], false);
 		check_same(&runs[0], &runs[1], &in->req, true,
 			   "same input twice");
 
 		/* 6: differential */
 		if (simple_eligible(&in->req) &&
 		    differential_fair(&in->req)) {
-			run_once(in, true, true, &runs[2], bufs[2]);
+			/* run 1 lies there, exact (check_same()) */
+			if (reuse)
+				run_again(in, &runs[1], &runs[2], true);
+			else
+				run_once(in, true, true, &runs[2], bufs[2],
+					 false);
 			FUZZ_CHECK(!runs[2].rc, "generic rerun refused: %s",
 				   runs[2].err);
 			check_outcome(in, &runs[2]);
@@ -792,7 +969,7 @@ void fuzz_json_input(const u8 *data, size_t size, FILE *out)
 		return;
 	}
 	/* as `iomapsim run` prints it, the runner's data check included */
-	run_once(&in, false, false, &runs[0], bufs[0]);
+	run_once(&in, false, false, &runs[0], bufs[0], false);
 	if (runs[0].rc)
 		fprintf(out, "refused: %s\n", runs[0].err);
 	else

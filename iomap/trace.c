@@ -112,14 +112,10 @@ static void __attribute__((constructor)) iomap_sim_register(void)
 
 /*
  * The kernel's fs_initcall(iomap_dio_init) of either direct-io.c sets the
- * simple path's pool up; the simulator's boot (sim_do_initcalls()) runs it
- * on first use, and the teardown takes it down again.
+ * simple path's pool up; the simulator's boot (sim_do_initcalls(), from
+ * iomap_sim_dio_init()) runs it on first use, and the teardown takes it
+ * down again.
  */
-int iomap_sim_dio_init(void)
-{
-	return sim_do_initcalls();
-}
-
 void iomap_sim_dio_exit(void)
 {
 	struct bio_set *pool = iomap_sim_simple_pool();
@@ -142,11 +138,20 @@ void iomap_dio_obs_start(struct iomap_dio_obs *obs)
 {
 	memset(obs, 0, sizeof(*obs));
 	__atomic_store_n(&obs_cur, obs, __ATOMIC_RELEASE);
+	sim_watch_set(SIM_WATCH_OBSERVER, true);
 }
 
 void iomap_dio_obs_stop(void)
 {
 	__atomic_store_n(&obs_cur, NULL, __ATOMIC_RELEASE);
+	sim_watch_set(SIM_WATCH_OBSERVER, false);
+}
+
+/* Counters the hooks feed, while someone wants them counted. */
+static inline void count(struct sim_stat *s)
+{
+	if (sim_watch_counting())
+		sim_stat_inc(s);
 }
 
 void iomap_dio_obs_polling(bool on)
@@ -177,6 +182,7 @@ struct simple_attempt {
 	unsigned int dio_flags;
 	size_t done_before;
 	bool valid;
+	unsigned int epoch;	/* sim_watch_epoch() at the offer */
 	bool begun;		/* the fs was asked for a mapping */
 	bool mapped;		/* ... and returned one: map_* below */
 	bool checked;		/* the mirror was compared already */
@@ -187,6 +193,15 @@ struct simple_attempt {
 };
 
 static __thread struct simple_attempt attempt;
+
+/*
+ * The offer recorded for the request now running: not one from before a
+ * time nobody watched, whose end (and pointers) went unrecorded.
+ */
+static bool attempt_valid(void)
+{
+	return attempt.valid && attempt.epoch == sim_watch_epoch();
+}
 
 /*
  * A mirror of iomap_dio_simple_supported(), condition by condition in its
@@ -270,7 +285,7 @@ static void why_mismatch(const char *what, enum iomap_simple_reason why)
 {
 	struct iomap_dio_obs *obs = obs_get();
 
-	sim_stat_inc(&stat_why_mismatch);
+	count(&stat_why_mismatch);
 	sim_trace("iomap_dio_simple_why_mismatch", "pos 0x%llx count 0x%zx %s, mirror says %s",
 		  (unsigned long long)attempt.pos, attempt.count, what,
 		  iomap_simple_reason_name(why) ?: "eligible");
@@ -278,7 +293,7 @@ static void why_mismatch(const char *what, enum iomap_simple_reason why)
 		obs->why_mismatch = true;
 }
 
-void iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
+void __iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		size_t done_before, enum iomap_sim_offer offer)
 {
@@ -291,24 +306,25 @@ void iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
 	attempt.dio_flags = dio_flags;
 	attempt.done_before = done_before;
 	attempt.valid = true;
+	attempt.epoch = sim_watch_epoch();
 	attempt.begun = false;
 	attempt.mapped = false;
 	attempt.checked = false;
 }
 
-void iomap_dio_sim_offer_end(void)
+void __iomap_dio_sim_offer_end(void)
 {
 	attempt.valid = false;
 }
 
-void iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
+void __iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
 		int ret)
 {
 	struct iomap_dio_obs *obs;
 	enum iomap_simple_reason why;
 
 	/* only the first mapping of a request __iomap_dio_rw() has not begun */
-	if (!attempt.valid || attempt.begun ||
+	if (!attempt_valid() || attempt.begun ||
 	    file_inode(attempt.iocb->ki_filp) != inode)
 		return;
 	attempt.begun = true;
@@ -365,7 +381,7 @@ void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 			obs->simple_submitting = true;
 			obs->simple_tried = true;
 		}
-		if (obs && attempt.valid && !attempt.checked &&
+		if (obs && attempt_valid() && !attempt.checked &&
 		    attempt.iocb == iocb) {
 			enum iomap_simple_reason why;
 
@@ -378,8 +394,8 @@ void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 		return;
 	}
 
-	sim_stat_inc(&stat_generic);
-	if (attempt.valid && attempt.iocb == iocb &&
+	count(&stat_generic);
+	if (attempt_valid() && attempt.iocb == iocb &&
 	    attempt.pos == iocb->ki_pos &&
 	    attempt.count == iov_iter_count(iter)) {
 		enum iomap_simple_reason why = attempt_why(dio_flags,
@@ -411,7 +427,7 @@ void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 			/* ->iomap_begin refused to map it for this path */
 			why = IOMAP_SIMPLE_NOT_MAPPED;
 		}
-		sim_stat_inc(fallback_stat[why]);
+		count(fallback_stat[why]);
 		if (obs)
 			obs->fallback = why;
 	}
@@ -420,7 +436,7 @@ void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 		obs->generic = true;
 }
 
-void trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
+void __trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
 		u64 length)
 {
 	struct iomap_dio_obs *obs = obs_get();
@@ -428,7 +444,7 @@ void trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
 	sim_trace("iomap_dio_rw_queued", "ino 0x%lx offset 0x%llx length 0x%llx",
 		  inode->i_ino, (unsigned long long)offset,
 		  (unsigned long long)length);
-	sim_stat_inc(&stat_queued);
+	count(&stat_queued);
 	if (obs)
 		obs->queued = true;
 }
@@ -453,16 +469,16 @@ void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
 		  (unsigned long long)iocb->ki_pos, iocb->ki_flags, error, ret);
 
 	if (!strcmp(func, "iomap_dio_simple_complete") && ret >= 0)
-		sim_stat_inc(&stat_simple_hits);
+		count(&stat_simple_hits);
 	switch (ctx) {
 	case IOMAP_DIO_COMP_END_IO:
-		sim_stat_inc(&stat_inline_comp);
+		count(&stat_inline_comp);
 		break;
 	case IOMAP_DIO_COMP_WORKQUEUE:
-		sim_stat_inc(&stat_punted);
+		count(&stat_punted);
 		break;
 	default:
-		sim_stat_inc(&stat_submitter_comp);
+		count(&stat_submitter_comp);
 		break;
 	}
 	if (obs) {

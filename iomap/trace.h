@@ -14,7 +14,9 @@
  * _invalidate_fail) are one predictable branch on the sim_trace_on global,
  * inline at the call site, with no call.  The three that also feed the
  * simulator's counters and the request observer (dio_rw_begin, _queued,
- * _complete) always call out: those counters are always on.
+ * _complete) are one branch on sim_watch (<sim/trace.h>): they call out
+ * only while the ring records, an observer is installed or the counters
+ * count.
  */
 #ifndef _IOMAP_TRACE_H
 #define _IOMAP_TRACE_H
@@ -56,16 +58,29 @@ void __trace_iomap_map(const char *event, struct inode *inode,
  */
 void __trace_iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 		unsigned int dio_flags, size_t done_before, const char *func);
-#define trace_iomap_dio_rw_begin(iocb, iter, dio_flags, done_before) \
-	__trace_iomap_dio_rw_begin(iocb, iter, dio_flags, done_before, __func__)
+#define trace_iomap_dio_rw_begin(iocb, iter, dio_flags, done_before)	\
+	do {								\
+		if (sim_watched())					\
+			__trace_iomap_dio_rw_begin(iocb, iter, dio_flags, \
+						   done_before, __func__); \
+	} while (0)
 
-void trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
+void __trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
 		u64 length);
+#define trace_iomap_dio_rw_queued(inode, offset, length)		\
+	do {								\
+		if (sim_watched())					\
+			__trace_iomap_dio_rw_queued(inode, offset, length); \
+	} while (0)
 /* Fired by iomap_dio_complete() and iomap_dio_simple_complete(). */
 void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
 		const char *func);
-#define trace_iomap_dio_complete(iocb, error, ret) \
-	__trace_iomap_dio_complete(iocb, error, ret, __func__)
+#define trace_iomap_dio_complete(iocb, error, ret)			\
+	do {								\
+		if (sim_watched())					\
+			__trace_iomap_dio_complete(iocb, error, ret,	\
+						   __func__);		\
+	} while (0)
 void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 		u64 length);
 #define trace_iomap_dio_invalidate_fail(inode, offset, length)		\

@@ -237,6 +237,52 @@ START_TEST(test_pattern)
 END_TEST
 
 /* geometry and map errors are refused with a reason */
+/*
+ * Nobody watching (tracing off, counting off, no observer): the iomap
+ * hooks are one branch and run nothing, so a simple read and a generic
+ * one leave no counter and no record behind; counting on again, the same
+ * requests are counted and explained (too_large) as before.
+ */
+START_TEST(test_unwatched_hooks_run_nothing)
+{
+	static const char *const names[] = {
+		"iomap_simple_hits", "iomap_dio_generic",
+		"iomap_simple_fallback_too_large",
+		"iomap_dio_submitter_comp",
+	};
+	struct testfs *tf = mkfs(NULL, 0, TESTFS_DOPS_NONE);
+	char *r = aligned_alloc(4096, 8192);
+	long before[ARRAY_SIZE(names)];
+	unsigned int i;
+	u64 records;
+
+	sim_trace_enable(false);
+	sim_watch_set(SIM_WATCH_COUNT, false);
+	records = sim_trace_count();
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		before[i] = sim_stat_get(names[i]);
+	ck_assert_int_eq(dio(tf, false, 0, r, 4096), 4096);
+	ck_assert_int_eq(dio(tf, false, 0, r, 8192), 8192);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		ck_assert_msg(sim_stat_get(names[i]) == before[i],
+			      "%s counted with nobody watching", names[i]);
+	ck_assert_uint_eq(sim_trace_count(), records);
+
+	sim_watch_set(SIM_WATCH_COUNT, true);
+	ck_assert_int_eq(dio(tf, false, 0, r, 4096), 4096);
+	ck_assert_int_eq(dio(tf, false, 0, r, 8192), 8192);
+	sim_trace_enable(true);
+	ck_assert_int_eq(sim_stat_get("iomap_simple_hits"), before[0] + 1);
+	ck_assert_int_eq(sim_stat_get("iomap_dio_generic"), before[1] + 1);
+	ck_assert_int_eq(sim_stat_get("iomap_simple_fallback_too_large"),
+			 before[2] + 1);
+	ck_assert_int_eq(sim_stat_get("iomap_dio_submitter_comp"),
+			 before[3] + 2);
+	free(r);
+	testfs_destroy(tf);
+}
+END_TEST
+
 START_TEST(test_bad_setup)
 {
 	static const struct testfs_extent overlap[] = {
@@ -792,6 +838,7 @@ static Suite *testfs_suite(void)
 	tcase_add_test(tc, test_pc_post_write);
 	tcase_add_test(tc, test_generic_write_sync);
 	tcase_add_test(tc, test_fserror_record);
+	tcase_add_test(tc, test_unwatched_hooks_run_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -143,6 +143,35 @@ START_TEST(test_trace_disabled_records_nothing)
 }
 END_TEST
 
+/*
+ * The watch mask: tracing is one of its bits, counting another (on by
+ * default); the epoch moves only when the mask leaves 0, the one change
+ * after which a hook may find state recorded before nobody watched.
+ */
+START_TEST(test_watch_mask_and_epoch)
+{
+	unsigned int e0;
+
+	ck_assert_uint_eq(sim_watch, SIM_WATCH_TRACE | SIM_WATCH_COUNT);
+	ck_assert(sim_watched() && sim_watch_counting());
+	e0 = sim_watch_epoch();
+	sim_trace_enable(false);
+	ck_assert_uint_eq(sim_watch, SIM_WATCH_COUNT);
+	sim_watch_set(SIM_WATCH_COUNT, false);
+	ck_assert(!sim_watched() && !sim_watch_counting());
+	ck_assert_uint_eq(sim_watch_epoch(), e0);
+	sim_watch_set(SIM_WATCH_OBSERVER, true);
+	ck_assert(sim_watched() && !sim_watch_counting());
+	ck_assert_uint_eq(sim_watch_epoch(), e0 + 1);
+	/* already watched: no new epoch */
+	sim_watch_set(SIM_WATCH_COUNT, true);
+	sim_trace_enable(true);
+	ck_assert_uint_eq(sim_watch_epoch(), e0 + 1);
+	sim_watch_set(SIM_WATCH_OBSERVER, false);
+	ck_assert_uint_eq(sim_watch, SIM_WATCH_TRACE | SIM_WATCH_COUNT);
+}
+END_TEST
+
 START_TEST(test_trace_dump_last_n)
 {
 	char buf[4096];
@@ -187,6 +216,7 @@ static Suite *stats_suite(void)
 	tcase_add_test(tc, test_trace_hash_depends_on_content);
 	tcase_add_test(tc, test_trace_format_as_printf);
 	tcase_add_test(tc, test_trace_disabled_records_nothing);
+	tcase_add_test(tc, test_watch_mask_and_epoch);
 	tcase_add_test(tc, test_trace_dump_last_n);
 	tcase_add_test(tc, test_rand_reproducible);
 	suite_add_tcase(s, tc);

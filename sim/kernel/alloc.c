@@ -84,10 +84,10 @@ static void *alloc_object(size_t size, size_t align, gfp_t flags,
 	hdr->magic = HDR_MAGIC;
 	if (flags & __GFP_ZERO)
 		memset(obj, 0, size);
-	__atomic_fetch_add(&site->live, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&site->live_bytes, (long)size, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&site->total, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&total_allocs, 1, __ATOMIC_RELAXED);
+	sim_counter_add(&site->live, 1);
+	sim_counter_add(&site->live_bytes, (long)size);
+	sim_counter_add(&site->total, 1);
+	sim_counter_add(&total_allocs, 1);
 	sim_stat_inc(&stat_alloc_live);
 	return obj;
 }
@@ -108,9 +108,8 @@ static void free_object(struct alloc_hdr *hdr)
 {
 	struct sim_alloc_site *site = hdr->site;
 
-	__atomic_fetch_sub(&site->live, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&site->live_bytes, (long)hdr->size,
-			   __ATOMIC_RELAXED);
+	sim_counter_add(&site->live, -1);
+	sim_counter_add(&site->live_bytes, -(long)hdr->size);
 	sim_stat_dec(&stat_alloc_live);
 	hdr->magic = HDR_DEAD;
 	free(hdr->raw);

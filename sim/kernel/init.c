@@ -23,9 +23,9 @@ DECLARE_LEVEL(7);
 #define LEVEL(n) { __start_sim_initcall##n, __stop_sim_initcall##n }
 
 static pthread_mutex_t initcall_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool initcalls_done;
+bool sim_initcalls_done;
 
-int sim_do_initcalls(void)
+int __sim_do_initcalls(void)
 {
 	const struct {
 		initcall_t *start, *stop;
@@ -35,10 +35,8 @@ int sim_do_initcalls(void)
 	};
 	int err = 0;
 
-	if (__atomic_load_n(&initcalls_done, __ATOMIC_ACQUIRE))
-		return 0;
 	pthread_mutex_lock(&initcall_lock);
-	if (!initcalls_done) {
+	if (!sim_initcalls_done) {
 		for (size_t l = 0; l < ARRAY_SIZE(levels); l++) {
 			for (initcall_t *fn = levels[l].start;
 			     fn && fn < levels[l].stop; fn++) {
@@ -49,7 +47,7 @@ int sim_do_initcalls(void)
 			}
 		}
 		if (!err)
-			__atomic_store_n(&initcalls_done, true,
+			__atomic_store_n(&sim_initcalls_done, true,
 					 __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&initcall_lock);
@@ -59,6 +57,6 @@ int sim_do_initcalls(void)
 void sim_initcalls_reset(void)
 {
 	pthread_mutex_lock(&initcall_lock);
-	__atomic_store_n(&initcalls_done, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&sim_initcalls_done, false, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&initcall_lock);
 }

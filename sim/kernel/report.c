@@ -23,6 +23,18 @@ static bool quiet;
 static char last_report[256];
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * Quiet (a fuzzer counting reports, an oracle printing the one it fails
+ * on): a warning's or context violation's line is made only when asked
+ * for (sim_report_last()), from what it was told, all of it string
+ * constants: a bounced read into user pages reports every page.
+ */
+static struct {
+	const char *fmt;	/* NULL: last_report is the line */
+	const char *what, *file, *func;
+	int line;
+} lazy;
+
 static const char *ctx_name(void)
 {
 	switch (sim_ctx) {
@@ -52,6 +64,7 @@ static void report(const char *fmt, ...)
 	va_list ap;
 
 	pthread_mutex_lock(&report_lock);
+	lazy.fmt = NULL;
 	va_start(ap, fmt);
 	vsnprintf(last_report, sizeof(last_report), fmt, ap);
 	va_end(ap);
@@ -65,13 +78,30 @@ static void report(const char *fmt, ...)
 	pthread_mutex_unlock(&report_lock);
 }
 
+/* The line of a warning or violation: now, or when asked for if quiet. */
+static void report_site(const char *fmt, const char *what, const char *file,
+			int line, const char *func)
+{
+	if (__atomic_load_n(&quiet, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&report_lock);
+		lazy.fmt = fmt;
+		lazy.what = what;
+		lazy.file = file;
+		lazy.line = line;
+		lazy.func = func;
+		pthread_mutex_unlock(&report_lock);
+		return;
+	}
+	report(fmt, what, file, line, func);
+}
+
 void sim_warn_hit(const char *file, int line, const char *func,
 		  const char *cond, bool print)
 {
 	__atomic_fetch_add(&nr_warnings, 1, __ATOMIC_RELAXED);
 	sim_trace("sim_warning", "%s at %s:%d", func, file, line);
 	if (print)
-		report("WARNING: %s at %s:%d %s()", cond, file, line, func);
+		report_site("WARNING: %s at %s:%d %s()", cond, file, line, func);
 }
 
 void sim_bug_hit(const char *file, int line, const char *func,
@@ -88,7 +118,7 @@ void sim_context_violation(const char *what, const char *file, int line,
 	__atomic_fetch_add(&nr_violations, 1, __ATOMIC_RELAXED);
 	sim_trace("sim_context_violation", "%s in %s at %s:%d", what, func,
 		  file, line);
-	report("BUG: %s at %s:%d %s()", what, file, line, func);
+	report_site("BUG: %s at %s:%d %s()", what, file, line, func);
 }
 
 void sim_deadlock(const char *file, int line, const char *func)
@@ -122,6 +152,7 @@ void sim_report_reset(void)
 	__atomic_store_n(&nr_deadlocks, 0, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&report_lock);
 	last_report[0] = '\0';
+	lazy.fmt = NULL;
 	pthread_mutex_unlock(&report_lock);
 }
 
@@ -132,6 +163,13 @@ bool sim_report_quiet(bool q)
 
 const char *sim_report_last(void)
 {
+	pthread_mutex_lock(&report_lock);
+	if (lazy.fmt) {
+		snprintf(last_report, sizeof(last_report), lazy.fmt, lazy.what,
+			 lazy.file, lazy.line, lazy.func);
+		lazy.fmt = NULL;
+	}
+	pthread_mutex_unlock(&report_lock);
 	return last_report;
 }
 

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
+#include <sim/engine.h>
 #include <sim/trace.h>
 
 #define TRACE_RING 4096
@@ -52,12 +53,34 @@ struct trace_rec {
 };
 
 bool sim_trace_on = true;
+unsigned int sim_watch = SIM_WATCH_TRACE | SIM_WATCH_COUNT;
+static unsigned int watch_epoch;
 
 static struct trace_rec ring[TRACE_RING];
 static struct fmt_spec fmts[FMT_SLOTS];
 static u64 nr_records;
 static u64 hash = 0xcbf29ce484222325ULL;
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The ring is the simulator's, no kernel structure: only real threads
+ * (the threaded engine) can meet in it; the deterministic engine runs
+ * everything on one.  Returns whether it locked, for ring_unlock().
+ */
+static bool ring_lock(void)
+{
+	bool threaded = sim_engine_threaded();
+
+	if (threaded)
+		pthread_mutex_lock(&trace_lock);
+	return threaded;
+}
+
+static void ring_unlock(bool locked)
+{
+	if (locked)
+		pthread_mutex_unlock(&trace_lock);
+}
 
 /* ---- formats ------------------------------------------------------- */
 
@@ -273,8 +296,8 @@ void __sim_trace(const char *event, const char *fmt, ...)
 	const struct fmt_spec *sp;
 	struct trace_rec *r;
 	va_list ap;
+	bool locked = ring_lock();
 
-	pthread_mutex_lock(&trace_lock);
 	r = &ring[nr_records % TRACE_RING];
 	r->event = event;
 	r->tag = sim_ctx == SIM_CTX_TASK && (current->flags & PF_WQ_WORKER) ?
@@ -298,39 +321,62 @@ void __sim_trace(const char *event, const char *fmt, ...)
 		mix_bytes(r->text, strlen(r->text));
 	}
 	nr_records++;
-	pthread_mutex_unlock(&trace_lock);
+	ring_unlock(locked);
 }
 
 void sim_trace_enable(bool on)
 {
 	__atomic_store_n(&sim_trace_on, on, __ATOMIC_RELAXED);
+	sim_watch_set(SIM_WATCH_TRACE, on);
+}
+
+void sim_watch_set(unsigned int bits, bool on)
+{
+	unsigned int old = __atomic_load_n(&sim_watch, __ATOMIC_RELAXED);
+
+	/* an observer per request: no locked operation when nothing changes */
+	if ((old & bits) == (on ? bits : 0))
+		return;
+	if (on) {
+		old = __atomic_fetch_or(&sim_watch, bits, __ATOMIC_RELAXED);
+		if (!old)
+			__atomic_fetch_add(&watch_epoch, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_and(&sim_watch, ~bits, __ATOMIC_RELAXED);
+	}
+}
+
+unsigned int sim_watch_epoch(void)
+{
+	return __atomic_load_n(&watch_epoch, __ATOMIC_RELAXED);
 }
 
 void sim_trace_reset(void)
 {
-	pthread_mutex_lock(&trace_lock);
+	bool locked = ring_lock();
+
 	nr_records = 0;
 	hash = 0xcbf29ce484222325ULL;
-	pthread_mutex_unlock(&trace_lock);
+	ring_unlock(locked);
 }
 
 u64 sim_trace_count(void)
 {
+	bool locked = ring_lock();
 	u64 n;
 
-	pthread_mutex_lock(&trace_lock);
 	n = nr_records;
-	pthread_mutex_unlock(&trace_lock);
+	ring_unlock(locked);
 	return n;
 }
 
 u64 sim_trace_hash(void)
 {
+	bool locked = ring_lock();
 	u64 h;
 
-	pthread_mutex_lock(&trace_lock);
 	h = hash;
-	pthread_mutex_unlock(&trace_lock);
+	ring_unlock(locked);
 	return h;
 }
 
@@ -338,15 +384,15 @@ bool sim_trace_get(unsigned int back, char *buf, size_t len)
 {
 	char line[TRACE_LEN];
 	bool ok = false;
+	bool locked = ring_lock();
 
-	pthread_mutex_lock(&trace_lock);
 	if (back < nr_records && back < TRACE_RING) {
 		render(&ring[(nr_records - 1 - back) % TRACE_RING], line,
 		       sizeof(line));
 		snprintf(buf, len, "%s", line);
 		ok = true;
 	}
-	pthread_mutex_unlock(&trace_lock);
+	ring_unlock(locked);
 	return ok;
 }
 
@@ -354,8 +400,8 @@ void sim_trace_dump(FILE *out, unsigned int n)
 {
 	char line[TRACE_LEN];
 	u64 first;
+	bool locked = ring_lock();
 
-	pthread_mutex_lock(&trace_lock);
 	first = nr_records > TRACE_RING ? nr_records - TRACE_RING : 0;
 	if (n && nr_records - first > n)
 		first = nr_records - n;
@@ -363,5 +409,5 @@ void sim_trace_dump(FILE *out, unsigned int n)
 		render(&ring[i % TRACE_RING], line, sizeof(line));
 		fprintf(out, "%6llu %s\n", (unsigned long long)i, line);
 	}
-	pthread_mutex_unlock(&trace_lock);
+	ring_unlock(locked);
 }

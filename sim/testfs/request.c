@@ -215,7 +215,17 @@ size_t iomapsim_buf_mem_size(const struct iomapsim_request *req)
 	return IOMAPSIM_BUF_MEM_SIZE(0, end);
 }
 
-static bool iov_apart(const struct iomapsim_request *req);
+bool iomapsim_iov_apart(const struct iomapsim_request *req)
+{
+	unsigned int i;
+
+	if (req->iter != IOMAPSIM_ITER_IOVEC)
+		return false;
+	for (i = 1; i < req->nr_iov; i++)
+		if (req->iov[i].page_off >= 0)
+			return true;
+	return false;
+}
 
 bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
 			 u8 *dst)
@@ -223,7 +233,7 @@ bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
 	size_t end = 0, done = 0;
 	unsigned int i;
 
-	if (!iov_apart(req))
+	if (!iomapsim_iov_apart(req))
 		return false;
 	for (i = 0; i < req->nr_iov; i++) {
 		size_t start = iov_seg_start(req, i, end);
@@ -235,17 +245,21 @@ bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
 	return true;
 }
 
-/* Explicit segments that are not one run of memory need a gather. */
-static bool iov_apart(const struct iomapsim_request *req)
+/*
+ * The request's bytes at @p, from file offset @pos: a write's source
+ * (the pattern), a read's fill; nothing where the caller's memory holds
+ * them already (buf_filled).
+ */
+static void lay_out(const struct iomapsim_request *req, u8 *p, loff_t pos,
+		    size_t len)
 {
-	unsigned int i;
-
-	if (req->iter != IOMAPSIM_ITER_IOVEC)
-		return false;
-	for (i = 1; i < req->nr_iov; i++)
-		if (req->iov[i].page_off >= 0)
-			return true;
-	return false;
+	if (req->buf_mem && req->buf_filled)
+		return;
+	if (req->write)
+		iomapsim_write_pattern_fill(p, pos, len);
+	else
+		/* not zero, so that zero-filled holes show */
+		memset(p, 0xee, len);
 }
 
 /*
@@ -275,11 +289,7 @@ static int build_iov(const struct iomapsim_request *req, struct req_buf *b,
 
 		b->iov[i].iov_base = p;
 		b->iov[i].iov_len = req->iov[i].len;
-		if (req->write)
-			iomapsim_write_pattern_fill(p, req->pos + (loff_t)done,
-						    req->iov[i].len);
-		else
-			memset(p, 0xee, req->iov[i].len);
+		lay_out(req, p, req->pos + (loff_t)done, req->iov[i].len);
 		end = (size_t)(p - b->mem) + req->iov[i].len;
 		done += req->iov[i].len;
 	}
@@ -289,7 +299,7 @@ static int build_iov(const struct iomapsim_request *req, struct req_buf *b,
 /* The segments' bytes in order, where the data checks look for them. */
 static int gather_iov(const struct iomapsim_request *req, struct req_buf *b)
 {
-	if (!iov_apart(req))
+	if (!iomapsim_iov_apart(req))
 		return 0;
 	b->gather = malloc(req->len ? req->len : 1);
 	if (!b->gather)
@@ -349,11 +359,7 @@ static int build_iter(const struct iomapsim_request *req, struct req_buf *b,
 		iov_iter_init(iter, dir, b->iov, req->nr_iov, req->len);
 		return 0;
 	}
-	if (req->write)
-		iomapsim_write_pattern_fill(b->data, req->pos, req->len);
-	else
-		/* not zero, so that zero-filled holes show */
-		memset(b->data, 0xee, req->len);
+	lay_out(req, b->data, req->pos, req->len);
 
 	switch (req->iter) {
 	case IOMAPSIM_ITER_IOVEC: {
@@ -518,10 +524,20 @@ static void wait_async(struct testfs *tf, struct kiocb *iocb)
 {
 	while (!issuer.calls) {
 		if (READ_ONCE(iocb->private) && polled_pending(tf)) {
+			int reaped;
+
 			iomap_dio_obs_polling(true);
-			iocb_bio_iopoll(iocb, NULL, 0);
+			reaped = iocb_bio_iopoll(iocb, NULL, 0);
 			iomap_dio_obs_polling(false);
-			continue;
+			/*
+			 * A poll that found nothing to reap (the queue lost
+			 * BLK_FEAT_POLL, or the bio is not the polled one)
+			 * lets time pass, as io_uring's loop does between
+			 * polls, so the request timeout can end the bio
+			 * (bio_poll_timeout); polling again at once spun.
+			 */
+			if (reaped > 0)
+				continue;
 		}
 		if (!sim_engine_step())
 			break;

@@ -130,6 +130,14 @@ struct iomapsim_request {
 	void *buf_mem;
 	size_t buf_mem_size;
 	/*
+	 * buf_mem already holds what the runner would lay out there for
+	 * this request's bytes (a write's source: the write pattern at each
+	 * byte's file offset; a read's fill: 0xee): the caller ran the same
+	 * request on the same memory and checked, or put back, what it
+	 * left.  The runner does not fill it again.
+	 */
+	bool buf_filled;
+	/*
 	 * The caller compares what a read returned with its own model of
 	 * the file (the fuzzer does): skip the runner's comparison with
 	 * testfs's, a second pass over the data that says the same for a
@@ -147,6 +155,8 @@ struct iomapsim_request {
 	((((size_t)(buf_offset) + (len) + 4095) & ~(size_t)4095) + 4096)
 /* The same for @req, explicit segments (nr_iov) included. */
 size_t iomapsim_buf_mem_size(const struct iomapsim_request *req);
+/* Explicit segments that are not one run of memory (they need a gather). */
+bool iomapsim_iov_apart(const struct iomapsim_request *req);
 /*
  * Explicit segments apart in memory: copy their bytes in order from the
  * buffer memory @mem (buf_mem) to @dst (len bytes) and return true;

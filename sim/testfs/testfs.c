@@ -51,10 +51,23 @@ void testfs_pattern_fill(u8 *dst, loff_t off, size_t len)
 		size_t in = off & 4095;
 		size_t n = min_t(size_t, len, 4096 - in);
 		u8 key = testfs_block_key(off);
-		/* a word at a time: files are filled whole at creation */
+		/*
+		 * 16 bytes at a time (one SSE2 register, or what the target
+		 * has), then words: files are filled whole at creation and
+		 * the runner lays a request's window out for every input
+		 */
+		typedef u8 v16 __attribute__((vector_size(16)));
 		u64 wkey = key * 0x0101010101010101ULL;
+		v16 vkey = (v16){ 0 } + key;
 		size_t k = 0;
 
+		for (; k + 16 <= n; k += 16) {
+			v16 v;
+
+			memcpy(&v, &testfs_pattern_table[in + k], 16);
+			v ^= vkey;
+			memcpy(dst + k, &v, 16);
+		}
 		for (; k + 8 <= n; k += 8) {
 			u64 w;
 
@@ -70,13 +83,28 @@ void testfs_pattern_fill(u8 *dst, loff_t off, size_t len)
 	}
 }
 
+/*
+ * testfs_stale() repeats every 256 sectors: one period of it, copied
+ * from, instead of a memset per sector (every block a write allocates
+ * gets stale contents, every run).
+ */
+#define STALE_PERIOD (256 * 512)
+static u8 stale_period[STALE_PERIOD];
+
+static void __attribute__((constructor)) stale_period_init(void)
+{
+	for (u64 a = 0; a < STALE_PERIOD; a += 512)
+		memset(stale_period + a, testfs_stale(a), 512);
+}
+
 /* testfs_stale() over device bytes [addr, addr + len): one byte a sector */
 static void stale_fill(u8 *dev, u64 addr, u64 len)
 {
 	while (len) {
-		u64 n = min_t(u64, len, 512 - (addr & 511));
+		u64 in = addr % STALE_PERIOD;
+		u64 n = min_t(u64, len, STALE_PERIOD - in);
 
-		memset(dev + addr, testfs_stale(addr), n);
+		memcpy(dev + addr, stale_period + in, n);
 		addr += n;
 		len -= n;
 	}
@@ -776,10 +804,19 @@ static void dev_fill(struct testfs *tf, const struct content_run *r, u64 s,
 {
 	u8 *dev = sim_bdev_ram_data(tf->ram);
 
+	u64 off = s + r->delta;	/* the file offset, for the pattern */
+
 	if (r->kind == RUN_STALE)
 		stale_fill(dev, s, t - s);
+	else if (off + (t - s) <= tf->model_size)
+		/*
+		 * set_contents() lays the model out first: it holds the
+		 * pattern of every mapped block of the window, copied here
+		 * faster than made again
+		 */
+		memcpy(dev + s, tf->model + off, t - s);
 	else
-		testfs_pattern_fill(dev + s, s + r->delta, t - s);
+		testfs_pattern_fill(dev + s, off, t - s);
 }
 
 /* (testfs never looks at a write cache's media image) */
@@ -1494,45 +1531,55 @@ void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
 	pthread_mutex_unlock(&tf->lock);
 }
 
+static bool data_type_ext(const struct testfs_extent *e)
+{
+	return e->type == IOMAP_MAPPED || e->type == IOMAP_DELALLOC ||
+	       e->type == IOMAP_INLINE;
+}
+
+/* Zeroes in the model's [@s, @t), the part of it the model has. */
+static void model_zero_upto(struct testfs *tf, loff_t s, loff_t t)
+{
+	t = min_t(loff_t, t, tf->model_size);
+	if (s < t)
+		memset(tf->model + s, 0, t - s);
+}
+
 /*
  * Model and device under file range [s, t) back to what set_contents()
- * made of the initial extents.  Blocks allocated later lie past
+ * made of the initial extents (not overlapping): the pattern
+ * under the data extents of the window, zeroes everywhere else in the
+ * model, each byte written once.  Blocks allocated later lie past
  * next_addr0 and get stale contents when allocated again.
  */
 static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t)
 {
+	/* only the window holds the map's contents (set_contents()) */
+	loff_t ws = max_t(loff_t, s, tf->win_start);
+	loff_t wt = min_t(loff_t, t, tf->win_end);
+	loff_t at = s;	/* the model is right below this */
 	unsigned int idx;
 
-	if ((size_t)s < tf->model_size)
-		memset(tf->model + s, 0,
-		       min_t(size_t, t, tf->model_size) - s);
-	/* only the window holds the map's contents (set_contents()) */
-	s = max_t(loff_t, s, tf->win_start);
-	t = min_t(loff_t, t, tf->win_end);
 	for (idx = 0; idx < tf->nr_ext0; idx++) {
 		const struct testfs_extent *e = &tf->ext0[idx];
-		loff_t a = max_t(loff_t, s, e->off);
-		loff_t b = min_t(loff_t, t, e->off + (loff_t)e->len);
+		loff_t a = max_t(loff_t, ws, e->off);
+		loff_t b = min_t(loff_t, wt, e->off + (loff_t)e->len);
 		u64 addr = e->addr + (a - e->off);
 
 		if (b <= a)
 			continue;
-		switch (e->type) {
-		case IOMAP_MAPPED:
+		if (data_type_ext(e)) {
+			model_zero_upto(tf, at, a);
 			testfs_pattern_fill(tf->model + a, a, b - a);
-			memcpy(dev + addr, tf->model + a, b - a);
-			break;
-		case IOMAP_DELALLOC:
-		case IOMAP_INLINE:
-			testfs_pattern_fill(tf->model + a, a, b - a);
-			break;
-		case IOMAP_UNWRITTEN:
-			stale_fill(dev, addr, b - a);
-			break;
-		default:
-			break;
+			/* (max: right in any extent order) */
+			at = max(at, b);
 		}
+		if (e->type == IOMAP_MAPPED)
+			memcpy(dev + addr, tf->model + a, b - a);
+		else if (e->type == IOMAP_UNWRITTEN)
+			stale_fill(dev, addr, b - a);
 	}
+	model_zero_upto(tf, at, t);
 }
 
 /* Bytes of mapped and unwritten extents in [s, t): where writes may go. */
@@ -1582,7 +1629,7 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 
 	s = round_down_u64(max_t(loff_t, start, 0), tf->fs_block);
 	t = round_up_u64(max_t(loff_t, end, s), tf->fs_block);
-	pthread_mutex_lock(&tf->lock);
+	tf_lock(tf);
 	/*
 	 * A write into inline data past EOF first zeroes [i_size, pos)
 	 * through the inline buffer, which lives in the model: before the
@@ -1599,7 +1646,7 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 	 */
 	sim_bdev_get_counters(tf->ram, &c);
 	if (c.write_bytes > writable_bytes(tf, s, t)) {
-		pthread_mutex_unlock(&tf->lock);
+		tf_unlock(tf);
 		return false;
 	}
 	/* after a pure read there is nothing to put back */
@@ -1608,14 +1655,14 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 	tf->written = false;
 	if (ext_reserve(tf, tf->nr_ext0 > tf->nr_ext ?
 				    tf->nr_ext0 - tf->nr_ext : 0)) {
-		pthread_mutex_unlock(&tf->lock);
+		tf_unlock(tf);
 		return false;
 	}
 	if (tf->nr_ext0)
 		memcpy(tf->ext, tf->ext0, tf->nr_ext0 * sizeof(*tf->ext));
 	tf->nr_ext = tf->nr_ext0;
 	tf->next_addr = tf->next_addr0;
-	pthread_mutex_unlock(&tf->lock);
+	tf_unlock(tf);
 
 	sim_bdev_reset_counters(tf->bdev);
 	sim_bdev_reset_counters(tf->ram);

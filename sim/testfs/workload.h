@@ -66,7 +66,8 @@ struct wl_result {
 	u64 ns;			/* wall time of the measured part */
 	u64 cpu_ns;		/* CPU time the process spent in it */
 	long allocs;		/* kernel heap allocations in it */
-	u64 simple;		/* requests the simple path served */
+	u64 simple;		/* bios from the simple path's pool: the
+				 * requests it served (no fallbacks here) */
 	u64 hashed;		/* io-wq work items run hashed */
 	unsigned int max_parallel; /* io-wq: most items running at once */
 };

@@ -6,7 +6,8 @@
  * (trace_iomap_dio_rw_begin, trace_iomap_dio_complete, ...) and the file
  * system's own callbacks; nothing in the kernel file reports its path.
  *
- * Counters (sim stats, always on):
+ * Counters (sim stats; counted while SIM_WATCH_COUNT is set, the default,
+ * <sim/trace.h>):
  *   iomap_simple_hits              simple-path I/Os completed
  *   iomap_simple_fallback_<reason> requests that went to the generic path,
  *                                  by the first reason that applied
@@ -25,7 +26,9 @@
 #ifndef _SIM_IOMAP_H
 #define _SIM_IOMAP_H
 
+#include <linux/init.h>
 #include <linux/types.h>
+#include <sim/trace.h>
 
 struct bio_set;
 struct inode;
@@ -54,7 +57,10 @@ struct kiocb;
  * drained) so that a test can end with nothing allocated.  Either API
  * generation, embedded or a kernel tree.
  */
-int iomap_sim_dio_init(void);
+static inline int iomap_sim_dio_init(void)
+{
+	return sim_do_initcalls();
+}
 void iomap_sim_dio_exit(void);
 /* That bio_set (the static in direct-io.c, either copy). */
 struct bio_set *iomap_sim_simple_pool(void);
@@ -138,14 +144,42 @@ enum iomap_sim_offer {
 	IOMAP_SIM_OFFER_READ_SIMPLE,
 };
 
-void iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
+void __iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		size_t done_before, enum iomap_sim_offer offer);
-/* The call into iomap returned: the request's pointers are not kept. */
-void iomap_dio_sim_offer_end(void);
-/* From ->iomap_begin: the mapping returned, or the error (@ret). */
-void iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
+void __iomap_dio_sim_offer_end(void);
+void __iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
 		int ret);
+
+/*
+ * Like the tracepoints, one branch when nobody watches (sim_watched()):
+ * then nothing is recorded, and a request whose offer was not recorded is
+ * not explained (no fallback counted), since nobody was there to see it.
+ */
+static inline void iomap_dio_sim_offer(struct kiocb *iocb,
+		struct iov_iter *iter, const struct iomap_dio_ops *dops,
+		unsigned int dio_flags, size_t done_before,
+		enum iomap_sim_offer offer)
+{
+	if (sim_watched())
+		__iomap_dio_sim_offer(iocb, iter, dops, dio_flags, done_before,
+				      offer);
+}
+
+/* The call into iomap returned: the request's pointers are not kept. */
+static inline void iomap_dio_sim_offer_end(void)
+{
+	if (sim_watched())
+		__iomap_dio_sim_offer_end();
+}
+
+/* From ->iomap_begin: the mapping returned, or the error (@ret). */
+static inline void iomap_dio_sim_mapped(struct inode *inode,
+		const struct iomap *iomap, int ret)
+{
+	if (sim_watched())
+		__iomap_dio_sim_mapped(inode, iomap, ret);
+}
 
 /* Where a request's completion work ran (SEMANTICS 4, item 8). */
 enum iomap_dio_comp_ctx {

@@ -24,6 +24,39 @@ void __sim_trace(const char *event, const char *fmt, ...) __printf(2, 3);
 	} while (0)
 
 void sim_trace_enable(bool on);
+
+/*
+ * Who watches the hooks that feed more than the trace ring (a layer's
+ * counters, a per-request observer): a mask, SIM_WATCH_TRACE while the
+ * ring records (sim_trace_enable()), the other bits as their owners set
+ * them.  Such a hook tests sim_watched() as the kernel tests a tracepoint's
+ * static key: one load and one predictable branch, no call and no argument
+ * evaluated, when nobody watches.  Counting is on by default, as tracing
+ * is (the mount's stats show the counters); a benchmark turns both off.
+ */
+#define SIM_WATCH_TRACE		(1u << 0)
+#define SIM_WATCH_OBSERVER	(1u << 1)	/* a per-request observer */
+#define SIM_WATCH_COUNT		(1u << 2)	/* counters fed by the hooks */
+
+extern unsigned int sim_watch;
+
+static inline bool sim_watched(void)
+{
+	return unlikely(__atomic_load_n(&sim_watch, __ATOMIC_RELAXED) != 0);
+}
+
+static inline bool sim_watch_counting(void)
+{
+	return __atomic_load_n(&sim_watch, __ATOMIC_RELAXED) & SIM_WATCH_COUNT;
+}
+
+void sim_watch_set(unsigned int bits, bool on);
+/*
+ * Bumped each time the mask leaves 0: state a hook recorded for a request
+ * before then may be missing its other half (hooks skipped while nobody
+ * watched), so it is not trusted.
+ */
+unsigned int sim_watch_epoch(void);
 void sim_trace_reset(void);
 /* Records since the last reset and a hash over all of them. */
 u64 sim_trace_count(void);
