@@ -132,7 +132,7 @@ enum sfs_poll_stat {
 	SFS_POLL_TRIALS_WON,	/* ... and polling was faster */
 	/* levels, set (a stats reset clears them too) */
 	SFS_POLL_ON,		/* the last trial's winner (1: polling) */
-	SFS_POLL_CYCLE_POLLING_NS, /* its median cycles, each arm */
+	SFS_POLL_CYCLE_POLLING_NS, /* its mean cycles, each arm */
 	SFS_POLL_CYCLE_SLEEPING_NS,
 	SFS_POLL_IDLE_CPUS,	/* the last estimate */
 	SFS_POLL_NR,
