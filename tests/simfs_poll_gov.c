@@ -46,7 +46,7 @@ static void run_trial(unsigned int on_us, unsigned int off_us)
 {
 	long trials = sim_stat_get("fuse_poll_trials");
 
-	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
+	for (int i = 0; i < 1200 && sim_stat_get("fuse_poll_trials") == trials;
 	     i++) {
 		bool on = poll_gov_arrival(&g, true);
 
@@ -104,7 +104,7 @@ START_TEST(test_sleeping_chosen_where_polling_stalls_some_cycles)
 
 	gov_init(100, 2);
 	trials = sim_stat_get("fuse_poll_trials");
-	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
+	for (int i = 0; i < 1200 && sim_stat_get("fuse_poll_trials") == trials;
 	     i++) {
 		bool on = poll_gov_arrival(&g, true);
 
@@ -130,7 +130,7 @@ START_TEST(test_void_polling_arm_loses)
 
 	gov_init(100, 2);
 	trials = sim_stat_get("fuse_poll_trials");
-	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
+	for (int i = 0; i < 1200 && sim_stat_get("fuse_poll_trials") == trials;
 	     i++)
 		busy_wait_ns(poll_gov_arrival(&g, true) ? 100000 : 400000);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);

@@ -14,19 +14,21 @@
  *  - Whether.  A lone request's cycle (its arrival to the next lone
  *    request's arrival: service, wait and the client's turn) is what
  *    polling is for.  A trial runs the two arms, polling and sleeping,
- *    in alternating stretches of POLL_GOV_BLOCK cycles (the first
- *    POLL_GOV_SKIP of a stretch are not counted: they carry the other
- *    arm's state) and compares their mean cycle, which is what the
- *    client's IOPS are the inverse of.  Not the median: polling makes
- *    the common cycle shorter and, where the worker spins on a CPU the
- *    client wanted, a few cycles far longer, and only the mean sees
- *    both.  Polling wins only by GOV_MARGIN_PCT or more, and only if
- *    it got to poll at all (see "Who" below).  A trial that lone
- *    cycles are too rare to finish in a second is decided on what it
- *    has, or for sleeping if that is too little.  The winner then runs
- *    POLL_GOV_RUN cycles, and the next trial starts; the trials' own
- *    polling cycles are about 110 in 4,300, so where
- *    polling loses, the mount runs within a fraction of a percent of
+ *    in alternating stretches of POLL_GOV_BLOCK cycles and compares
+ *    their mean cycle, which is what the client's IOPS are the inverse
+ *    of.  Not the median: polling makes the common cycle shorter and,
+ *    where the worker spins on a CPU the client wanted, a few cycles far
+ *    longer, and only the mean sees both.  Long stretches, of which the
+ *    first POLL_GOV_SKIP cycles are not counted: the scheduler takes
+ *    that long to settle where it puts the client and the worker after
+ *    the other arm (in short ones the sleeping arm measured a third
+ *    slower than a poll=0 mount runs).  Polling wins only by
+ *    GOV_MARGIN_PCT or more, and only if it got to poll at all (see
+ *    "Who" below).  A trial that lone cycles are too rare to finish in
+ *    a second is decided on what it has, or for sleeping if that is too
+ *    little.  The winner then runs POLL_GOV_RUN cycles, and the next
+ *    trial starts; a trial's polling cycles are 256 in about 8,700, so
+ *    where polling loses, the mount runs within half a percent of
  *    poll=0.
  *  - How long.  Each site's window is twice the moving average of the
  *    waits that hit, plus slack, doubled after a miss, never above the

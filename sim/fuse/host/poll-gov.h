@@ -17,10 +17,10 @@ enum poll_site {
 };
 
 /* Cycles measured per arm in a trial, and cycles between trials. */
-#define POLL_GOV_SAMPLES	96
-#define POLL_GOV_BLOCK		16	/* cycles an arm runs at a stretch */
-#define POLL_GOV_SKIP		2	/* of which the first are not counted */
-#define POLL_GOV_RUN		4096
+#define POLL_GOV_SAMPLES	192
+#define POLL_GOV_BLOCK		128	/* cycles an arm runs at a stretch */
+#define POLL_GOV_SKIP		32	/* of which the first are not counted */
+#define POLL_GOV_RUN		8192
 
 struct poll_gov {
 	unsigned int max_us;	/* poll=: the bound, 0: never poll */
