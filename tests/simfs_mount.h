@@ -728,6 +728,46 @@ START_TEST(test_poll_governor)
 }
 END_TEST
 
+/*
+ * A worker with nothing in flight sleeps for the next request on its own
+ * clone of /dev/fuse, and the reply must go back on that clone, whatever
+ * thread sends it: a write read there after a read is answered from the
+ * device's completion.  Reads and writes take turns, each checked; a
+ * reply sent to the wrong descriptor would fail it (or hang the client).
+ */
+START_TEST(test_lone_requests_on_worker_clones)
+{
+	char *buf = abuf(4096), *st;
+	int fd;
+
+	write_file("c", 256 << 10, 256 << 10, 14, true);
+	umount_fs();
+	mount_fs("poll=0");
+	ctl_write("stats", "reset\n");
+	fd = open(path_in("c"), O_RDWR | O_DIRECT);
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < 64; i++) {
+		ck_assert_int_eq(pread(fd, buf, 4096, i * 4096), 4096);
+		check_pattern_at(buf, 4096, 14, i * 4096, "before");
+		pattern(buf, 4096, 15 + i);
+		ck_assert_int_eq(pwrite(fd, buf, 4096, i * 4096), 4096);
+	}
+	for (int i = 0; i < 64; i++) {
+		ck_assert_int_eq(pread(fd, buf, 4096, i * 4096), 4096);
+		check_pattern(buf, 4096, 15 + i, "after");
+	}
+	close(fd);
+	st = stats_text();
+	/* every write follows a read that left the mount idle */
+	ck_assert_int_ge(stat_in(st, "fuse_clone_reads"), 64);
+	ck_assert_int_ge(stat_in(st, "fuse_reply_from_completion"), 64);
+	ck_assert_int_eq(stat_in(st, "fuse_reply_failed"), 0);
+	free(st);
+	free(buf);
+	umount_fs();
+}
+END_TEST
+
 START_TEST(test_mkfs_refuses_ext4)
 {
 	char out[2048], before[128], after[128];
@@ -821,6 +861,7 @@ static TCase *mount_tcase(const char *name)
 	tcase_add_test(tc, test_unmount_fsck_remount);
 	tcase_add_test(tc, test_kill9_fsynced_data_survives);
 	tcase_add_test(tc, test_poll_governor);
+	tcase_add_test(tc, test_lone_requests_on_worker_clones);
 	return tc;
 }
 

@@ -32,6 +32,7 @@ struct sfs_mount {
 	struct simfs_sb_info *sbi;
 	char target[256];
 	atomic_long_t inflight;
+	atomic_long_t unreplied; /* of those, not yet replied to */
 	atomic_long_t reply_errors;
 	bool engine_started;
 	/*

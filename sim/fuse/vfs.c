@@ -218,7 +218,7 @@ fail:
 
 long sfs_inflight(struct sfs_mount *m)
 {
-	return atomic_long_read(&m->inflight);
+	return atomic_long_read(&m->unreplied);
 }
 
 int sfs_mount_close(struct sfs_mount *m)
@@ -525,6 +525,13 @@ static void sfs_io_finish(struct sfs_io *io, long res)
 {
 	struct sfs_mount *m = io->m;
 
+	/*
+	 * Before the reply: the client's next request may be read by
+	 * another worker before this one is back, and must find the
+	 * mount idle (fuse-loop.c); inflight, after, keeps the session
+	 * alive until the reply is out (sfs_mount_close()).
+	 */
+	atomic_long_dec(&m->unreplied);
 	io->done(io->arg, res, io->buf);
 	buf_put(io->buf, io->size);
 	free(io);
@@ -569,6 +576,7 @@ static struct sfs_io *io_alloc(struct sfs_mount *m, struct file *file,
 	if (io->iocb.ki_flags & IOCB_DIRECT)
 		io->iocb.ki_complete = sfs_ki_complete;
 	atomic_long_inc(&m->inflight);
+	atomic_long_inc(&m->unreplied);
 	return io;
 }
 
@@ -622,6 +630,7 @@ DEFINE_SIM_STAT(stat_fuse_poll_spent_ns, "fuse_poll_spent_ns");
 DEFINE_SIM_STAT(stat_fuse_poll_no_idle_cpu, "fuse_poll_no_idle_cpu");
 DEFINE_SIM_STAT(stat_fuse_poll_trials, "fuse_poll_trials");
 DEFINE_SIM_STAT(stat_fuse_poll_trials_won, "fuse_poll_trials_won");
+DEFINE_SIM_STAT(stat_fuse_clone_reads, "fuse_clone_reads");
 /* set, not added; not gauges either: they leak nothing, a reset clears them */
 DEFINE_SIM_STAT(stat_fuse_poll_on, "fuse_poll_on");
 DEFINE_SIM_STAT(stat_fuse_poll_cycle_polling_ns, "fuse_poll_cycle_polling_ns");
@@ -636,6 +645,7 @@ static struct sim_stat *const poll_stats[SFS_POLL_NR] = {
 	[SFS_POLL_NO_IDLE_CPU] = &stat_fuse_poll_no_idle_cpu,
 	[SFS_POLL_TRIALS] = &stat_fuse_poll_trials,
 	[SFS_POLL_TRIALS_WON] = &stat_fuse_poll_trials_won,
+	[SFS_POLL_CLONE_READS] = &stat_fuse_clone_reads,
 	[SFS_POLL_ON] = &stat_fuse_poll_on,
 	[SFS_POLL_CYCLE_POLLING_NS] = &stat_fuse_poll_cycle_polling_ns,
 	[SFS_POLL_CYCLE_SLEEPING_NS] = &stat_fuse_poll_cycle_sleeping_ns,

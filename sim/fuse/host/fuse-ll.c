@@ -44,6 +44,7 @@
 #include "../iomapsim-mount.h"
 #include "../../simfs/simfs-host.h"
 #include "fuse-loop.h"
+#include "fuse-route.h"
 #include "sfs.h"
 
 #define ATTR_TIMEOUT 1.0
@@ -859,6 +860,8 @@ out_session:
 	if (sfs_mount_close(c.m))
 		ret = 1;
 	c.m = NULL;
+	/* the workers' clones of /dev/fuse: no reply is owed on them now */
+	fuse_route_exit();
 	fuse_session_destroy(c.se);
 	fuse_opt_free_args(&args);
 	simfs_host_unlock(&lk);

@@ -14,7 +14,9 @@
  * for each would put it to sleep and wake it again every time.  Each
  * worker waits in epoll for either a request (/dev/fuse, non-blocking,
  * EPOLLEXCLUSIVE so one worker wakes per request) or its reads (the
- * ring's eventfd).
+ * ring's eventfd); with none of its reads in flight, it sleeps in a
+ * blocking read() of its own clone of /dev/fuse instead (fuse-route.c),
+ * one system call where epoll takes two.
  *
  * A lone request costs what the kernel makes it cost: its read stays
  * on the worker's ring unsubmitted (sfs_own_defer()) until the worker,
@@ -32,9 +34,11 @@
  * windows from the waits it sees, never past poll_us, and lets no more
  * workers poll than there are idle CPUs.  Under load nobody polls.
  *
- * Shutdown: the workers block signals; the main thread waits for the
- * session to end (unmount, fuse_session_exit() from a signal handler),
- * then wakes every worker through a stop eventfd; each ends the reads it
+ * Shutdown: the workers block signals but SIGUSR2; the main thread waits
+ * for the session to end (unmount, fuse_session_exit() from a signal
+ * handler), then wakes every worker through a stop eventfd, and those
+ * asleep in a blocking read with SIGUSR2 (again, until each has gone:
+ * one may have been on its way into the read); each ends the reads it
  * still has in flight and exits.
  *
  * A host file: system headers and libfuse only (see sim/fuse/host/).
@@ -55,6 +59,7 @@
 #include <sys/eventfd.h>
 #include <fuse_lowlevel.h>
 #include "fuse-loop.h"
+#include "fuse-route.h"
 #include "poll-gov.h"
 #include "sfs.h"
 
@@ -67,6 +72,7 @@ struct fuse_loop {
 
 	unsigned int serving;	/* atomic: workers inside a request */
 	bool stopping;		/* atomic */
+	bool route;		/* fuse-route.c has the session's I/O */
 	pthread_mutex_t lock;
 	int error;		/* under lock: the first receive error */
 	sem_t finish;		/* a worker saw the session end */
@@ -152,13 +158,25 @@ static void wait_event(int epfd)
 	epoll_wait(epfd, ev, 3, -1);
 }
 
+static void wake_signal(int sig)
+{
+	(void)sig;
+}
+
 static void *worker(void *arg)
 {
 	struct fuse_loop *l = arg;
 	struct fuse_buf fbuf = { .mem = NULL };
 	int own_fd = sfs_own_fd(l->m);
 	int epfd = epoll_create1(EPOLL_CLOEXEC);
+	int clone_fd = -1;
 	bool poll_next = false, sleep_next = false;
+	sigset_t wake;
+
+	/* the main thread's SIGUSR2 ends a blocking read at shutdown */
+	sigemptyset(&wake);
+	sigaddset(&wake, SIGUSR2);
+	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
 
 	if (epfd < 0 || epoll_add(epfd, l->fd, EPOLLIN | EPOLLEXCLUSIVE) ||
 	    epoll_add(epfd, l->stop_fd, EPOLLIN) ||
@@ -172,23 +190,31 @@ static void *worker(void *arg)
 	}
 	if (own_fd >= 0 && sfs_own_defer(l->m, true))
 		own_fd = -1; /* wait for each request's reads, then */
+	/* without a clone (an old kernel), epoll it is */
+	if (own_fd >= 0 && l->route)
+		clone_fd = fuse_route_clone(l->se);
 	while (!stopping(l)) {
 		bool idle, lone, poll;
 		int res;
 
 		if (own_fd >= 0 && sfs_own_outstanding(l->m))
 			sfs_reap(l->m, false);
-		if (sleep_next) {
+		if (sleep_next && clone_fd < 0) {
 			/* a lone client's next request is not there yet */
 			sleep_next = false;
 			wait_event(epfd);
 			continue;
 		}
-		if (poll_next)
+		if (sleep_next) {
+			res = fuse_route_receive_blocking(l->se, &fbuf,
+							  clone_fd);
+			if (res > 0)
+				sfs_poll_stat(SFS_POLL_CLONE_READS, 1);
+		} else if (poll_next)
 			res = poll_receive(l, &fbuf);
 		else
 			res = fuse_session_receive_buf(l->se, &fbuf);
-		poll_next = false;
+		poll_next = sleep_next = false;
 		if (res == -EAGAIN) {
 			wait_event(epfd);
 			continue;
@@ -228,6 +254,7 @@ int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 {
 	struct fuse_loop l = { .se = se, .m = m };
 	pthread_t *tids = calloc(nr_threads, sizeof(*tids));
+	struct sigaction wake = { .sa_handler = wake_signal }, old_wake;
 	sigset_t all, old;
 	unsigned int n = 0;
 	int flags, ret;
@@ -248,6 +275,9 @@ int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 	pthread_mutex_init(&l.lock, NULL);
 	sem_init(&l.finish, 0, 0);
 	poll_gov_init(&l.gov, poll_us);
+	/* no SA_RESTART: the signal is there to end a blocking read */
+	sigaction(SIGUSR2, &wake, &old_wake);
+	l.route = !fuse_route_init(se);
 
 	/* signals go to this thread only, as with libfuse's loop */
 	sigfillset(&all);
@@ -265,11 +295,24 @@ int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 	__atomic_store_n(&l.stopping, true, __ATOMIC_RELEASE);
 	if (eventfd_write(l.stop_fd, 1))
 		ret = ret ?: -errno;
-	for (unsigned int i = 0; i < n; i++)
-		pthread_join(tids[i], NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		struct timespec t;
+
+		/* until it has gone: it may have been on its way in */
+		do {
+			pthread_kill(tids[i], SIGUSR2);
+			clock_gettime(CLOCK_REALTIME, &t);
+			t.tv_nsec += 10000000;
+			if (t.tv_nsec >= 1000000000) {
+				t.tv_sec++;
+				t.tv_nsec -= 1000000000;
+			}
+		} while (pthread_timedjoin_np(tids[i], NULL, &t) == ETIMEDOUT);
+	}
 
 	if (!ret)
 		ret = l.error;
+	sigaction(SIGUSR2, &old_wake, NULL);
 	close(l.stop_fd);
 	sem_destroy(&l.finish);
 	poll_gov_destroy(&l.gov);

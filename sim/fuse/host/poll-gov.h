@@ -17,9 +17,10 @@ enum poll_site {
 };
 
 /* Cycles measured per arm in a trial, and cycles between trials. */
-#define POLL_GOV_SAMPLES	24
-#define POLL_GOV_BLOCK		4	/* cycles an arm runs at a stretch */
-#define POLL_GOV_RUN		2048
+#define POLL_GOV_SAMPLES	192
+#define POLL_GOV_BLOCK		128	/* cycles an arm runs at a stretch */
+#define POLL_GOV_SKIP		32	/* of which the first are not counted */
+#define POLL_GOV_RUN		8192
 
 struct poll_gov {
 	unsigned int max_us;	/* poll=: the bound, 0: never poll */
@@ -32,8 +33,8 @@ struct poll_gov {
 	unsigned int cycles;	/* in this trial or run */
 	bool last_on;		/* the arm of the cycle last_ns began */
 	bool last_keep;		/* and whether it is a sample */
-	uint32_t samples[2][POLL_GOV_SAMPLES]; /* [on] cycle ns */
-	unsigned int nr[2];
+	uint64_t sum_ns[2];	/* [on] the sampled cycles' total */
+	unsigned int nr[2];	/* [on] how many */
 
 	/* atomics, read on every cycle without the lock */
 	uint64_t last_ns;	/* the last lone request's arrival, 0: none */

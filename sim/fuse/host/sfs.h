@@ -57,7 +57,7 @@ int sfs_mount_close(struct sfs_mount *m);
 int sfs_sync(struct sfs_mount *m);
 /* Validate a fault spec without a device. */
 int sfs_fault_check(const char *spec, char *err, size_t errlen);
-/* Requests whose completion has not run yet. */
+/* Reads and writes not yet replied to. */
 long sfs_inflight(struct sfs_mount *m);
 /* Tell the kernel side a FUSE reply could not be sent. */
 void sfs_note_reply_error(struct sfs_mount *m);
@@ -130,9 +130,10 @@ enum sfs_poll_stat {
 	SFS_POLL_NO_IDLE_CPU,	/* windows not opened: no CPU idle */
 	SFS_POLL_TRIALS,	/* polling against sleeping, measured */
 	SFS_POLL_TRIALS_WON,	/* ... and polling was faster */
+	SFS_POLL_CLONE_READS,	/* requests a worker slept for on its clone */
 	/* levels, set (a stats reset clears them too) */
 	SFS_POLL_ON,		/* the last trial's winner (1: polling) */
-	SFS_POLL_CYCLE_POLLING_NS, /* its median cycles, each arm */
+	SFS_POLL_CYCLE_POLLING_NS, /* its mean cycles, each arm */
 	SFS_POLL_CYCLE_SLEEPING_NS,
 	SFS_POLL_IDLE_CPUS,	/* the last estimate */
 	SFS_POLL_NR,
