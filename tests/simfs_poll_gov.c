@@ -28,6 +28,9 @@ static void gov_init(unsigned int max_us, unsigned int ncpu)
 	g.ncpu = ncpu;
 	for (int s = 0; s < POLL_SITES; s++)
 		g.idle_cpus[s] = ncpu;
+	/* short epochs: the same rules, in milliseconds */
+	g.epoch_len = 48;
+	g.epoch_skip = 8;
 }
 
 static void busy_wait_ns(uint64_t ns)
@@ -39,41 +42,68 @@ static void busy_wait_ns(uint64_t ns)
 }
 
 /*
- * Lone cycles until a trial is decided: a polling cycle polls (its
- * completion hits after 2 us) and lasts @on_us, a sleeping one @off_us.
+ * One lone cycle as the loop runs it: if the governor says poll, a
+ * completion window that hits after 2 us; then @on_us or @off_us.
  */
-static void run_trial(unsigned int on_us, unsigned int off_us)
+static bool cycle(unsigned int on_us, unsigned int off_us)
+{
+	bool on = poll_gov_arrival(&g, true);
+
+	if (on) {
+		unsigned int w = poll_gov_begin(&g, POLL_CQE);
+
+		ck_assert_uint_gt(w, 0);
+		ck_assert_uint_le(w, g.max_us);
+		poll_gov_end(&g, POLL_CQE, true, true, 2000);
+	}
+	busy_wait_ns((on ? on_us : off_us) * 1000ull);
+	return on;
+}
+
+/* Lone cycles until the next decision; its arrival already follows it. */
+static void run_until_decided(unsigned int on_us, unsigned int off_us)
 {
 	long trials = sim_stat_get("fuse_poll_trials");
+	int i;
 
-	for (int i = 0; i < 1200 && sim_stat_get("fuse_poll_trials") == trials;
-	     i++) {
-		bool on = poll_gov_arrival(&g, true);
-
-		if (on) {
-			unsigned int w = poll_gov_begin(&g, POLL_CQE);
-
-			ck_assert_uint_gt(w, 0);
-			ck_assert_uint_le(w, g.max_us);
-			poll_gov_end(&g, POLL_CQE, true, true, 2000);
-		}
-		busy_wait_ns((on ? on_us : off_us) * 1000ull);
-	}
+	for (i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
+	     i++)
+		cycle(on_us, off_us);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);
 }
 
+/*
+ * The first decision comes after an epoch of each arm, polling first;
+ * the winner then runs four epochs, every cycle of them, then the loser
+ * is explored for one, and a confirmation makes the winner's run four
+ * times longer.
+ */
 START_TEST(test_polling_chosen_where_it_shortens_the_cycle)
 {
 	gov_init(100, 2);
-	run_trial(100, 400);
+	for (unsigned int i = 0; i < g.epoch_len; i++)
+		ck_assert(cycle(100, 400));
+	ck_assert(!cycle(100, 400));
+	run_until_decided(100, 400);
 	ck_assert(g.on);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_on"), 1);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 1);
 	ck_assert_int_lt(sim_stat_get("fuse_poll_cycle_polling_ns"),
 			 sim_stat_get("fuse_poll_cycle_sleeping_ns"));
-	/* the winner runs: every lone cycle polls until the next trial */
-	for (int i = 0; i < 100; i++)
-		ck_assert(poll_gov_arrival(&g, true));
+	/* the decision's arrival began the winner's four epochs */
+	for (unsigned int i = 1; i < 4 * g.epoch_len; i++)
+		ck_assert(cycle(100, 400));
+	/* the loser explored for an epoch, then confirmed: sixteen */
+	for (unsigned int i = 0; i < g.epoch_len; i++)
+		ck_assert(!cycle(100, 400));
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 1);
+	ck_assert(cycle(100, 400));
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 2);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 2);
+	ck_assert_uint_eq(g.backoff, 16);
+	for (unsigned int i = 1; i < 16 * g.epoch_len; i++)
+		ck_assert(cycle(100, 400));
+	ck_assert(!cycle(100, 400));
 	poll_gov_destroy(&g);
 }
 END_TEST
@@ -81,12 +111,20 @@ END_TEST
 START_TEST(test_sleeping_chosen_where_polling_costs)
 {
 	gov_init(100, 2);
-	run_trial(400, 100);
+	run_until_decided(400, 100);
 	ck_assert(!g.on);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_on"), 0);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 0);
-	for (int i = 0; i < 100; i++)
-		ck_assert(!poll_gov_arrival(&g, true));
+	for (unsigned int i = 1; i < 4 * g.epoch_len; i++)
+		ck_assert(!cycle(400, 100));
+	/* explored again after four epochs, then sixteen */
+	ck_assert(cycle(400, 100));
+	run_until_decided(400, 100);
+	ck_assert(!g.on);
+	ck_assert_uint_eq(g.backoff, 16);
+	for (unsigned int i = 1; i < 16 * g.epoch_len; i++)
+		ck_assert(!cycle(400, 100));
+	ck_assert(cycle(400, 100));
 	poll_gov_destroy(&g);
 }
 END_TEST
@@ -104,7 +142,7 @@ START_TEST(test_sleeping_chosen_where_polling_stalls_some_cycles)
 
 	gov_init(100, 2);
 	trials = sim_stat_get("fuse_poll_trials");
-	for (int i = 0; i < 1200 && sim_stat_get("fuse_poll_trials") == trials;
+	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
 	     i++) {
 		bool on = poll_gov_arrival(&g, true);
 
@@ -123,6 +161,31 @@ START_TEST(test_sleeping_chosen_where_polling_stalls_some_cycles)
 }
 END_TEST
 
+/*
+ * Polling that won and then, running, comes out slower than sleeping's
+ * last epoch stops at the end of that epoch, not after the whole run,
+ * and is tried again soon.
+ */
+START_TEST(test_polling_that_stops_paying_stops)
+{
+	gov_init(100, 2);
+	run_until_decided(100, 400);
+	ck_assert(g.on);
+	ck_assert_uint_eq(g.backoff, 4);
+	/* now polling costs: the first of its four epochs ends the run */
+	run_until_decided(600, 400);
+	ck_assert(!g.on);
+	ck_assert_uint_eq(g.backoff, 1);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 2);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 1);
+	/* and the loser is explored again after one */
+	for (unsigned int i = 1; i < g.epoch_len; i++)
+		ck_assert(!cycle(600, 400));
+	ck_assert(cycle(600, 400));
+	poll_gov_destroy(&g);
+}
+END_TEST
+
 /* A polling arm that never got a CPU to poll on is no evidence. */
 START_TEST(test_void_polling_arm_loses)
 {
@@ -130,7 +193,7 @@ START_TEST(test_void_polling_arm_loses)
 
 	gov_init(100, 2);
 	trials = sim_stat_get("fuse_poll_trials");
-	for (int i = 0; i < 1200 && sim_stat_get("fuse_poll_trials") == trials;
+	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
 	     i++)
 		busy_wait_ns(poll_gov_arrival(&g, true) ? 100000 : 400000);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);
@@ -140,21 +203,24 @@ START_TEST(test_void_polling_arm_loses)
 END_TEST
 
 /*
- * A trial lone cycles are too rare to finish (under load) is decided on
- * what it has after a second: too little, and sleeping wins.
+ * An epoch lone cycles are too rare to finish (under load) ends after a
+ * second with what it has: too little, and its arm has no figure, so
+ * sleeping wins.
  */
-START_TEST(test_unfinished_trial_decided_for_sleeping)
+START_TEST(test_unfinished_epochs_decided_for_sleeping)
 {
 	gov_init(100, 2);
 	ck_assert(poll_gov_arrival(&g, true));
-	ck_assert_uint_ne(g.trial_ns, 0);
 	ck_assert(!poll_gov_arrival(&g, false));
-	g.trial_ns -= 2000000000ull;
-	poll_gov_arrival(&g, true);
+	g.epoch_ns -= 2000000000ull;
+	/* the polling epoch ended empty: sleeping's */
+	ck_assert(!poll_gov_arrival(&g, true));
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 0);
+	g.epoch_ns -= 2000000000ull;
+	ck_assert(!poll_gov_arrival(&g, true));
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 1);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 0);
-	ck_assert(!g.trial);
-	ck_assert(!poll_gov_arrival(&g, true));
+	ck_assert(!g.on);
 	poll_gov_destroy(&g);
 }
 END_TEST
@@ -297,8 +363,9 @@ static Suite *poll_gov_suite(void)
 	tcase_add_test(tc, test_polling_chosen_where_it_shortens_the_cycle);
 	tcase_add_test(tc, test_sleeping_chosen_where_polling_costs);
 	tcase_add_test(tc, test_sleeping_chosen_where_polling_stalls_some_cycles);
+	tcase_add_test(tc, test_polling_that_stops_paying_stops);
 	tcase_add_test(tc, test_void_polling_arm_loses);
-	tcase_add_test(tc, test_unfinished_trial_decided_for_sleeping);
+	tcase_add_test(tc, test_unfinished_epochs_decided_for_sleeping);
 	tcase_add_test(tc, test_no_polling_under_load);
 	tcase_add_test(tc, test_no_more_pollers_than_idle_cpus);
 	tcase_add_test(tc, test_windows_sized_by_hits_and_counted);

@@ -16,34 +16,40 @@ enum poll_site {
 	POLL_SITES,
 };
 
-/* Cycles measured per arm in a trial, and cycles between trials. */
-#define POLL_GOV_SAMPLES	192
-#define POLL_GOV_BLOCK		128	/* cycles an arm runs at a stretch */
-#define POLL_GOV_SKIP		32	/* of which the first are not counted */
-#define POLL_GOV_RUN		8192
+/*
+ * Lone cycles an epoch runs one arm for, the first of them not counted,
+ * and the most epochs the winner runs between two explorations.
+ */
+#define POLL_GOV_EPOCH		4096
+#define POLL_GOV_SKIP		1024
+#define POLL_GOV_BACKOFF_MAX	64
 
 struct poll_gov {
 	unsigned int max_us;	/* poll=: the bound, 0: never poll */
 	unsigned int ncpu;	/* CPUs this process may run on */
 	int loadavg_fd;		/* /proc/loadavg, -1: count no others */
+	unsigned int epoch_len;	/* POLL_GOV_EPOCH (a test shrinks them) */
+	unsigned int epoch_skip; /* POLL_GOV_SKIP */
 
-	pthread_mutex_t lock;	/* the trial's bookkeeping below */
-	bool trial;		/* measuring, not running the winner */
-	uint64_t trial_ns;	/* its first lone cycle, 0: none yet */
-	unsigned int cycles;	/* in this trial or run */
-	bool last_on;		/* the arm of the cycle last_ns began */
-	bool last_keep;		/* and whether it is a sample */
-	uint64_t sum_ns[2];	/* [on] the sampled cycles' total */
-	unsigned int nr[2];	/* [on] how many */
-
+	pthread_mutex_t lock;	/* the epochs' bookkeeping below */
+	bool arm;		/* the running epoch's: polling or not */
+	bool tried[2];		/* [arm] measured at least once */
+	unsigned int cycles;	/* arrivals in the running epoch */
+	uint64_t epoch_ns;	/* its first arrival */
+	bool last_keep;		/* the cycle last_ns began is a sample */
+	uint64_t sum_ns;	/* the epoch's sampled cycles' total */
+	unsigned int nr;	/* and how many */
+	uint64_t mean_ns[2];	/* [arm] its last epoch's, 0: nothing */
+	unsigned int backoff;	/* epochs of the winner between explorations */
+	unsigned int left;	/* of them still to run before the next */
 	/* atomics, read on every cycle without the lock */
 	uint64_t last_ns;	/* the last lone request's arrival, 0: none */
-	bool on;		/* the last trial's winner */
+	bool on;		/* the last decision's winner */
 	unsigned int win_us[POLL_SITES];   /* 0: the site is off */
 	unsigned int gap_ns[POLL_SITES];   /* EWMA of hits' wait */
 	unsigned int hit_rate[POLL_SITES]; /* EWMA, 256 = every one */
 	unsigned int spinning;	/* workers in a window now */
-	unsigned int windows;	/* opened since the trial began */
+	unsigned int windows;	/* opened in the running epoch */
 	unsigned int idle_cpus[POLL_SITES];
 	uint64_t sampled_ns[POLL_SITES];
 };
@@ -54,7 +60,7 @@ void poll_gov_destroy(struct poll_gov *g);
 /*
  * A worker received a request; @lone: nothing else was in service or in
  * flight.  Returns whether this request's cycle polls (its completion,
- * then the next request), as the running trial or its winner says.
+ * then the next request), as the running epoch's arm says.
  */
 bool poll_gov_arrival(struct poll_gov *g, bool lone);
 /*
