@@ -208,8 +208,10 @@ print(f"    next request  {win('fuse_poll')}; "
 print(f"    completion    {win('bdev_file_poll')}; "
       f"{g('bdev_file_submit_and_wait')} lone reads submitted and "
       f"waited for in one io_uring_enter")
-print(f"    trials        {g('fuse_poll_trials_won')} of "
-      f"{g('fuse_poll_trials')} chose polling; last run's last trial: "
+print(f"    sleeping      {g('fuse_clone_reads')} requests read by a worker "
+      f"asleep in read() on its /dev/fuse clone")
+print(f"    decisions     {g('fuse_poll_trials_won')} of "
+      f"{g('fuse_poll_trials')} chose polling; last run's last epochs: "
       f"mean cycle {last.get('fuse_poll_cycle_polling_ns', 0) / 1e3:.1f} us "
       f"polling, {last.get('fuse_poll_cycle_sleeping_ns', 0) / 1e3:.1f} us "
       f"sleeping")
