@@ -108,6 +108,7 @@ void poll_gov_init(struct poll_gov *g, unsigned int max_us)
 		g->ncpu = CPU_COUNT(&set);
 	g->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
 	pthread_mutex_init(&g->lock, NULL);
+	g->now_ns = poll_gov_now_ns;
 	g->epoch_len = POLL_GOV_EPOCH;
 	g->epoch_skip = POLL_GOV_SKIP;
 	/* polling first, then sleeping, then the first decision */
@@ -197,7 +198,7 @@ bool poll_gov_arrival(struct poll_gov *g, bool lone)
 			STORE(g->last_ns, 0);
 		return false;
 	}
-	now = poll_gov_now_ns();
+	now = g->now_ns();
 	pthread_mutex_lock(&g->lock);
 	last = LOAD(g->last_ns);
 	if (last && g->last_keep && now - last < GOV_MAX_CYCLE_NS) {
@@ -242,7 +243,7 @@ static unsigned int runnable(struct poll_gov *g)
 /* CPUs no thread but the pollers wants, as last sampled at @site. */
 static unsigned int idle_cpus(struct poll_gov *g, enum poll_site site)
 {
-	uint64_t now = poll_gov_now_ns();
+	uint64_t now = g->now_ns();
 	uint64_t then = LOAD(g->sampled_ns[site]);
 	unsigned int r, busy, idle;
 

@@ -30,6 +30,7 @@ struct poll_gov {
 	int loadavg_fd;		/* /proc/loadavg, -1: count no others */
 	unsigned int epoch_len;	/* POLL_GOV_EPOCH (a test shrinks them) */
 	unsigned int epoch_skip; /* POLL_GOV_SKIP */
+	uint64_t (*now_ns)(void); /* poll_gov_now_ns (a test's own clock) */
 
 	pthread_mutex_t lock;	/* the epochs' bookkeeping below */
 	bool arm;		/* the running epoch's: polling or not */
