@@ -75,8 +75,7 @@ static void run_until_decided(unsigned int on_us, unsigned int off_us)
 	long trials = sim_stat_get("fuse_poll_trials");
 	int i;
 
-	for (i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
-	     i++)
+	for (i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials; i++)
 		cycle(on_us, off_us);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);
 }
@@ -371,7 +370,8 @@ static Suite *poll_gov_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_polling_chosen_where_it_shortens_the_cycle);
 	tcase_add_test(tc, test_sleeping_chosen_where_polling_costs);
-	tcase_add_test(tc, test_sleeping_chosen_where_polling_stalls_some_cycles);
+	tcase_add_test(tc,
+		       test_sleeping_chosen_where_polling_stalls_some_cycles);
 	tcase_add_test(tc, test_polling_that_stops_paying_stops);
 	tcase_add_test(tc, test_void_polling_arm_loses);
 	tcase_add_test(tc, test_unfinished_epochs_decided_for_sleeping);

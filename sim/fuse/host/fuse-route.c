@@ -190,8 +190,8 @@ int fuse_route_clone(struct fuse_session *se)
 	return fd;
 }
 
-int fuse_route_receive_blocking(struct fuse_session *se,
-				struct fuse_buf *fbuf, int clone_fd)
+int fuse_route_receive_blocking(struct fuse_session *se, struct fuse_buf *fbuf,
+				int clone_fd)
 {
 	int res;
 

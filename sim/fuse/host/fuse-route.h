@@ -33,7 +33,7 @@ int fuse_route_clone(struct fuse_session *se);
  * fuse_session_receive_buf()'s results.  Its reply, from any thread,
  * goes back to @clone_fd.
  */
-int fuse_route_receive_blocking(struct fuse_session *se,
-				struct fuse_buf *fbuf, int clone_fd);
+int fuse_route_receive_blocking(struct fuse_session *se, struct fuse_buf *fbuf,
+				int clone_fd);
 
 #endif /* _SFS_FUSE_ROUTE_H */
