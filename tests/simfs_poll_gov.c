@@ -51,33 +51,59 @@ static void gov_init(unsigned int max_us, unsigned int ncpu)
 }
 
 /*
- * One lone cycle as the loop runs it: if the governor says poll, a
- * completion window that hits after 2 us; then @on_us or @off_us.
+ * A client at queue depth one as the governor sees it: a polling cycle
+ * lasts @on_us (every @stall_every-th one 2 ms: the worker spun on the
+ * CPU the client wanted), a sleeping one @off_us; a polling cycle opens
+ * a completion window that hits after 2 us, unless @no_poll (no CPU was
+ * idle for it).
  */
-static bool cycle(unsigned int on_us, unsigned int off_us)
+struct load {
+	unsigned int on_us, off_us;
+	unsigned int stall_every;
+	bool no_poll;
+	unsigned int polled;	/* polling cycles so far */
+};
+
+static bool load_cycle(struct load *ld)
 {
 	bool on = poll_gov_arrival(&g, true);
+	unsigned int us = ld->off_us;
 
-	if (on) {
+	if (on && !ld->no_poll) {
 		unsigned int w = poll_gov_begin(&g, POLL_CQE);
 
 		ck_assert_uint_gt(w, 0);
 		ck_assert_uint_le(w, g.max_us);
 		poll_gov_end(&g, POLL_CQE, true, true, 2000);
 	}
-	spend_ns((on ? on_us : off_us) * 1000ull);
+	if (on) {
+		ld->polled++;
+		us = ld->stall_every && !(ld->polled % ld->stall_every) ?
+			     2000 : ld->on_us;
+	}
+	spend_ns(us * 1000ull);
 	return on;
 }
 
 /* Lone cycles until the next decision; its arrival already follows it. */
-static void run_until_decided(unsigned int on_us, unsigned int off_us)
+static void load_until_decided(struct load *ld)
 {
 	long trials = sim_stat_get("fuse_poll_trials");
 	int i;
 
 	for (i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials; i++)
-		cycle(on_us, off_us);
+		load_cycle(ld);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);
+}
+
+static bool cycle(unsigned int on_us, unsigned int off_us)
+{
+	return load_cycle(&(struct load){ .on_us = on_us, .off_us = off_us });
+}
+
+static void run_until_decided(unsigned int on_us, unsigned int off_us)
+{
+	load_until_decided(&(struct load){ .on_us = on_us, .off_us = off_us });
 }
 
 /*
@@ -145,22 +171,10 @@ END_TEST
  */
 START_TEST(test_sleeping_chosen_where_polling_stalls_some_cycles)
 {
-	long trials;
-	unsigned int n = 0;
+	struct load ld = { .on_us = 100, .off_us = 200, .stall_every = 8 };
 
 	gov_init(100, 2);
-	trials = sim_stat_get("fuse_poll_trials");
-	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
-	     i++) {
-		bool on = poll_gov_arrival(&g, true);
-
-		if (on) {
-			ck_assert_uint_gt(poll_gov_begin(&g, POLL_CQE), 0);
-			poll_gov_end(&g, POLL_CQE, true, true, 2000);
-		}
-		spend_ns(!on ? 200000 : ++n % 8 ? 100000 : 2000000);
-	}
-	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);
+	load_until_decided(&ld);
 	ck_assert(!g.on);
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 0);
 	ck_assert_int_gt(sim_stat_get("fuse_poll_cycle_polling_ns"),
@@ -197,15 +211,12 @@ END_TEST
 /* A polling arm that never got a CPU to poll on is no evidence. */
 START_TEST(test_void_polling_arm_loses)
 {
-	long trials;
+	struct load ld = { .on_us = 100, .off_us = 400, .no_poll = true };
 
 	gov_init(100, 2);
-	trials = sim_stat_get("fuse_poll_trials");
-	for (int i = 0; i < 400 && sim_stat_get("fuse_poll_trials") == trials;
-	     i++)
-		spend_ns(poll_gov_arrival(&g, true) ? 100000 : 400000);
-	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), trials + 1);
+	load_until_decided(&ld);
 	ck_assert(!g.on);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 0);
 	poll_gov_destroy(&g);
 }
 END_TEST
