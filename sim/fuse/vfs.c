@@ -216,7 +216,7 @@ fail:
 	return ret < 0 ? ret : -EINVAL;
 }
 
-long sfs_inflight(struct sfs_mount *m)
+long sfs_unreplied(struct sfs_mount *m)
 {
 	return atomic_long_read(&m->unreplied);
 }

@@ -227,15 +227,15 @@ static void *worker(void *arg)
 			session_ended(l, res < 0 ? res : 0);
 			break;
 		}
-		lone = serving(l) && !sfs_inflight(l->m);
+		lone = serving(l) && !sfs_unreplied(l->m);
 		poll = poll_gov_arrival(&l->gov, lone);
 		fuse_session_process_buf(l->se, &fbuf);
 		/* nothing else in service, and no I/O but this request's */
-		idle = served(l) && sfs_inflight(l->m) <= 1;
+		idle = served(l) && sfs_unreplied(l->m) <= 1;
 		/* alone: wait for the read now, then look out for the next */
 		if (idle || own_fd < 0)
 			reap_wait(l, poll && idle);
-		idle = idle && !sfs_inflight(l->m);
+		idle = idle && !sfs_unreplied(l->m);
 		poll_next = idle && poll;
 		sleep_next = idle && !poll && own_fd >= 0;
 	}

@@ -58,7 +58,7 @@ int sfs_sync(struct sfs_mount *m);
 /* Validate a fault spec without a device. */
 int sfs_fault_check(const char *spec, char *err, size_t errlen);
 /* Reads and writes not yet replied to. */
-long sfs_inflight(struct sfs_mount *m);
+long sfs_unreplied(struct sfs_mount *m);
 /* Tell the kernel side a FUSE reply could not be sent. */
 void sfs_note_reply_error(struct sfs_mount *m);
 
