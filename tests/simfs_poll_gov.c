@@ -142,6 +142,22 @@ START_TEST(test_polling_chosen_where_it_shortens_the_cycle)
 }
 END_TEST
 
+/* Polling cycles from here to the arrival that stops polling. */
+static unsigned int polled_until_sleeping(unsigned int on_us,
+					  unsigned int off_us)
+{
+	unsigned int n = 0;
+
+	while (cycle(on_us, off_us))
+		ck_assert_uint_le(++n, g.epoch_len);
+	return n;
+}
+
+/*
+ * Sleeping wins; exploring polling again, four epochs later, ends a
+ * quarter of its samples in, polling already 10 % slower than sleeping:
+ * every further cycle of it would cost the client.
+ */
 START_TEST(test_sleeping_chosen_where_polling_costs)
 {
 	gov_init(100, 2);
@@ -151,14 +167,29 @@ START_TEST(test_sleeping_chosen_where_polling_costs)
 	ck_assert_int_eq(sim_stat_get("fuse_poll_trials_won"), 0);
 	for (unsigned int i = 1; i < 4 * g.epoch_len; i++)
 		ck_assert(!cycle(400, 100));
-	/* explored again after four epochs, then sixteen */
-	ck_assert(cycle(400, 100));
-	run_until_decided(400, 100);
+	/* explored again after four epochs, cut short, then sixteen */
+	ck_assert_uint_eq(polled_until_sleeping(400, 100),
+			  g.epoch_skip + g.epoch_len / 4);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 2);
 	ck_assert(!g.on);
 	ck_assert_uint_eq(g.backoff, 16);
 	for (unsigned int i = 1; i < 16 * g.epoch_len; i++)
 		ck_assert(!cycle(400, 100));
 	ck_assert(cycle(400, 100));
+	poll_gov_destroy(&g);
+}
+END_TEST
+
+/* Polling less than 10 % behind is measured for its whole epoch. */
+START_TEST(test_polling_close_behind_runs_its_epoch)
+{
+	gov_init(100, 2);
+	run_until_decided(108, 100);
+	ck_assert(!g.on);
+	for (unsigned int i = 1; i < 4 * g.epoch_len; i++)
+		ck_assert(!cycle(108, 100));
+	ck_assert_uint_eq(polled_until_sleeping(108, 100), g.epoch_len);
+	ck_assert_int_eq(sim_stat_get("fuse_poll_trials"), 2);
 	poll_gov_destroy(&g);
 }
 END_TEST
@@ -381,6 +412,7 @@ static Suite *poll_gov_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_polling_chosen_where_it_shortens_the_cycle);
 	tcase_add_test(tc, test_sleeping_chosen_where_polling_costs);
+	tcase_add_test(tc, test_polling_close_behind_runs_its_epoch);
 	tcase_add_test(tc,
 		       test_sleeping_chosen_where_polling_stalls_some_cycles);
 	tcase_add_test(tc, test_polling_that_stops_paying_stops);

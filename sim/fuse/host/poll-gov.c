@@ -27,7 +27,9 @@
  *    again: four after the first decision, one after a change of mind,
  *    four times more after each confirmation, up to
  *    POLL_GOV_BACKOFF_MAX; a polling epoch that
- *    comes out slower than sleeping's last ends the run at once.  Long
+ *    comes out slower than sleeping's last ends the run at once, and
+ *    one whose first quarter of samples is already GOV_CUT_PCT slower
+ *    ends there.  Long
  *    epochs because short ones mislead: measured on this project's
  *    2-CPU virtual machine (2026-12-01) in alternating stretches of 128
  *    cycles, polling beat sleeping by a fifth in every trial, yet whole
@@ -37,7 +39,8 @@
  *    cycles are too rare to finish in a second ends with what it has;
  *    too little, and its arm has no figure, which loses.  Where polling
  *    loses, polling takes two epochs of a mount's first 24 (about
- *    eight seconds at queue depth one), and fewer after.
+ *    eight seconds at queue depth one), the second of them cut short
+ *    where it loses by GOV_CUT_PCT, and fewer after.
  *  - How long.  Each site's window is twice the moving average of the
  *    waits that hit, plus slack, doubled after a miss, never above the
  *    poll= bound; a site whose windows hit less than one time in four
@@ -63,6 +66,7 @@
 #include "sfs.h"
 
 #define GOV_MARGIN_PCT	3	/* polling must beat sleeping by this */
+#define GOV_CUT_PCT	10	/* a polling epoch this much slower ends */
 #define GOV_MAX_CYCLE_NS 10000000 /* longer: the client paused */
 #define GOV_SLACK_NS	5000	/* added to twice the mean wait */
 #define GOV_MIN_US	5
@@ -185,6 +189,20 @@ static void epoch_end(struct poll_gov *g)
 	STORE(g->windows, 0);
 }
 
+/*
+ * Under lock: the running epoch polls, and a quarter of its samples in,
+ * their mean is already GOV_CUT_PCT over sleeping's last.  Short
+ * stretches flatter polling (see "Whether"): one that loses even so will
+ * not win, and every further cycle of it costs the client.
+ */
+static bool losing(const struct poll_gov *g)
+{
+	uint64_t off = g->mean_ns[0];
+
+	return g->arm && off && g->nr >= g->epoch_len / 4 &&
+	       g->sum_ns * 100 >= off * g->nr * (100 + GOV_CUT_PCT);
+}
+
 bool poll_gov_arrival(struct poll_gov *g, bool lone)
 {
 	uint64_t now, last;
@@ -206,7 +224,7 @@ bool poll_gov_arrival(struct poll_gov *g, bool lone)
 		g->nr++;
 	}
 	if (g->cycles >= g->epoch_len ||
-	    (g->cycles && now - g->epoch_ns > GOV_EPOCH_NS))
+	    (g->cycles && now - g->epoch_ns > GOV_EPOCH_NS) || losing(g))
 		epoch_end(g);
 	if (!g->cycles)
 		g->epoch_ns = now;
