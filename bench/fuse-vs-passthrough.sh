@@ -10,7 +10,8 @@
 #   bench/fuse-vs-passthrough.sh [--busy] [--also OPTS] BUILD_DIR [SECONDS] [ROUNDS]
 #
 # Each depth is measured ROUNDS times (default 3), the servers taking
-# turns; the IOPS reported are each server's median, the ratio is the
+# turns, iomapsim first in even rounds and passthrough_ll first in odd
+# ones; the IOPS reported are each server's median, the ratio is the
 # median of the rounds' ratios (each round's runs back to back): on a
 # shared or virtual machine the speed drifts by a tenth and more between
 # runs, and a ratio within a round sees the least of it.  The iomapsim
@@ -228,6 +229,12 @@ measure() { # TITLE
 		sims=() alsos=() plls=() ratios=() aratios=() scpu=() pcpu=()
 		: >"$work/stats-$depth" >"$work/stats-also-$depth"
 		for ((r = 0; r < rounds; r++)); do
+			# the image's first $size_mb MiB: the same backing file, a
+			# span of the same size, every block on the device.  Odd
+			# rounds go the other way round: a device that speeds up
+			# or slows down during a round favours neither server.
+			((r % 2 == 0)) || read -r p pc < <(fio_iops \
+				"$m_pll/image" $engine $depth "$pll_pid")
 			read -r s sc < <(sim_run "" $engine $depth \
 				"$work/stats-$depth")
 			if [ -n "$also" ]; then
@@ -236,10 +243,8 @@ measure() { # TITLE
 				alsos+=("$a")
 				aratios+=("$(ratio "$a" "$s")")
 			fi
-			# the image's first $size_mb MiB: the same backing file, a
-			# span of the same size, every block on the device
-			read -r p pc < <(fio_iops "$m_pll/image" $engine \
-				$depth "$pll_pid")
+			((r % 2 == 1)) || read -r p pc < <(fio_iops \
+				"$m_pll/image" $engine $depth "$pll_pid")
 			sims+=("$s")
 			plls+=("$p")
 			scpu+=("$sc")
