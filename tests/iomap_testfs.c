@@ -220,6 +220,60 @@ START_TEST(test_unwritten_converts_with_end_io)
 }
 END_TEST
 
+/*
+ * The runner's write check compares the device with the data directly
+ * (testfs_device_holds_dio_write()): it must say what updating the model
+ * and comparing with it says, for a good device and for one wrong byte in
+ * a zeroed head, in the data, in a kept tail and in an allocated block.
+ */
+START_TEST(test_device_holds_dio_write)
+{
+	static const struct testfs_extent map[] = {
+		{ .off = 0, .len = 4096, .type = IOMAP_MAPPED,
+		  .flags = IOMAP_F_NEW, .addr = TESTFS_ADDR_AUTO },
+		E(IOMAP_MAPPED, 4096, 4096),
+		E(IOMAP_MAPPED, 12288, 4096),
+	};
+	struct testfs *tf = mkfs(map, 3, TESTFS_DOPS_NONE);
+	const loff_t pos = 1024, n = 13312;	/* ends mid-block at 14336 */
+	/* file offsets to spoil: head, data, allocated hole, tail */
+	const loff_t at[] = { 100, 5000, 9000, 15000 };
+	u8 *dev = sim_bdev_ram_data(tf->ram);
+	char *w = aligned_alloc(4096, 16384);
+
+	for (loff_t i = 0; i < n; i++)
+		w[i] = (char)(i * 13 + 1);
+	ck_assert_int_eq(dio(tf, true, pos, w, n), n);
+	ck_assert(testfs_device_holds_dio_write(tf, pos, w, n, 64 << 10));
+	for (unsigned int k = 0; k < ARRAY_SIZE(at); k++) {
+		struct testfs_extent e;
+		u8 *b;
+
+		ck_assert(testfs_lookup(tf, at[k], &e));
+		ck_assert_int_eq(e.type, IOMAP_MAPPED);
+		b = dev + e.addr + (at[k] - e.off);
+		*b ^= 0x40;
+		ck_assert_msg(!testfs_device_holds_dio_write(tf, pos, w, n,
+							     64 << 10),
+			      "byte at %lld spoilt, not seen", (long long)at[k]);
+		*b ^= 0x40;
+	}
+	/* the model's way agrees (and changes the model) */
+	testfs_model_dio_write(tf, pos, w, n, 64 << 10);
+	ck_assert(testfs_device_matches(tf, 0, 16384));
+	for (unsigned int k = 0; k < ARRAY_SIZE(at); k++) {
+		struct testfs_extent e;
+
+		ck_assert(testfs_lookup(tf, at[k], &e));
+		dev[e.addr + (at[k] - e.off)] ^= 0x40;
+		ck_assert(!testfs_device_matches(tf, 0, 16384));
+		dev[e.addr + (at[k] - e.off)] ^= 0x40;
+	}
+	testfs_destroy(tf);
+	free(w);
+}
+END_TEST
+
 /* the initial data is the pattern, different in every block */
 START_TEST(test_pattern)
 {
@@ -821,6 +875,7 @@ static Suite *testfs_suite(void)
 	tcase_add_test(tc, test_unwritten_stays_without_end_io);
 	tcase_add_test(tc, test_unwritten_converts_with_end_io);
 	tcase_add_test(tc, test_pattern);
+	tcase_add_test(tc, test_device_holds_dio_write);
 	tcase_add_test(tc, test_bad_setup);
 	tcase_add_test(tc, test_parse_errno);
 	tcase_add_test(tc, test_runner_eof_tail_zeroing);

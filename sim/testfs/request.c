@@ -554,8 +554,6 @@ static enum iomapsim_data check_data(struct testfs *tf,
 				     const struct iomapsim_request *req,
 				     const u8 *data, long done)
 {
-	loff_t start, end;
-
 	if (done <= 0)
 		return IOMAPSIM_DATA_NA;
 	if ((size_t)(req->pos + done) > tf->model_size)
@@ -573,13 +571,13 @@ static enum iomapsim_data check_data(struct testfs *tf,
 	/*
 	 * A write: what reads would now return must be the data written,
 	 * and the rest of each touched block must be what it was (or zero
-	 * for new blocks): compare the device under the written blocks.
+	 * for new blocks): compare the device under the written blocks
+	 * with what the model would hold after the write.
 	 */
-	testfs_model_dio_write(tf, req->pos, data, done, req->size);
-	start = ALIGN_DOWN(req->pos, (loff_t)tf->fs_block);
-	end = ALIGN(req->pos + done, (loff_t)tf->fs_block);
-	return testfs_device_matches(tf, start, end) ? IOMAPSIM_DATA_OK :
-						      IOMAPSIM_DATA_MISMATCH;
+	return testfs_device_holds_dio_write(tf, req->pos, data, done,
+					     req->size) ?
+		       IOMAPSIM_DATA_OK :
+		       IOMAPSIM_DATA_MISMATCH;
 }
 
 /*

@@ -1458,7 +1458,7 @@ void testfs_model_write(struct testfs *tf, loff_t pos, const void *buf,
 	unsigned int idx;
 
 	pthread_mutex_lock(&tf->lock);
-	tf->written = true;
+	tf->written = tf->model_written = true;
 	for (idx = ext_find(tf, pos); idx < tf->nr_ext; idx++) {
 		const struct testfs_extent *e = &tf->ext[idx];
 		loff_t s, t;
@@ -1531,6 +1531,81 @@ void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
 	pthread_mutex_unlock(&tf->lock);
 }
 
+/* Does @p[0..n) hold zeroes only? */
+static bool zero_bytes(const u8 *p, size_t n)
+{
+	static const u8 zero[4096];
+
+	for (size_t k; n; p += k, n -= k) {
+		k = min(n, sizeof(zero));
+		if (memcmp(p, zero, k))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The device's [s, t) (file offsets, inside mapped extent @e) against
+ * what testfs_model_dio_write() would have left in the model there:
+ * @buf under the written bytes [pos, end), and around them (the rest of
+ * the first and last block) zeroes where iomap zeroes (@zero_head,
+ * @zero_tail) or else the model as it is.
+ */
+static bool dev_holds(struct testfs *tf, const struct testfs_extent *e,
+		      loff_t s, loff_t t, loff_t pos, loff_t end,
+		      const u8 *buf, bool zero_head, bool zero_tail)
+{
+	const u8 *dev = sim_bdev_ram_data(tf->ram) + e->addr - e->off;
+	loff_t a = max(s, pos), b = min(t, end);
+
+	if (s < min(t, pos) &&
+	    (zero_head ? !zero_bytes(dev + s, min(t, pos) - s) :
+			 memcmp(dev + s, tf->model + s, min(t, pos) - s)))
+		return false;
+	if (a < b && memcmp(dev + a, buf + (a - pos), b - a))
+		return false;
+	a = max(s, end);
+	if (a < t && (zero_tail ? !zero_bytes(dev + a, t - a) :
+				  memcmp(dev + a, tf->model + a, t - a)))
+		return false;
+	return true;
+}
+
+bool testfs_device_holds_dio_write(struct testfs *tf, loff_t pos,
+				   const void *buf, size_t n, loff_t old_size)
+{
+	loff_t fsb = tf->fs_block, end = pos + (loff_t)n;
+	loff_t start = round_down_u64(pos, fsb), stop = round_up_u64(end, fsb);
+	bool zero_head, zero_tail, ok = true;
+	unsigned int idx;
+
+	if (!n)
+		return testfs_device_matches(tf, start, stop);
+	tf_lock(tf);
+	/* the same rules as testfs_model_dio_write() */
+	zero_head = pos % fsb && ext_new_at(tf, pos);
+	zero_tail = end % fsb && (end >= old_size || ext_new_at(tf, end - 1));
+	for (idx = ext_find(tf, start); idx < tf->nr_ext && ok; idx++) {
+		const struct testfs_extent *e = &tf->ext[idx];
+		loff_t s, t;
+
+		if (e->off >= stop)
+			break;
+		if (e->type != IOMAP_MAPPED)
+			continue;
+		s = max_t(loff_t, start, e->off);
+		t = min_t(loff_t, stop, e->off + (loff_t)e->len);
+		if (t <= s)
+			continue;
+		/* the model (and so the check) ends at model_size */
+		ok = (size_t)t <= tf->model_size &&
+		     dev_holds(tf, e, s, t, pos, end, buf, zero_head,
+			       zero_tail);
+	}
+	tf_unlock(tf);
+	return ok;
+}
+
 static bool data_type_ext(const struct testfs_extent *e)
 {
 	return e->type == IOMAP_MAPPED || e->type == IOMAP_DELALLOC ||
@@ -1552,7 +1627,8 @@ static void model_zero_upto(struct testfs *tf, loff_t s, loff_t t)
  * model, each byte written once.  Blocks allocated later lie past
  * next_addr0 and get stale contents when allocated again.
  */
-static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t)
+static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t,
+			  bool model)
 {
 	/* only the window holds the map's contents (set_contents()) */
 	loff_t ws = max_t(loff_t, s, tf->win_start);
@@ -1568,7 +1644,7 @@ static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t)
 
 		if (b <= a)
 			continue;
-		if (data_type_ext(e)) {
+		if (model && data_type_ext(e)) {
 			model_zero_upto(tf, at, a);
 			testfs_pattern_fill(tf->model + a, a, b - a);
 			/* (max: right in any extent order) */
@@ -1579,7 +1655,8 @@ static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t)
 		else if (e->type == IOMAP_UNWRITTEN)
 			stale_fill(dev, addr, b - a);
 	}
-	model_zero_upto(tf, at, t);
+	if (model)
+		model_zero_upto(tf, at, t);
 }
 
 /* Bytes of mapped and unwritten extents in [s, t): where writes may go. */
@@ -1649,10 +1726,16 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 		tf_unlock(tf);
 		return false;
 	}
-	/* after a pure read there is nothing to put back */
+	/*
+	 * After a pure read there is nothing to put back; after a write
+	 * checked with testfs_device_holds_dio_write(), the device only:
+	 * the model still holds what the device gets back (inline data
+	 * excepted, which the code under test writes in the model).
+	 */
 	if (tf->written || c.write_bytes)
-		restore_range(tf, dev, s, t);
-	tf->written = false;
+		restore_range(tf, dev, s, t,
+			      tf->model_written || has_inline(tf));
+	tf->written = tf->model_written = false;
 	if (ext_reserve(tf, tf->nr_ext0 > tf->nr_ext ?
 				    tf->nr_ext0 - tf->nr_ext : 0)) {
 		tf_unlock(tf);

@@ -155,6 +155,7 @@ struct testfs {
 	u64 dev_used;			/* high-water mark of next_addr */
 	loff_t win_start, win_end;	/* testfs_opts.window_*, end > 0 */
 	bool written;			/* a write since the last reset */
+	bool model_written;		/* the model too (testfs_reset()) */
 	bool laying_out;		/* setup_map() from layout() */
 	/* what the device was created for (testfs_recycle()) */
 	struct {
@@ -287,6 +288,15 @@ void testfs_model_write(struct testfs *tf, loff_t pos, const void *buf,
  */
 void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
 			    size_t n, loff_t old_size);
+
+/*
+ * testfs_model_dio_write() then testfs_device_matches() over the written
+ * blocks, with the model left as it is: the device is compared with @buf
+ * and the zeroes or model bytes around it directly, which spares the
+ * model a copy of the data and testfs_reset() putting it back.
+ */
+bool testfs_device_holds_dio_write(struct testfs *tf, loff_t pos,
+				   const void *buf, size_t n, loff_t old_size);
 
 /*
  * Undo a request on a testfs created with opts.reusable: the extents,
