@@ -94,54 +94,94 @@ static void describe(FILE *out, void *arg)
 
 /*
  * bufs[0] is kept laid out as a read's fill (0xee, what the runner puts
- * under a read's bytes) everywhere but in @dirty, a span the last runs
+ * under a read's bytes) everywhere but in @dirty, the spans the last runs
  * on it may have written: a read there first puts back only the dirty
  * bytes among its own (those an earlier request touched), instead of
  * filling its whole length; a read that failed before moving data
- * touched none.
+ * touched none.  A few spans, not one: an exact read leaves only the
+ * bytes it read dirty, and the next request's bytes are often in the
+ * middle of what is left.
  */
 struct span {
 	size_t lo, hi;		/* empty when hi <= lo */
 };
 
-static struct span dirty;
+#define NR_DIRTY 8
+struct spans {
+	unsigned int nr;
+	struct span s[NR_DIRTY];	/* in address order, apart */
+};
+
+static struct spans dirty;
 /* @dirty as it was outside the running input's bytes */
-static struct span dirty_outside;
+static struct spans dirty_outside;
 static bool bufs0_laid_out;
 
-static void span_add(struct span *sp, size_t lo, size_t hi)
+/* Join the nearest spans of @sp until a span can be cut in two again. */
+static void spans_trim(struct spans *sp)
 {
-	if (lo >= hi)
-		return;
-	if (sp->hi <= sp->lo) {
-		*sp = (struct span){ lo, hi };
-	} else {
-		sp->lo = min(sp->lo, lo);
-		sp->hi = max(sp->hi, hi);
+	while (sp->nr > NR_DIRTY - 1) {
+		unsigned int i, best = 0;
+
+		for (i = 1; i + 1 < sp->nr; i++)
+			if (sp->s[i + 1].lo - sp->s[i].hi <
+			    sp->s[best + 1].lo - sp->s[best].hi)
+				best = i;
+		sp->s[best].hi = sp->s[best + 1].hi;
+		memmove(&sp->s[best + 1], &sp->s[best + 2],
+			(sp->nr - best - 2) * sizeof(sp->s[0]));
+		sp->nr--;
 	}
 }
 
-/* The fill over bufs[0]'s [@lo, @hi); @dirty keeps what may be left. */
+/* @sp and [@lo, @hi), or a little more (spans join when too many). */
+static void span_add(struct spans *sp, size_t lo, size_t hi)
+{
+	unsigned int i, k = 0;
+
+	if (lo >= hi)
+		return;
+	/* the spans before it, it with those it meets, those after */
+	while (k < sp->nr && sp->s[k].hi < lo)
+		k++;
+	for (i = k; i < sp->nr && sp->s[i].lo <= hi; i++) {
+		lo = min(lo, sp->s[i].lo);
+		hi = max(hi, sp->s[i].hi);
+	}
+	memmove(&sp->s[k + 1], &sp->s[i], (sp->nr - i) * sizeof(sp->s[0]));
+	sp->nr = sp->nr - (i - k) + 1;
+	sp->s[k] = (struct span){ lo, hi };
+	spans_trim(sp);
+}
+
+/* The fill over bufs[0]'s [@lo, @hi); @dirty keeps what is left. */
 static void bufs0_clean(size_t lo, size_t hi)
 {
-	size_t a = max(dirty.lo, lo), b = min(dirty.hi, hi);
+	struct spans left = { 0 };
 
 	if (!bufs0_laid_out) {
 		memset(bufs[0], 0xee, RUN_MEM_SIZE);
 		bufs0_laid_out = true;
-		dirty = (struct span){ 0, 0 };
+		dirty.nr = 0;
 		return;
 	}
-	if (a >= b)
-		return;
-	memset(bufs[0] + a, 0xee, b - a);
-	if (a == dirty.lo && b == dirty.hi)
-		dirty = (struct span){ 0, 0 };
-	else if (a == dirty.lo)
-		dirty.lo = b;
-	else if (b == dirty.hi)
-		dirty.hi = a;
-	/* else cleaned in its middle: the span stays as wide */
+	for (unsigned int i = 0; i < dirty.nr; i++) {
+		struct span d = dirty.s[i];
+		size_t a = max(d.lo, lo), b = min(d.hi, hi);
+
+		if (a >= b) {
+			left.s[left.nr++] = d;
+			continue;
+		}
+		memset(bufs[0] + a, 0xee, b - a);
+		if (d.lo < a)
+			left.s[left.nr++] = (struct span){ d.lo, a };
+		if (b < d.hi)
+			left.s[left.nr++] = (struct span){ b, d.hi };
+	}
+	/* one span cut in two: at most one more than there were */
+	dirty = left;
+	spans_trim(&dirty);
 }
 
 /* Where in its memory a request's bytes can be: its own, or its segments'. */
@@ -221,6 +261,21 @@ static void run_again(const struct dio_input *in, const struct run *prev,
 	run_once(in, no_simple, true, r, bufs[0], true);
 }
 
+/*
+ * After the input's runs: a read found exact (the file's bytes up to its
+ * result, the fill after) as the last run on bufs[0] leaves only the
+ * bytes it read dirty among its own.
+ */
+static void bufs0_settle(const struct dio_input *in, const struct run *last)
+{
+	size_t off = in->req.buf_offset;
+
+	if (in->req.write || !last->read_exact || last->buf != bufs[0] + off)
+		return;
+	dirty = dirty_outside;
+	span_add(&dirty, off, off + moved_of(&in->req, last));
+}
+
 static bool has_flag(const struct iomapsim_request *r, u16 flag)
 {
 	for (unsigned int i = 0; i < r->nr_map; i++)
@@ -241,25 +296,29 @@ static bool has_flag(const struct iomapsim_request *r, u16 flag)
 #endif
 
 static u8 expect[DIO_MAX_BUF];
-static bool expect_ready;	/* expect[] holds this input's file_model() */
+/* expect[] holds this input's file_model() up to here */
+static size_t expect_len;
 
 /*
- * What reads of file range [pos, pos + len) must return, into expect[]:
- * the pattern where data lives (mapped, delalloc and inline extents, or
- * every block up to i_size with the default map), zeroes elsewhere.
+ * What reads of file range [r->pos + from, r->pos + to) must return, into
+ * expect[from..to): the pattern where data lives (mapped, delalloc and
+ * inline extents, or every block up to i_size with the default map),
+ * zeroes elsewhere.
  */
-static NO_COVERAGE void file_model(const struct iomapsim_request *r)
+static NO_COVERAGE void file_model(const struct iomapsim_request *r,
+				   size_t from, size_t to)
 {
-	loff_t pos = r->pos, end = r->pos + (loff_t)r->len;
+	loff_t pos = r->pos + (loff_t)from, end = r->pos + (loff_t)to;
+	u8 *out = expect + from;	/* file offset pos */
 
 	if (!r->nr_map) {
 		loff_t data_end = ALIGN((u64)r->size, (u64)r->fs_block);
+		loff_t zero_from = max(pos, data_end);
 
-		if (end > data_end)
-			memset(expect, 0, r->len);
 		if (pos < data_end)
-			testfs_pattern_fill(expect, pos,
-					    min(end, data_end) - pos);
+			testfs_pattern_fill(out, pos, min(end, data_end) - pos);
+		if (end > zero_from)
+			memset(out + (zero_from - pos), 0, end - zero_from);
 		return;
 	}
 	/*
@@ -288,13 +347,27 @@ static NO_COVERAGE void file_model(const struct iomapsim_request *r)
 	}
 	for (unsigned int k = 0; k < n; k++) {
 		if (seg[k].s > at)
-			memset(expect + (at - pos), 0, seg[k].s - at);
-		testfs_pattern_fill(expect + (seg[k].s - pos), seg[k].s,
+			memset(out + (at - pos), 0, seg[k].s - at);
+		testfs_pattern_fill(out + (seg[k].s - pos), seg[k].s,
 				    seg[k].t - seg[k].s);
 		at = seg[k].t;
 	}
 	if (at < end)
-		memset(expect + (at - pos), 0, end - at);
+		memset(out + (at - pos), 0, end - at);
+}
+
+/*
+ * expect[] up to @n: what a run's data oracle compares (a read's first
+ * @n bytes), made once per input and only as far as some run needs it
+ * (most reads past EOF or into short data need a few bytes).
+ */
+static NO_COVERAGE void expect_upto(const struct iomapsim_request *r,
+				    size_t n)
+{
+	if (n <= expect_len)
+		return;
+	file_model(r, expect_len, n);
+	expect_len = n;
 }
 
 /* what the runner fills a read's buffer with (build_iter()) */
@@ -372,7 +445,10 @@ static NO_COVERAGE bool read_is_exact(const struct iomapsim_request *r,
 {
 	size_t moved = moved_of(r, run);
 
-	return moved <= r->len && !memcmp(run->buf, expect, moved) &&
+	if (moved > r->len)
+		return false;
+	expect_upto(r, moved);
+	return !memcmp(run->buf, expect, moved) &&
 	       !memcmp(run->buf + moved, untouched_fill, r->len - moved);
 }
 
@@ -703,10 +779,7 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 		return;
 	}
 	/* the same for every run of the input */
-	if (!expect_ready) {
-		file_model(r);
-		expect_ready = true;
-	}
+	expect_upto(r, moved);
 	if (memcmp(run->buf, expect, moved)) {
 		size_t i = first_diff(run->buf, expect, moved);
 
@@ -720,7 +793,10 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			  !memcmp(run->buf + moved, untouched_fill,
 				  r->len - moved);
 	if (!run->read_exact) {
-		size_t i = stray_byte(run->buf, moved, r->len);
+		size_t i;
+
+		expect_upto(r, r->len);
+		i = stray_byte(run->buf, moved, r->len);
 
 		FUZZ_CHECK(i == r->len,
 			   "read wrote %#x at buffer byte %zu past its result "
@@ -868,10 +944,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct dio_input *in = &cur;
+	const struct run *last;
 	bool reuse;
 
 	have_outcome = false;
-	expect_ready = false;
+	expect_len = 0;
 	dio_decode(data, size, in);
 	fuzz_set_describer(describe, in);
 	check_codec(in);
@@ -923,6 +1000,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			run_once(in, false, true, &runs[1], bufs[1], false);
 		check_same(&runs[0], &runs[1], &in->req, true,
 			   "same input twice");
+		/* (check_same() found it exact as the first was) */
+		runs[1].read_exact = reuse && !in->req.write;
+		last = &runs[1];
 
 		/* 6: differential */
 		if (simple_eligible(&in->req) &&
@@ -939,7 +1019,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			if (!nowait_split_refused(&in->req, &runs[0]))
 				check_same(&runs[0], &runs[2], &in->req, false,
 					   "simple path vs generic path");
+			last = &runs[2];
 		}
+		if (reuse)
+			bufs0_settle(in, last);
 	}
 	fuzz_accounting_check(0,
 			      violation_expected(&in->req) ? -1 : 0, NULL);
