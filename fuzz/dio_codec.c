@@ -272,8 +272,10 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 	unsigned int fsb, nr_ext, nr_faults, i, nspec = 0;
 	u64 span_limit, len_limit, cursor = 0;
 
-	memset(in, 0, sizeof(*in));
+	/* the request is zeroed once, by iomapsim_request_init() */
 	iomapsim_request_init(r);
+	in->seed = 0;
+	memset(in->spec, 0, sizeof(in->spec));
 	fuzz_in_init(&fin, data, size);
 	fuzz_take_header(&fin, h, sizeof(h));
 
