@@ -154,15 +154,65 @@ static void span_add(struct spans *sp, size_t lo, size_t hi)
 	spans_trim(sp);
 }
 
+/*
+ * Where bufs[0] holds a write's source, the write pattern of the file
+ * offsets at @base + index: consecutive writes are mostly mutants of one
+ * input, at the same position in the same place, and lay out only what
+ * is not there yet.  Every run of a write checks its whole source
+ * (changed_source()), so what is kept was checked unchanged.
+ */
+static struct {
+	loff_t base;
+	struct span sp;		/* empty: nothing kept */
+} src;
+
+/* bufs[0]'s [@lo, @hi) no longer holds the source: keep the larger rest */
+static void src_cut(size_t lo, size_t hi)
+{
+	size_t a = max(src.sp.lo, lo), b = min(src.sp.hi, hi);
+
+	if (a >= b)
+		return;
+	if (a - src.sp.lo >= src.sp.hi - b)
+		src.sp.hi = a;
+	else
+		src.sp.lo = b;
+}
+
+/* Lay @in's source out in bufs[0] where it is not already. */
+static void src_lay_out(const struct iomapsim_request *r)
+{
+	size_t lo = r->buf_offset, hi = lo + r->len;
+	loff_t base = r->pos - (loff_t)lo;
+
+	if (src.base != base || src.sp.hi < lo || src.sp.lo > hi ||
+	    src.sp.hi <= src.sp.lo) {
+		iomapsim_write_pattern_fill(bufs[0] + lo, r->pos, r->len);
+		src.base = base;
+		src.sp = (struct span){ lo, hi };
+		return;
+	}
+	if (lo < src.sp.lo)
+		iomapsim_write_pattern_fill(bufs[0] + lo, base + lo,
+					    src.sp.lo - lo);
+	if (hi > src.sp.hi)
+		iomapsim_write_pattern_fill(bufs[0] + src.sp.hi,
+					    base + src.sp.hi, hi - src.sp.hi);
+	src.sp.lo = min(src.sp.lo, lo);
+	src.sp.hi = max(src.sp.hi, hi);
+}
+
 /* The fill over bufs[0]'s [@lo, @hi); @dirty keeps what is left. */
 static void bufs0_clean(size_t lo, size_t hi)
 {
 	struct spans left = { 0 };
 
+	src_cut(lo, hi);
 	if (!bufs0_laid_out) {
 		memset(bufs[0], 0xee, RUN_MEM_SIZE);
 		bufs0_laid_out = true;
 		dirty.nr = 0;
+		src.sp = (struct span){ 0, 0 };
 		return;
 	}
 	for (unsigned int i = 0; i < dirty.nr; i++) {
@@ -234,6 +284,8 @@ static void run_once(const struct dio_input *in, bool no_simple,
 							     req.buf_offset);
 
 		span_add(&dirty, sp.lo, sp.hi);
+		if (r->rc || !filled)
+			src_cut(sp.lo, sp.hi);
 	}
 	r->trace_hash = sim_trace_hash();
 	r->trace_count = sim_trace_count();
@@ -945,7 +997,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct dio_input *in = &cur;
 	const struct run *last;
-	bool reuse;
+	bool reuse, filled = false;
 
 	have_outcome = false;
 	expect_len = 0;
@@ -977,9 +1029,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 					      iomapsim_iov_apart(&in->req));
 
 		bufs0_clean(sp.lo, sp.hi);
+		filled = true;
+	} else if (!iomapsim_iov_apart(&in->req)) {
+		src_lay_out(&in->req);
+		filled = true;
 	}
 	dirty_outside = dirty;
-	run_once(in, false, true, &runs[0], bufs[0], !in->req.write);
+	run_once(in, false, true, &runs[0], bufs[0], filled);
 	if (!runs[0].rc) {
 		have_outcome = true;
 		check_outcome(in, &runs[0]);
