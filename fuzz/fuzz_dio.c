@@ -73,9 +73,12 @@ static struct dio_input cur;
 static struct run runs[3];
 /*
  * Each run's buffer is the runner's own memory (no copy afterwards):
- * page aligned, room for any decoded offset (16 bits) and length.
+ * page aligned, room for any decoded offset (16 bits) and length: up to
+ * DIO_MAX_BUF, not DIO_MAX_LEN.  A request the runner refuses for being
+ * too long still has its bytes marked (run_once()), and with rows sized
+ * for DIO_MAX_LEN that memset ran on into the next row.
  */
-#define RUN_MEM_SIZE (IOMAPSIM_BUF_MEM_SIZE(0xffff, DIO_MAX_LEN) + 4 * 8192)
+#define RUN_MEM_SIZE (IOMAPSIM_BUF_MEM_SIZE(0xffff, DIO_MAX_BUF) + 4 * 8192)
 static u8 bufs[3][RUN_MEM_SIZE] __attribute__((aligned(4096)));
 /* explicit iovec segments apart in memory, gathered in order */
 static u8 gathered[3][DIO_MAX_BUF];
@@ -277,8 +280,13 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	if (iomapsim_iov_gather(&req, buf, gathered[r - runs]))
 		r->buf = gathered[r - runs];
 	/* what a request the runner refused leaves there is not its data */
-	if (r->rc)
+	if (r->rc) {
+		FUZZ_CHECK(r->buf != buf + req.buf_offset ||
+				   req.buf_offset + req.len <= RUN_MEM_SIZE,
+			   "a refused request's %zu bytes at %zu run past its "
+			   "buffer", req.len, req.buf_offset);
 		memset(r->buf, 0x5a, req.len);
+	}
 	if (buf == bufs[0]) {
 		struct span sp = request_span(&req, r->buf != buf +
 							     req.buf_offset);
