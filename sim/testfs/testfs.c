@@ -1424,29 +1424,46 @@ bool testfs_lookup(struct testfs *tf, loff_t pos, struct testfs_extent *out)
 	return found;
 }
 
+/*
+ * From extent @*idx on, the next mapped one that overlaps [start, end),
+ * with the overlap in [*s, *t); NULL when none is left.  @*idx moves on
+ * past it.
+ */
+static const struct testfs_extent *next_mapped(const struct testfs *tf,
+					       unsigned int *idx, loff_t start,
+					       loff_t end, loff_t *s, loff_t *t)
+{
+	for (; *idx < tf->nr_ext; (*idx)++) {
+		const struct testfs_extent *e = &tf->ext[*idx];
+
+		if (e->off >= end)
+			return NULL;
+		if (e->type != IOMAP_MAPPED)
+			continue;
+		*s = max_t(loff_t, start, e->off);
+		*t = min_t(loff_t, end, e->off + (loff_t)e->len);
+		if (*t > *s) {
+			(*idx)++;
+			return e;
+		}
+	}
+	return NULL;
+}
+
 bool testfs_device_matches(struct testfs *tf, loff_t start, loff_t end)
 {
 	const u8 *dev = sim_bdev_ram_data(tf->ram);
+	const struct testfs_extent *e;
 	bool ok = true;
 	unsigned int idx;
+	loff_t s, t;
 
 	pthread_mutex_lock(&tf->lock);
-	for (idx = ext_find(tf, start); idx < tf->nr_ext && ok; idx++) {
-		const struct testfs_extent *e = &tf->ext[idx];
-		loff_t s, t;
-
-		if (e->off >= end)
-			break;
-		if (e->type != IOMAP_MAPPED)
-			continue;
-		s = max_t(loff_t, start, e->off);
-		t = min_t(loff_t, end, e->off + (loff_t)e->len);
-		if (t <= s)
-			continue;
-		if ((size_t)t > tf->model_size ||
-		    memcmp(dev + e->addr + (s - e->off), tf->model + s, t - s))
-			ok = false;
-	}
+	idx = ext_find(tf, start);
+	while (ok && (e = next_mapped(tf, &idx, start, end, &s, &t)))
+		ok = (size_t)t <= tf->model_size &&
+		     !memcmp(dev + e->addr + (s - e->off), tf->model + s,
+			     t - s);
 	pthread_mutex_unlock(&tf->lock);
 	return ok;
 }
@@ -1456,45 +1473,29 @@ void testfs_model_write(struct testfs *tf, loff_t pos, const void *buf,
 {
 	const u8 *src = buf;
 	unsigned int idx;
+	loff_t s, t;
 
 	pthread_mutex_lock(&tf->lock);
 	tf->written = tf->model_written = true;
-	for (idx = ext_find(tf, pos); idx < tf->nr_ext; idx++) {
-		const struct testfs_extent *e = &tf->ext[idx];
-		loff_t s, t;
-
-		if (e->off >= pos + (loff_t)n)
-			break;
-		/*
-		 * Only written blocks read back what was written; unwritten
-		 * ones still read as zeroes, and inline data was written in
-		 * place (it lives in the model).
-		 */
-		if (e->type != IOMAP_MAPPED)
-			continue;
-		s = max_t(loff_t, pos, e->off);
-		t = min_t(loff_t, pos + (loff_t)n, e->off + (loff_t)e->len);
-		if (t > s && (size_t)t <= tf->model_size)
+	/*
+	 * Only written blocks read back what was written; unwritten ones
+	 * still read as zeroes, and inline data was written in place (it
+	 * lives in the model).
+	 */
+	idx = ext_find(tf, pos);
+	while (next_mapped(tf, &idx, pos, pos + (loff_t)n, &s, &t))
+		if ((size_t)t <= tf->model_size)
 			memcpy(tf->model + s, src + (s - pos), t - s);
-	}
 	pthread_mutex_unlock(&tf->lock);
 }
 
 /* Zero the model over [s, t) where mapped extents hold it. */
 static void model_zero_mapped(struct testfs *tf, loff_t s, loff_t t)
 {
-	unsigned int idx;
+	unsigned int idx = ext_find(tf, s);
+	loff_t a, b;
 
-	for (idx = ext_find(tf, s); idx < tf->nr_ext; idx++) {
-		const struct testfs_extent *e = &tf->ext[idx];
-		loff_t a, b;
-
-		if (e->off >= t)
-			break;
-		if (e->type != IOMAP_MAPPED)
-			continue;
-		a = max_t(loff_t, s, e->off);
-		b = min_t(loff_t, t, e->off + (loff_t)e->len);
+	while (next_mapped(tf, &idx, s, t, &a, &b)) {
 		b = min_t(loff_t, b, (loff_t)tf->model_size);
 		if (b > a)
 			memset(tf->model + a, 0, b - a);
@@ -1576,8 +1577,10 @@ bool testfs_device_holds_dio_write(struct testfs *tf, loff_t pos,
 {
 	loff_t fsb = tf->fs_block, end = pos + (loff_t)n;
 	loff_t start = round_down_u64(pos, fsb), stop = round_up_u64(end, fsb);
+	const struct testfs_extent *e;
 	bool zero_head, zero_tail, ok = true;
 	unsigned int idx;
+	loff_t s, t;
 
 	if (!n)
 		return testfs_device_matches(tf, start, stop);
@@ -1585,23 +1588,12 @@ bool testfs_device_holds_dio_write(struct testfs *tf, loff_t pos,
 	/* the same rules as testfs_model_dio_write() */
 	zero_head = pos % fsb && ext_new_at(tf, pos);
 	zero_tail = end % fsb && (end >= old_size || ext_new_at(tf, end - 1));
-	for (idx = ext_find(tf, start); idx < tf->nr_ext && ok; idx++) {
-		const struct testfs_extent *e = &tf->ext[idx];
-		loff_t s, t;
-
-		if (e->off >= stop)
-			break;
-		if (e->type != IOMAP_MAPPED)
-			continue;
-		s = max_t(loff_t, start, e->off);
-		t = min_t(loff_t, stop, e->off + (loff_t)e->len);
-		if (t <= s)
-			continue;
-		/* the model (and so the check) ends at model_size */
+	idx = ext_find(tf, start);
+	/* the model (and so the check) ends at model_size */
+	while (ok && (e = next_mapped(tf, &idx, start, stop, &s, &t)))
 		ok = (size_t)t <= tf->model_size &&
 		     dev_holds(tf, e, s, t, pos, end, buf, zero_head,
 			       zero_tail);
-	}
 	tf_unlock(tf);
 	return ok;
 }
