@@ -272,10 +272,14 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 	unsigned int fsb, nr_ext, nr_faults, i, nspec = 0;
 	u64 span_limit, len_limit, cursor = 0;
 
-	/* the request is zeroed once, by iomapsim_request_init() */
+	/*
+	 * The request is zeroed by iomapsim_request_init(), once; the rest
+	 * of @in (it follows the request) here.
+	 */
+	_Static_assert(offsetof(struct dio_input, req) == 0,
+		       "the request comes first in struct dio_input");
 	iomapsim_request_init(r);
-	in->seed = 0;
-	memset(in->spec, 0, sizeof(in->spec));
+	memset((u8 *)in + sizeof(in->req), 0, sizeof(*in) - sizeof(in->req));
 	fuzz_in_init(&fin, data, size);
 	fuzz_take_header(&fin, h, sizeof(h));
 

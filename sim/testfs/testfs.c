@@ -1511,23 +1511,37 @@ static bool ext_new_at(struct testfs *tf, loff_t pos)
 	       (tf->ext[idx].flags & IOMAP_F_NEW);
 }
 
+/*
+ * Which partial blocks around a direct write of [@pos, @end) iomap
+ * zeroes: the head's where the first block is new, the tail's where the
+ * last block is new or at or past the old EOF.  Blocks testfs allocates
+ * for the write were holes (zero in the model) and unwritten extents read
+ * as zeroes: only mapped extents flagged IOMAP_F_NEW, and the tail at or
+ * past EOF, change.
+ */
+static void dio_write_zeroes(struct testfs *tf, loff_t pos, loff_t end,
+			     loff_t old_size, bool *head, bool *tail)
+{
+	loff_t fsb = tf->fs_block;
+
+	*head = pos % fsb && ext_new_at(tf, pos);
+	*tail = end % fsb && (end >= old_size || ext_new_at(tf, end - 1));
+}
+
 void testfs_model_dio_write(struct testfs *tf, loff_t pos, const void *buf,
 			    size_t n, loff_t old_size)
 {
 	loff_t fsb = tf->fs_block, end = pos + (loff_t)n;
+	bool head, tail;
 
 	testfs_model_write(tf, pos, buf, n);
 	if (!n)
 		return;
 	pthread_mutex_lock(&tf->lock);
-	/*
-	 * Blocks testfs allocates for the write were holes (zero in the
-	 * model) and unwritten extents read as zeroes: only mapped extents
-	 * flagged IOMAP_F_NEW, and the tail at or past EOF, change here.
-	 */
-	if (pos % fsb && ext_new_at(tf, pos))
+	dio_write_zeroes(tf, pos, end, old_size, &head, &tail);
+	if (head)
 		model_zero_mapped(tf, round_down_u64(pos, fsb), pos);
-	if (end % fsb && (end >= old_size || ext_new_at(tf, end - 1)))
+	if (tail)
 		model_zero_mapped(tf, end, round_up_u64(end, fsb));
 	pthread_mutex_unlock(&tf->lock);
 }
@@ -1585,9 +1599,7 @@ bool testfs_device_holds_dio_write(struct testfs *tf, loff_t pos,
 	if (!n)
 		return testfs_device_matches(tf, start, stop);
 	tf_lock(tf);
-	/* the same rules as testfs_model_dio_write() */
-	zero_head = pos % fsb && ext_new_at(tf, pos);
-	zero_tail = end % fsb && (end >= old_size || ext_new_at(tf, end - 1));
+	dio_write_zeroes(tf, pos, end, old_size, &zero_head, &zero_tail);
 	idx = ext_find(tf, start);
 	/* the model (and so the check) ends at model_size */
 	while (ok && (e = next_mapped(tf, &idx, start, stop, &s, &t)))

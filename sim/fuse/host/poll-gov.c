@@ -157,6 +157,12 @@ static void decide(struct poll_gov *g)
 	g->left = g->backoff - 1;
 }
 
+/* Is mean cycle @a longer than @b by @pct percent or more? */
+static bool slower_by(uint64_t a, uint64_t b, unsigned int pct)
+{
+	return a * 100 >= b * (100 + pct);
+}
+
 /* Under lock: the running epoch is over; measure it, start the next. */
 static void epoch_end(struct poll_gov *g)
 {
@@ -174,8 +180,8 @@ static void epoch_end(struct poll_gov *g)
 		g->arm = !arm;	/* the first epoch: now the other arm */
 	else if (arm != on || !g->backoff)
 		decide(g);	/* an exploration (or the first pair) ended */
-	else if (arm && (!mean || mean * 100 >= g->mean_ns[0] *
-					    (100 + GOV_MARGIN_PCT)))
+	else if (arm &&
+		 (!mean || slower_by(mean, g->mean_ns[0], GOV_MARGIN_PCT)))
 		decide(g);	/* polling no longer pays: stop it now */
 	else if (g->left)
 		g->left--;	/* the winner runs on */
@@ -200,7 +206,7 @@ static bool losing(const struct poll_gov *g)
 	uint64_t off = g->mean_ns[0];
 
 	return g->arm && off && g->nr >= g->epoch_len / 4 &&
-	       g->sum_ns * 100 >= off * g->nr * (100 + GOV_CUT_PCT);
+	       slower_by(g->sum_ns, off * g->nr, GOV_CUT_PCT);
 }
 
 bool poll_gov_arrival(struct poll_gov *g, bool lone)
