@@ -304,36 +304,40 @@ static void run_once(const struct dio_input *in, bool no_simple,
 static long moved_of(const struct iomapsim_request *r, const struct run *run);
 
 /*
- * Run @in again on the memory @prev ran on (bufs[0], not gathered):
- * @prev's read was exact (the file's bytes up to its result, the fill
- * after), so putting back the bytes it read lays the buffer out as the
- * runner would.
+ * @exact's read on bufs[0] was exact (the file's bytes up to its result,
+ * the fill after): of @in's bytes only those it read are dirty, besides
+ * what was dirty outside them.
+ */
+static void dirty_after_exact(const struct dio_input *in,
+			      const struct run *exact)
+{
+	size_t off = in->req.buf_offset;
+
+	dirty = dirty_outside;
+	span_add(&dirty, off, off + moved_of(&in->req, exact));
+}
+
+/*
+ * Run @in again on the memory @prev ran on (bufs[0], not gathered),
+ * @prev's read exact: putting back the bytes it read lays the buffer out
+ * as the runner would.
  */
 static void run_again(const struct dio_input *in, const struct run *prev,
 		      struct run *r, bool no_simple)
 {
 	size_t off = in->req.buf_offset;
 
-	/* all that is not the fill: what @prev read, and what was outside */
-	dirty = dirty_outside;
-	span_add(&dirty, off, off + moved_of(&in->req, prev));
+	dirty_after_exact(in, prev);
 	bufs0_clean(off, off + in->req.len);
 	run_once(in, no_simple, true, r, bufs[0], true);
 }
 
-/*
- * After the input's runs: a read found exact (the file's bytes up to its
- * result, the fill after) as the last run on bufs[0] leaves only the
- * bytes it read dirty among its own.
- */
+/* After the input's runs: the last one on bufs[0], if an exact read. */
 static void bufs0_settle(const struct dio_input *in, const struct run *last)
 {
-	size_t off = in->req.buf_offset;
-
-	if (in->req.write || !last->read_exact || last->buf != bufs[0] + off)
-		return;
-	dirty = dirty_outside;
-	span_add(&dirty, off, off + moved_of(&in->req, last));
+	if (!in->req.write && last->read_exact &&
+	    last->buf == bufs[0] + in->req.buf_offset)
+		dirty_after_exact(in, last);
 }
 
 static bool has_flag(const struct iomapsim_request *r, u16 flag)
