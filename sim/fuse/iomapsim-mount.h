@@ -14,6 +14,8 @@
 /* poll=auto: the bound of a poll window */
 #define IOMAPSIM_POLL_AUTO_US 200
 
+enum { IOMAPSIM_URING_OFF, IOMAPSIM_URING_AUTO, IOMAPSIM_URING_ON };
+
 struct iomapsim_mount_opts {
 	const char *target;		/* image file or block device */
 	const char *mountpoint;
@@ -32,6 +34,12 @@ struct iomapsim_mount_opts {
 	 * IOMAPSIM_POLL_AUTO_US)
 	 */
 	unsigned int poll_us;
+	/*
+	 * uring=off|auto|on: serve requests over FUSE io_uring (Linux 6.14+)
+	 * when the kernel offers it (auto, the default), never, or refuse to
+	 * mount without it
+	 */
+	int uring;
 	unsigned int commit_interval;	/* commit=SECONDS, 0: only on fsync */
 	unsigned int max_background;	/* max_background=N (FUSE) */
 	bool allow_other;		/* allow_other (FUSE) */

@@ -631,6 +631,7 @@ DEFINE_SIM_STAT(stat_fuse_poll_no_idle_cpu, "fuse_poll_no_idle_cpu");
 DEFINE_SIM_STAT(stat_fuse_poll_trials, "fuse_poll_trials");
 DEFINE_SIM_STAT(stat_fuse_poll_trials_won, "fuse_poll_trials_won");
 DEFINE_SIM_STAT(stat_fuse_clone_reads, "fuse_clone_reads");
+DEFINE_SIM_STAT(stat_fuse_uring_requests, "fuse_uring_requests");
 /* set, not added; not gauges either: they leak nothing, a reset clears them */
 DEFINE_SIM_STAT(stat_fuse_poll_on, "fuse_poll_on");
 DEFINE_SIM_STAT(stat_fuse_poll_cycle_polling_ns, "fuse_poll_cycle_polling_ns");
@@ -646,6 +647,7 @@ static struct sim_stat *const poll_stats[SFS_POLL_NR] = {
 	[SFS_POLL_TRIALS] = &stat_fuse_poll_trials,
 	[SFS_POLL_TRIALS_WON] = &stat_fuse_poll_trials_won,
 	[SFS_POLL_CLONE_READS] = &stat_fuse_clone_reads,
+	[SFS_POLL_URING_REQS] = &stat_fuse_uring_requests,
 	[SFS_POLL_ON] = &stat_fuse_poll_on,
 	[SFS_POLL_CYCLE_POLLING_NS] = &stat_fuse_poll_cycle_polling_ns,
 	[SFS_POLL_CYCLE_SLEEPING_NS] = &stat_fuse_poll_cycle_sleeping_ns,

@@ -45,6 +45,7 @@
 #include "../../simfs/simfs-host.h"
 #include "fuse-loop.h"
 #include "fuse-route.h"
+#include "fuse-uring.h"
 #include "sfs.h"
 
 #define ATTR_TIMEOUT 1.0
@@ -540,6 +541,7 @@ void iomapsim_mount_opts_init(struct iomapsim_mount_opts *o)
 	o->dops = "none";
 	o->commit_interval = 5;
 	o->poll_us = IOMAPSIM_POLL_AUTO_US;
+	o->uring = IOMAPSIM_URING_AUTO;
 }
 
 static int parse_onoff(const char *v, bool *out)
@@ -611,6 +613,15 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 				o->poll_us = IOMAPSIM_POLL_AUTO_US;
 			else
 				bad = parse_uint(v, 10000, &o->poll_us);
+		} else if (!strcmp(opt, "uring") && v) {
+			if (!strcmp(v, "auto"))
+				o->uring = IOMAPSIM_URING_AUTO;
+			else if (!strcmp(v, "on"))
+				o->uring = IOMAPSIM_URING_ON;
+			else if (!strcmp(v, "off"))
+				o->uring = IOMAPSIM_URING_OFF;
+			else
+				bad = 1;
 		} else if (!strcmp(opt, "commit") && v) {
 			bad = parse_uint(v, 86400, &o->commit_interval);
 		} else if (!strcmp(opt, "max_background") && v) {
@@ -748,6 +759,11 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 	struct simfs_host_lock lk;
 	int ret;
 
+	if (o->uring == IOMAPSIM_URING_ON && !fuse_uring_enabled()) {
+		report(status_fd, "uring=on: the kernel does not offer FUSE "
+		       "over io_uring (" FUSE_URING_PARAM " is not Y)");
+		return 1;
+	}
 	/*
 	 * The image is this process's from before the first read until
 	 * after the last commit (lock.c): a second mount, mkfs or a
@@ -840,7 +856,10 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		unsigned int nr = o->max_threads ? o->max_threads :
 				  cpus > 2 ? (unsigned int)(2 * cpus) : 4;
 
-		ret = sfs_fuse_loop(c.se, c.m, nr, o->poll_us) ? 1 : 0;
+		ret = sfs_fuse_loop(c.se, c.m, nr, o->poll_us,
+				    o->uring != IOMAPSIM_URING_OFF) ?
+			      1 :
+			      0;
 	}
 
 	if (ct_started) {
@@ -862,6 +881,8 @@ out_session:
 	c.m = NULL;
 	/* the workers' clones of /dev/fuse: no reply is owed on them now */
 	fuse_route_exit();
+	/* and the io_uring queues' entries */
+	fuse_uring_exit();
 	fuse_session_destroy(c.se);
 	fuse_opt_free_args(&args);
 	simfs_host_unlock(&lk);

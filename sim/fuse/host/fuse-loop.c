@@ -44,6 +44,7 @@
  * A host file: system headers and libfuse only (see sim/fuse/host/).
  */
 #define FUSE_USE_VERSION 312
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -51,15 +52,18 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/sysinfo.h>
 #include <fuse_lowlevel.h>
 #include "fuse-loop.h"
 #include "fuse-route.h"
+#include "fuse-uring.h"
 #include "poll-gov.h"
 #include "sfs.h"
 
@@ -76,7 +80,26 @@ struct fuse_loop {
 	pthread_mutex_t lock;
 	int error;		/* under lock: the first receive error */
 	sem_t finish;		/* a worker saw the session end */
+
+	/* FUSE over io_uring: a thread per CPU queue (fuse-uring.c) */
+	struct uring_thread *uq; /* under lock */
+	unsigned int nr_uq;	 /* under lock */
 };
+
+struct uring_thread {
+	struct fuse_loop *l;
+	struct fuse_uring_queue *q;
+	unsigned int qid;
+	bool pinned;		/* to CPU qid */
+	pthread_t tid;
+};
+
+/*
+ * Entries per queue thread: requests it can hold at once (more wait in
+ * the kernel).  A client on one CPU puts all its requests on that CPU's
+ * queue, so one queue's two threads hold a deep queue's worth.
+ */
+#define URING_ENTS 32
 
 /*
  * The next request, trying to read it for as long as the governor's
@@ -110,6 +133,19 @@ static void reap_wait(struct fuse_loop *l, bool poll)
 	sfs_reap_wait(l->m, &spin);
 	if (spin.budget_us)
 		poll_gov_end(&l->gov, POLL_CQE, spin.polled, spin.hit,
+			     spin.spent_ns);
+}
+
+/* As reap_wait(), polling as a pinned io_uring thread does. */
+static void own_wait(struct fuse_loop *l, struct poll_own *win)
+{
+	struct sfs_spin spin = { 0 };
+
+	if (sfs_own_outstanding(l->m))
+		spin.budget_us = poll_own_begin(&l->gov, win);
+	sfs_reap_wait(l->m, &spin);
+	if (spin.budget_us)
+		poll_own_end(&l->gov, win, spin.polled, spin.hit,
 			     spin.spent_ns);
 }
 
@@ -249,8 +285,150 @@ out:
 	return NULL;
 }
 
+/*
+ * A queue's thread: as a worker, but its requests come from its queue,
+ * and its reply goes in the same system call that fetches the next one.
+ *
+ * The kernel queues a request on the queue of the CPU its client runs
+ * on, and gives it to the entry committed last.  Each queue has two
+ * threads: one pinned to the queue's CPU, whose entries are registered
+ * last and so come first, and one free to run anywhere.  A lone
+ * client's requests go to the pinned one: the client sleeps, and its
+ * server runs where it ran, so no CPU has to be woken for the request
+ * or its reply, and the lone read is waited for on that CPU, which has
+ * nothing else to run (its client is waiting for this very read).
+ * There the wait busy-polls, for as long as the poll governor's window
+ * for completions (within poll=, none when no CPU is idle): a CPU
+ * that sleeps until the device's
+ * interrupt has to be woken by another CPU when the interrupt is taken
+ * there, which on a virtual machine costs more than the read.  Many
+ * requests at once fill the free thread's entries too, and it takes
+ * them to another CPU.
+ *
+ * Under load a thread goes on to its next request without waiting for
+ * its reads, and learns of their completion from a poll on its device
+ * ring's eventfd, which its queue's ring watches with the requests.
+ */
+static void *uring_thread(void *arg)
+{
+	struct uring_thread *u = arg;
+	struct fuse_loop *l = u->l;
+	struct fuse_buf fbuf = { .mem = NULL };
+	int own_fd = sfs_own_fd(l->m);
+	bool own = own_fd >= 0 && !sfs_own_defer(l->m, true);
+	struct poll_own win;
+
+	poll_own_init(&l->gov, &win);
+	if (own)
+		fuse_uring_queue_watch(u->q, own_fd);
+	if (u->pinned) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(u->qid, &set);
+		/* not allowed (cpuset): it serves from anywhere */
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	while (!stopping(l)) {
+		bool idle, lone, poll;
+		int res;
+
+		if (own && sfs_own_outstanding(l->m))
+			sfs_reap(l->m, false);
+		res = fuse_uring_receive(u->q, &fbuf, true);
+		if (res == 0 || res == -EINTR || res == -EAGAIN)
+			continue;
+		if (res < 0)
+			break;
+		sfs_poll_stat(SFS_POLL_URING_REQS, 1);
+		/* requests already in the queue's ring are not in service yet */
+		lone = serving(l) && !sfs_unreplied(l->m) &&
+		       !fuse_uring_pending(u->q);
+		/*
+		 * No trial of polling against sleeping, as a worker needs:
+		 * this CPU's client is waiting for this very read, so the
+		 * window takes from nobody (the governor still sizes it,
+		 * and opens none where no CPU is idle).
+		 */
+		poll = u->pinned && lone;
+		fuse_session_process_buf(l->se, &fbuf);
+		idle = served(l) && sfs_unreplied(l->m) <= 1 &&
+		       !fuse_uring_pending(u->q);
+		if (idle || !own) {
+			/* replies owed to others do not wait for this read */
+			fuse_uring_flush(u->q);
+			if (poll && idle)
+				own_wait(l, &win);
+			else
+				reap_wait(l, false);
+		}
+	}
+	sfs_own_defer(l->m, false);
+	sfs_reap(l->m, true);
+	fuse_uring_flush(u->q);
+	free(fbuf.mem);
+	return NULL;
+}
+
+/*
+ * INIT asked for io_uring and its reply is in (a worker, from the
+ * session's custom I/O): two queue threads for every CPU the kernel may
+ * queue on, the free one's entries registered first.  Should one fail,
+ * the kernel never finds the ring ready and keeps to /dev/fuse.
+ */
+static void uring_start(void *arg)
+{
+	struct fuse_loop *l = arg;
+	int n = get_nprocs_conf();
+	struct uring_thread *uq = calloc(n > 0 ? 2 * n : 1, sizeof(*uq));
+	int i, err = 0;
+
+	if (!uq || n <= 0) {
+		free(uq);
+		return;
+	}
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; i < 2 * n && !stopping(l); i++) {
+		struct uring_thread *u = &uq[i];
+
+		u->l = l;
+		u->qid = i / 2;
+		u->pinned = i % 2;
+		u->q = fuse_uring_queue_create(l->fd, u->qid, URING_ENTS,
+					       &err);
+		if (!u->q)
+			break;
+		if (pthread_create(&u->tid, NULL, uring_thread, u)) {
+			err = -EAGAIN;
+			break;
+		}
+	}
+	if (i < 2 * n)
+		fprintf(stderr, "iomapsim: FUSE io_uring queue %d: %s; "
+			"staying on /dev/fuse\n", i / 2, strerror(-err));
+	l->uq = uq;
+	l->nr_uq = i;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Until it has gone: it may have been on its way into a wait. */
+static void join_woken(pthread_t tid)
+{
+	struct timespec t;
+
+	do {
+		pthread_kill(tid, SIGUSR2);
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += 10000000;
+		if (t.tv_nsec >= 1000000000) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000;
+		}
+	} while (pthread_timedjoin_np(tid, NULL, &t) == ETIMEDOUT);
+}
+
 int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
-		  unsigned int nr_threads, unsigned int poll_us)
+		  unsigned int nr_threads, unsigned int poll_us, bool uring)
 {
 	struct fuse_loop l = { .se = se, .m = m };
 	pthread_t *tids = calloc(nr_threads, sizeof(*tids));
@@ -278,6 +456,8 @@ int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 	/* no SA_RESTART: the signal is there to end a blocking read */
 	sigaction(SIGUSR2, &wake, &old_wake);
 	l.route = !fuse_route_init(se);
+	/* the INIT exchange goes through the route's custom I/O */
+	fuse_uring_want(l.route && uring, uring_start, &l);
 
 	/* signals go to this thread only, as with libfuse's loop */
 	sigfillset(&all);
@@ -295,20 +475,13 @@ int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
 	__atomic_store_n(&l.stopping, true, __ATOMIC_RELEASE);
 	if (eventfd_write(l.stop_fd, 1))
 		ret = ret ?: -errno;
-	for (unsigned int i = 0; i < n; i++) {
-		struct timespec t;
-
-		/* until it has gone: it may have been on its way in */
-		do {
-			pthread_kill(tids[i], SIGUSR2);
-			clock_gettime(CLOCK_REALTIME, &t);
-			t.tv_nsec += 10000000;
-			if (t.tv_nsec >= 1000000000) {
-				t.tv_sec++;
-				t.tv_nsec -= 1000000000;
-			}
-		} while (pthread_timedjoin_np(tids[i], NULL, &t) == ETIMEDOUT);
-	}
+	for (unsigned int i = 0; i < n; i++)
+		join_woken(tids[i]);
+	/* no worker is left to start them: the list is final */
+	for (unsigned int i = 0; i < l.nr_uq; i++)
+		join_woken(l.uq[i].tid);
+	free(l.uq);
+	fuse_uring_want(false, NULL, NULL);
 
 	if (!ret)
 		ret = l.error;

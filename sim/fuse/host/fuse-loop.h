@@ -3,6 +3,8 @@
 #ifndef _SFS_FUSE_LOOP_H
 #define _SFS_FUSE_LOOP_H
 
+#include <stdbool.h>
+
 struct fuse_session;
 struct sfs_mount;
 
@@ -11,9 +13,10 @@ struct sfs_mount;
  * the session ends (unmount, fuse_session_exit()).  A worker that leaves
  * the mount idle may busy-poll, up to @poll_us microseconds a window,
  * when polling is measured to pay (poll-gov.c); 0: never.  Returns 0, or
- * -errno for a failure to read or to start.
+ * -errno for a failure to read or to start.  @uring: accept FUSE over
+ * io_uring if the kernel offers it (fuse-uring.c).
  */
 int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
-		  unsigned int nr_threads, unsigned int poll_us);
+		  unsigned int nr_threads, unsigned int poll_us, bool uring);
 
 #endif /* _SFS_FUSE_LOOP_H */

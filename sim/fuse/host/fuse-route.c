@@ -34,6 +34,7 @@
 #include <linux/fuse.h>
 #include <fuse_lowlevel.h>
 #include "fuse-route.h"
+#include "fuse-uring.h"
 
 struct route {
 	uint64_t unique;
@@ -98,6 +99,8 @@ static ssize_t route_read(int fd, void *buf, size_t len, void *userdata)
 	ssize_t n = read(rfd, buf, len);
 
 	(void)userdata;
+	if (n >= (ssize_t)sizeof(*in) && in->opcode == FUSE_INIT)
+		fuse_uring_init_request(buf, (size_t)n);
 	if (rfd == fd || n < (ssize_t)sizeof(*in) || no_reply(in->opcode))
 		return n;
 	if (route_add(in->unique, rfd)) {
@@ -124,13 +127,23 @@ static ssize_t route_writev(int fd, struct iovec *iov, int count,
 			    void *userdata)
 {
 	const struct fuse_out_header *out = iov[0].iov_base;
+	ssize_t ret;
+	bool init;
 
 	(void)userdata;
+	/* a request that came over io_uring goes back there */
+	if (fuse_uring_active() && fuse_uring_reply(iov, count, &ret))
+		return ret;
+	init = fuse_uring_init_reply(iov, count);
 	/* unique 0: a notification, the session's */
 	if (__atomic_load_n(&nr_live, __ATOMIC_ACQUIRE) &&
 	    iov[0].iov_len >= sizeof(*out) && out->unique)
 		fd = route_take(out->unique, fd);
-	return writev(fd, iov, count);
+	ret = writev(fd, iov, count);
+	/* the kernel takes commands once INIT is done */
+	if (init && ret >= 0)
+		fuse_uring_init_replied();
+	return ret;
 }
 
 int fuse_route_init(struct fuse_session *se)

@@ -285,24 +285,52 @@ static unsigned int idle_cpus(struct poll_gov *g, enum poll_site site)
 	return idle;
 }
 
-unsigned int poll_gov_begin(struct poll_gov *g, enum poll_site site)
+/* A poller's place, if a CPU is idle for one more: counted, or false. */
+static bool take_place(struct poll_gov *g, enum poll_site site)
 {
-	unsigned int w = g->max_us ? LOAD(g->win_us[site]) : 0;
-	unsigned int idle, n;
+	unsigned int idle = idle_cpus(g, site);
+	unsigned int n = LOAD(g->spinning);
 
-	if (!w)
-		return 0;
-	idle = idle_cpus(g, site);
-	n = LOAD(g->spinning);
 	do {
 		if (n + 1 > idle) {
 			sfs_poll_stat(SFS_POLL_NO_IDLE_CPU, 1);
-			return 0;
+			return false;
 		}
 	} while (!__atomic_compare_exchange_n(&g->spinning, &n, n + 1, true,
 					      __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
-	return w;
+	return true;
+}
+
+unsigned int poll_gov_begin(struct poll_gov *g, enum poll_site site)
+{
+	unsigned int w = g->max_us ? LOAD(g->win_us[site]) : 0;
+
+	return w && take_place(g, site) ? w : 0;
+}
+
+/*
+ * The window after one that hit after @spent_ns (or missed): twice the
+ * hits' mean wait (*@gap_ns, a moving average) and some slack, doubled
+ * after a miss, within [GOV_MIN_US, @max_us].
+ */
+static unsigned int next_window(unsigned int win, unsigned int *gap_ns,
+				bool hit, uint64_t spent_ns,
+				unsigned int max_us)
+{
+	if (hit) {
+		unsigned int gap = *gap_ns;
+
+		gap = gap ? gap - gap / 8 + (unsigned int)(spent_ns / 8) :
+			    (unsigned int)spent_ns;
+		*gap_ns = gap;
+		win = (2 * gap + GOV_SLACK_NS) / 1000;
+	} else {
+		win *= 2;
+	}
+	if (win < GOV_MIN_US)
+		win = GOV_MIN_US;
+	return win > max_us ? max_us : win;
 }
 
 void poll_gov_end(struct poll_gov *g, enum poll_site site, bool polled,
@@ -328,21 +356,31 @@ void poll_gov_end(struct poll_gov *g, enum poll_site site, bool polled,
 		STORE(g->win_us[site], 0);
 		return;
 	}
-	win = LOAD(g->win_us[site]);
-	if (hit) {
-		gap = LOAD(g->gap_ns[site]);
-		gap = gap ? gap - gap / 8 + (unsigned int)(spent_ns / 8) :
-			    (unsigned int)spent_ns;
-		STORE(g->gap_ns[site], gap);
-		win = (2 * gap + GOV_SLACK_NS) / 1000;
-	} else {
-		win *= 2;
-	}
-	if (win < GOV_MIN_US)
-		win = GOV_MIN_US;
-	if (win > g->max_us)
-		win = g->max_us;
+	gap = LOAD(g->gap_ns[site]);
+	win = next_window(LOAD(g->win_us[site]), &gap, hit, spent_ns,
+			  g->max_us);
+	STORE(g->gap_ns[site], gap);
 	/* a site switched off stays off until polling starts again */
 	if (LOAD(g->win_us[site]))
 		STORE(g->win_us[site], win);
+}
+
+void poll_own_init(struct poll_gov *g, struct poll_own *w)
+{
+	w->us = g->max_us;
+	w->gap_ns = 0;
+}
+
+unsigned int poll_own_begin(struct poll_gov *g, struct poll_own *w)
+{
+	return g->max_us && w->us && take_place(g, POLL_CQE) ? w->us : 0;
+}
+
+void poll_own_end(struct poll_gov *g, struct poll_own *w, bool polled,
+		  bool hit, uint64_t spent_ns)
+{
+	__atomic_fetch_sub(&g->spinning, 1, __ATOMIC_RELAXED);
+	if (polled)
+		w->us = next_window(w->us, &w->gap_ns, hit, spent_ns,
+				    g->max_us);
 }

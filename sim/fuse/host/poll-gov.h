@@ -78,4 +78,21 @@ void poll_gov_end(struct poll_gov *g, enum poll_site site, bool polled,
 		  bool hit, uint64_t spent_ns);
 uint64_t poll_gov_now_ns(void);
 
+/*
+ * A poller on the CPU its own client waits on (fuse-loop.c's pinned FUSE
+ * io_uring threads): its polling takes from nobody, so no trial against
+ * sleeping and no shared window; only a CPU idle for it.  Its window is
+ * its own, sized as the shared ones are.  poll_own_begin(): the window
+ * in microseconds, or 0 (poll=0, or no CPU idle); non-zero takes a
+ * poller's place, which poll_own_end() gives back.
+ */
+struct poll_own {
+	unsigned int us;	/* the next window */
+	unsigned int gap_ns;	/* moving average of the hits' waits */
+};
+void poll_own_init(struct poll_gov *g, struct poll_own *w);
+unsigned int poll_own_begin(struct poll_gov *g, struct poll_own *w);
+void poll_own_end(struct poll_gov *g, struct poll_own *w, bool polled,
+		  bool hit, uint64_t spent_ns);
+
 #endif /* _SFS_POLL_GOV_H */

@@ -131,6 +131,7 @@ enum sfs_poll_stat {
 	SFS_POLL_TRIALS,	/* polling against sleeping, measured */
 	SFS_POLL_TRIALS_WON,	/* ... and polling was faster */
 	SFS_POLL_CLONE_READS,	/* requests a worker slept for on its clone */
+	SFS_POLL_URING_REQS,	/* requests that came over FUSE io_uring */
 	/* levels, set (a stats reset clears them too) */
 	SFS_POLL_ON,		/* the last trial's winner (1: polling) */
 	SFS_POLL_CYCLE_POLLING_NS, /* its mean cycles, each arm */
