@@ -7,7 +7,7 @@
 # Prints IOPS for each and the ratio iomapsim / passthrough_ll.  A
 # benchmark, not a test: the figures depend on the machine.
 #
-#   bench/fuse-vs-passthrough.sh [--busy] [--also OPTS] BUILD_DIR [SECONDS] [ROUNDS]
+#   bench/fuse-vs-passthrough.sh [--busy] [--also OPTS] [--keep-uring] BUILD_DIR [SECONDS] [ROUNDS]
 #
 # Each depth is measured ROUNDS times (default 3), the servers taking
 # turns, iomapsim first in even rounds and passthrough_ll first in odd
@@ -24,6 +24,14 @@
 #   --also OPTS  in every round, also measure an iomapsim mount with these
 #                options added (e.g. --also poll=0), as a second column
 #                with its ratio to the default mount's.
+#   --keep-uring leave the kernel's FUSE io_uring switch as it is.  By
+#                default, where the kernel has one
+#                (/sys/module/fuse/parameters/enable_uring, Linux 6.14+)
+#                and it is off, the script turns it on for its run and
+#                back off at the end: the mount then serves its requests
+#                over io_uring (its default uring=auto), passthrough_ll
+#                (libfuse 3.14) through /dev/fuse as before.  Compare
+#                the two with --also uring=off.
 #
 # Under each table: each server's CPU time per read (median; it depends
 # far less on what else the machine runs than IOPS do), every round's
@@ -38,13 +46,15 @@
 # holds the image; it must support O_DIRECT.
 set -euo pipefail
 
-usage="usage: $0 [--busy] [--also OPTS] BUILD_DIR [SECONDS] [ROUNDS]"
+usage="usage: $0 [--busy] [--also OPTS] [--keep-uring] BUILD_DIR [SECONDS] [ROUNDS]"
 busy=0
 also=
+keep_uring=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--busy) busy=1; shift ;;
 	--also) also=${2:?$usage}; shift 2 ;;
+	--keep-uring) keep_uring=1; shift ;;
 	-*) echo "$usage" >&2; exit 1 ;;
 	*) break ;;
 	esac
@@ -83,6 +93,8 @@ m_sim=$work/sim
 m_pll=$work/pll
 hog=
 pll_pid=
+uring_param=/sys/module/fuse/parameters/enable_uring
+uring_was=
 mkdir -p "$src" "$m_sim" "$m_pll"
 cleanup() {
 	[ -z "$hog" ] || kill "$hog" 2>/dev/null || true
@@ -92,8 +104,17 @@ cleanup() {
 	# a server the unmount did not end must not outlive its directory
 	[ -z "$pll_pid" ] || kill "$pll_pid" 2>/dev/null || true
 	rm -rf "$work"
+	# as it was (a live connection keeps what it negotiated)
+	[ -z "$uring_was" ] || echo "$uring_was" >"$uring_param" || true
 }
 trap cleanup EXIT
+if [ -w "$uring_param" ] && [ $keep_uring = 0 ] &&
+	[ "$(cat "$uring_param")" != Y ]; then
+	uring_was=$(cat "$uring_param")
+	echo Y >"$uring_param"
+fi
+uring_note="FUSE io_uring: $(cat "$uring_param" 2>/dev/null || echo "not in this kernel")"
+[ -z "$uring_was" ] || uring_note+=" (turned on for this run, was $uring_was)"
 
 mount_sim() { # EXTRA_OPTIONS
 	local o="commit=0${IOMAPSIM_BENCH_OPTS:+,$IOMAPSIM_BENCH_OPTS}"
@@ -211,6 +232,8 @@ print(f"    completion    {win('bdev_file_poll')}; "
       f"waited for in one io_uring_enter")
 print(f"    sleeping      {g('fuse_clone_reads')} requests read by a worker "
       f"asleep in read() on its /dev/fuse clone")
+print(f"    io_uring      {g('fuse_uring_requests')} requests over FUSE "
+      f"io_uring")
 print(f"    decisions     {g('fuse_poll_trials_won')} of "
       f"{g('fuse_poll_trials')} chose polling; last run's last epochs: "
       f"mean cycle {last.get('fuse_poll_cycle_polling_ns', 0) / 1e3:.1f} us "
@@ -304,7 +327,8 @@ measure() { # TITLE
 }
 
 echo "iomapsim: $(git -C "$(dirname "$0")" describe --always --dirty 2>/dev/null || echo '?')," \
-	"$(nproc) CPUs; options: defaults${IOMAPSIM_BENCH_OPTS:+,$IOMAPSIM_BENCH_OPTS}"
+	"$(nproc) CPUs; options: defaults${IOMAPSIM_BENCH_OPTS:+,$IOMAPSIM_BENCH_OPTS};" \
+	"$uring_note"
 measure "no load added by this script"
 if [ $busy = 1 ]; then
 	cpu=$(($(nproc) - 1))

@@ -698,6 +698,9 @@ START_TEST(test_poll_governor)
 	char *st;
 
 	write_file("p", 1 * MiB, 1 * MiB, 12, true);
+	/* the workers' governor: requests through /dev/fuse */
+	umount_fs();
+	mount_fs("uring=off");
 	ctl_write("stats", "reset\n");
 	lone_reads_until("p", "fuse_poll_trials", 1, 20000);
 	/* one snapshot: reading the stats is itself a lone request */
@@ -714,7 +717,7 @@ START_TEST(test_poll_governor)
 	free(st);
 	umount_fs();
 
-	mount_fs("poll=0");
+	mount_fs("poll=0,uring=off");
 	ctl_write("stats", "reset\n");
 	lone_reads_until("p", "bdev_file_submit_and_wait", 200, 2000);
 	st = stats_text();
@@ -735,35 +738,46 @@ END_TEST
  * device's completion.  Reads and writes take turns, each checked; a
  * reply sent to the wrong descriptor would fail it (or hang the client).
  */
-START_TEST(test_lone_requests_on_worker_clones)
+/*
+ * 64 turns of a 4 KiB direct read of @name (pattern @seed) and a write
+ * of block i with pattern @seed + 1 + i in its place; then each block
+ * read back.  A write's reply comes from the device's completion.
+ */
+static void reads_and_writes_in_turn(const char *name, unsigned int seed)
 {
-	char *buf = abuf(4096), *st;
-	int fd;
+	char *buf = abuf(4096);
+	int fd = open(path_in(name), O_RDWR | O_DIRECT);
 
-	write_file("c", 256 << 10, 256 << 10, 14, true);
-	umount_fs();
-	mount_fs("poll=0");
-	ctl_write("stats", "reset\n");
-	fd = open(path_in("c"), O_RDWR | O_DIRECT);
 	ck_assert_int_ge(fd, 0);
 	for (int i = 0; i < 64; i++) {
 		ck_assert_int_eq(pread(fd, buf, 4096, i * 4096), 4096);
-		check_pattern_at(buf, 4096, 14, i * 4096, "before");
-		pattern(buf, 4096, 15 + i);
+		check_pattern_at(buf, 4096, seed, i * 4096, "before");
+		pattern(buf, 4096, seed + 1 + i);
 		ck_assert_int_eq(pwrite(fd, buf, 4096, i * 4096), 4096);
 	}
 	for (int i = 0; i < 64; i++) {
 		ck_assert_int_eq(pread(fd, buf, 4096, i * 4096), 4096);
-		check_pattern(buf, 4096, 15 + i, "after");
+		check_pattern(buf, 4096, seed + 1 + i, "after");
 	}
 	close(fd);
+	free(buf);
+}
+
+START_TEST(test_lone_requests_on_worker_clones)
+{
+	char *st;
+
+	write_file("c", 256 << 10, 256 << 10, 14, true);
+	umount_fs();
+	mount_fs("poll=0,uring=off");
+	ctl_write("stats", "reset\n");
+	reads_and_writes_in_turn("c", 14);
 	st = stats_text();
 	/* every write follows a read that left the mount idle */
 	ck_assert_int_ge(stat_in(st, "fuse_clone_reads"), 64);
 	ck_assert_int_ge(stat_in(st, "fuse_reply_from_completion"), 64);
 	ck_assert_int_eq(stat_in(st, "fuse_reply_failed"), 0);
 	free(st);
-	free(buf);
 	umount_fs();
 }
 END_TEST

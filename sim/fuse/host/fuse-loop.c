@@ -34,12 +34,19 @@
  * windows from the waits it sees, never past poll_us, and lets no more
  * workers poll than there are idle CPUs.  Under load nobody polls.
  *
+ * Where the kernel offers FUSE over io_uring and the mount wants it
+ * (uring=auto, fuse-uring.c), the INIT reply asks for it and two
+ * threads per CPU queue take over every request but FORGET and
+ * INTERRUPT (see uring_thread()); the workers stay, for those and for
+ * whatever comes before the queues are up.
+ *
  * Shutdown: the workers block signals but SIGUSR2; the main thread waits
  * for the session to end (unmount, fuse_session_exit() from a signal
  * handler), then wakes every worker through a stop eventfd, and those
  * asleep in a blocking read with SIGUSR2 (again, until each has gone:
  * one may have been on its way into the read); each ends the reads it
- * still has in flight and exits.
+ * still has in flight and exits.  The queue threads go the same way,
+ * woken from io_uring_enter() by the signal.
  *
  * A host file: system headers and libfuse only (see sim/fuse/host/).
  */

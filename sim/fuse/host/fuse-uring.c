@@ -96,6 +96,7 @@ struct fuse_uring_queue {
 	pthread_mutex_t sq_lock;
 	unsigned int owed;	/* owner only: published, not submitted */
 	int watch_fd;		/* owner only: polled for, -1: none */
+	size_t buf_cap;		/* owner only: its request buffer's size */
 	bool watch_armed;	/* owner only */
 	struct ring_ent *ents;
 };
@@ -107,6 +108,7 @@ static bool offered;		/* atomic */
 static uint64_t init_unique;	/* atomic */
 static size_t payload_max;	/* atomic, after INIT */
 static struct fuse_init_out init_copy;
+static bool setxattr_ext;	/* atomic: the INIT reply asked for it */
 
 #define MAX_QUEUES 256
 static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -178,6 +180,8 @@ bool fuse_uring_init_reply(struct iovec *iov, int count)
 	init_copy.flags |= FUSE_INIT_EXT;
 	init_copy.flags2 |= FUSE_OVER_IO_URING >> 32;
 	iov[1].iov_base = &init_copy;
+	__atomic_store_n(&setxattr_ext, init_copy.flags & FUSE_SETXATTR_EXT,
+			 __ATOMIC_RELAXED);
 	/* what the kernel makes ring->max_payload_sz */
 	pages = (init_copy.flags & FUSE_MAX_PAGES) && init_copy.max_pages ?
 			init_copy.max_pages :
@@ -238,8 +242,9 @@ static size_t op_in_size(uint32_t opcode)
 	case FUSE_FSYNCDIR:
 		return sizeof(struct fuse_fsync_in);
 	case FUSE_SETXATTR:
-		/* FUSE_SETXATTR_EXT is not asked for */
-		return FUSE_COMPAT_SETXATTR_IN_SIZE;
+		return __atomic_load_n(&setxattr_ext, __ATOMIC_RELAXED) ?
+			       sizeof(struct fuse_setxattr_in) :
+			       FUSE_COMPAT_SETXATTR_IN_SIZE;
 	case FUSE_GETXATTR:
 	case FUSE_LISTXATTR:
 		return sizeof(struct fuse_getxattr_in);
@@ -450,14 +455,16 @@ static int take_request(struct ring_ent *e, struct fuse_buf *fbuf)
 	max = sizeof(in) + FUSE_URING_OP_IN_OUT_SZ + fuse_uring_payload_size();
 	if (pl > fuse_uring_payload_size())
 		return -EIO;
-	if (!fbuf->mem || fbuf->size < max) {
+	if (!fbuf->mem || e->q->buf_cap < max) {
 		p = realloc(fbuf->mem, max);
 		if (!p)
 			return -ENOMEM;
 		fbuf->mem = p;
-		fbuf->size = max;
+		e->q->buf_cap = max;
 	}
 	size = sizeof(in) + op + pl;
+	fbuf->size = size;
+	fbuf->flags = 0;
 	in.len = (uint32_t)size;
 	p = fbuf->mem;
 	memcpy(p, &in, sizeof(in));

@@ -66,8 +66,10 @@ void fuse_uring_queue_destroy(struct fuse_uring_queue *q);
  * The queue's thread: submit what it has queued (its own replies) and
  * wait for the next request.  In @fbuf (its ->mem reused, grown as
  * needed) the request as read(/dev/fuse) would give it.  Returns its
- * size, 0 (the watched descriptor turned readable), -EINTR (a signal: look whether to stop), -EAGAIN (nothing yet,
- * !wait) or another -errno: the connection has ended.
+ * size; 0: the watched descriptor turned readable; -EINTR: a signal,
+ * look whether to stop; -EAGAIN: nothing yet (!wait), or a request that
+ * could not be taken and was failed; another -errno: the connection has
+ * ended.
  */
 int fuse_uring_receive(struct fuse_uring_queue *q, struct fuse_buf *fbuf,
 		       bool wait);
