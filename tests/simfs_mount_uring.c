@@ -105,14 +105,20 @@ END_TEST
 #define CLIENTS 8
 #define CLIENT_READS 256
 
+static char many_path[600];	/* set before the clients start */
+
+/* No ck_assert here: a failure is counted and returned to the test. */
 static void *client(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg, bad = 0;
-	char *buf = abuf(4096);
-	int fd = open(path_in("many"), O_RDONLY | O_DIRECT);
+	void *buf = NULL;
+	int fd = open(many_path, O_RDONLY | O_DIRECT);
 
-	if (fd < 0)
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096)) {
+		if (fd >= 0)
+			close(fd);
 		return (void *)(uintptr_t)1;
+	}
 	for (int i = 0; i < CLIENT_READS; i++) {
 		unsigned int k = (seed * 7919u + i * 104729u) % 1024;
 		const unsigned int *w = (const void *)buf;
@@ -122,8 +128,8 @@ static void *client(void *arg)
 			continue;
 		}
 		for (int j = 0; j < 1024; j++)
-			if (w[j] != 31 * 2654435761u +
-					    (k * 1024u + j) * 40503u) {
+			if (w[j] !=
+			    31 * 2654435761u + (k * 1024u + j) * 40503u) {
 				bad++;
 				break;
 			}
@@ -140,6 +146,7 @@ START_TEST(test_uring_many_clients)
 	long before;
 
 	write_file("many", 4 * MiB, 1 * MiB, 31, true);
+	snprintf(many_path, sizeof(many_path), "%s", path_in("many"));
 	before = stat_of("fuse_uring_requests");
 	for (int i = 0; i < CLIENTS; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, client,
@@ -202,15 +209,15 @@ START_TEST(test_uring_on_refused_when_off)
 
 	umount_fs();
 	param_set('N');
-	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mount -f -o uring=on "
-				"%s %s", bin, target, mnt),
+	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mount -f -o uring=on %s %s",
+				bin, target, mnt),
 			 1);
 	param_restore();
 	ck_assert_msg(strstr(out, "uring=on") && strstr(out, "io_uring"),
 		      "the reason: %s", out);
 	ck_assert(!is_mounted());
-	ck_assert_int_ne(sd_run(out, sizeof(out), "%s mount -f -o "
-				"uring=sometimes %s %s", bin, target, mnt),
+	ck_assert_int_ne(sd_run(out, sizeof(out), "%s mount -f -o uring=%s %s %s",
+				bin, "sometimes", target, mnt),
 			 0);
 	ck_assert_ptr_nonnull(strstr(out, "uring=sometimes"));
 	ck_assert(!is_mounted());
@@ -225,8 +232,9 @@ int main(void)
 
 	require_env();
 	if (access(FUSE_URING_PARAM, R_OK | W_OK))
-		say_skip("the kernel has no FUSE over io_uring (" FUSE_URING_PARAM
-			 ": Linux 6.14 and later)");
+		say_skip(
+			"the kernel has no FUSE over io_uring (" FUSE_URING_PARAM
+			": Linux 6.14 and later)");
 	tcase_add_checked_fixture(tc, setup_uring, teardown_uring);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_uring_serves_requests);

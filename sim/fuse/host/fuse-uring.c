@@ -156,7 +156,7 @@ void fuse_uring_init_request(const void *buf, size_t n)
 	const struct fuse_init_in *arg = (const void *)(in + 1);
 
 	if (n < sizeof(*in) + offsetof(struct fuse_init_in, flags2) +
-			sizeof(arg->flags2) ||
+			    sizeof(arg->flags2) ||
 	    in->opcode != FUSE_INIT)
 		return;
 	__atomic_store_n(&init_unique, in->unique, __ATOMIC_RELAXED);
@@ -290,9 +290,24 @@ static void publish_locked(struct fuse_uring_queue *q)
 	io_uring_smp_store_release(sq->ktail, sq->sqe_tail);
 }
 
-static int sys_ret(int ret)
+/*
+ * io_uring_enter() on @q's ring: submit @submit, wait for one if @wait.
+ * The number submitted or -errno (liburing's wrapper returns either).
+ */
+static int enter(struct fuse_uring_queue *q, unsigned int submit, bool wait)
 {
+	int ret = io_uring_enter(q->ring.ring_fd, submit, wait ? 1 : 0,
+				 wait ? IORING_ENTER_GETEVENTS : 0, NULL);
+
 	return ret == -1 ? -errno : ret;
+}
+
+/* The owner: @res of its io_uring_enter() went in of what it owed. */
+static void owed_in(struct fuse_uring_queue *q, int res)
+{
+	if (res > 0)
+		q->owed -= (unsigned int)res < q->owed ? (unsigned int)res :
+							 q->owed;
 }
 
 static struct io_uring_sqe *get_sqe_locked(struct fuse_uring_queue *q)
@@ -302,8 +317,7 @@ static struct io_uring_sqe *get_sqe_locked(struct fuse_uring_queue *q)
 	/* full: what is queued goes in first */
 	while (!sqe) {
 		publish_locked(q);
-		io_uring_enter(q->ring.ring_fd, q->ring.sq.ring_entries, 0, 0,
-			       NULL);
+		enter(q, q->ring.sq.ring_entries, false);
 		sqe = io_uring_get_sqe(&q->ring);
 	}
 	memset(sqe, 0, 2 * sizeof(*sqe));
@@ -338,8 +352,7 @@ static void queue_free(struct fuse_uring_queue *q)
 }
 
 struct fuse_uring_queue *fuse_uring_queue_create(int fd, unsigned int qid,
-						 unsigned int nr_ents,
-						 int *err)
+						 unsigned int nr_ents, int *err)
 {
 	size_t psz = fuse_uring_payload_size();
 	struct fuse_uring_queue *q = calloc(1, sizeof(*q));
@@ -384,7 +397,7 @@ struct fuse_uring_queue *fuse_uring_queue_create(int fd, unsigned int qid,
 	for (unsigned int i = 0; i < nr_ents; i++)
 		prep_cmd_locked(q, &q->ents[i], FUSE_IO_URING_CMD_REGISTER, 0);
 	publish_locked(q);
-	ret = sys_ret(io_uring_enter(q->ring.ring_fd, nr_ents, 0, 0, NULL));
+	ret = enter(q, nr_ents, false);
 	pthread_mutex_unlock(&q->sq_lock);
 	if (ret < 0) {
 		*err = ret;
@@ -447,9 +460,16 @@ static void arm_watch(struct fuse_uring_queue *q)
 static int take_request(struct ring_ent *e, struct fuse_buf *fbuf)
 {
 	struct fuse_in_header in;
-	size_t op = 0, pl = e->hdr->ring_ent_in_out.payload_sz, size, max;
+	size_t op, pl, size, max;
 	char *p;
 
+	/*
+	 * Whoever committed this entry's last reply wrote its header
+	 * before the release in fuse_uring_reply(); the kernel orders the
+	 * rest, where TSan cannot see.
+	 */
+	(void)__atomic_load_n(&e->unique, __ATOMIC_ACQUIRE);
+	pl = e->hdr->ring_ent_in_out.payload_sz;
 	memcpy(&in, e->hdr->in_out, sizeof(in));
 	op = op_in_size(in.opcode);
 	max = sizeof(in) + FUSE_URING_OP_IN_OUT_SZ + fuse_uring_payload_size();
@@ -485,15 +505,11 @@ int fuse_uring_receive(struct fuse_uring_queue *q, struct fuse_buf *fbuf,
 	my_ent = NULL;
 	arm_watch(q);
 	while (io_uring_peek_cqe(&q->ring, &cqe)) {
-		unsigned int n = q->owed;
-
-		if (!wait && !n)
+		if (!wait && !q->owed)
 			return -EAGAIN;
-		res = sys_ret(io_uring_enter(q->ring.ring_fd, n, wait ? 1 : 0,
-					     wait ? IORING_ENTER_GETEVENTS : 0,
-					     NULL));
+		res = enter(q, q->owed, wait);
 		if (res >= 0)
-			q->owed -= (unsigned int)res < n ? (unsigned int)res : n;
+			owed_in(q, res);
 		else if (res == -EINTR)
 			return res;
 		else if (res != -EAGAIN && res != -EBUSY)
@@ -518,10 +534,11 @@ int fuse_uring_receive(struct fuse_uring_queue *q, struct fuse_buf *fbuf,
 	res = take_request(e, fbuf);
 	if (res < 0) {
 		/* the request cannot be served: fail it, keep the entry */
+		const struct fuse_in_header *in = (void *)e->hdr->in_out;
 		struct fuse_out_header out = {
 			.len = sizeof(out),
 			.error = res,
-			.unique = ((struct fuse_in_header *)e->hdr->in_out)->unique,
+			.unique = in->unique,
 		};
 		struct iovec iov = { &out, sizeof(out) };
 		ssize_t r;
@@ -542,13 +559,9 @@ bool fuse_uring_pending(struct fuse_uring_queue *q)
 void fuse_uring_flush(struct fuse_uring_queue *q)
 {
 	while (q->owed) {
-		int res = sys_ret(io_uring_enter(q->ring.ring_fd, q->owed, 0,
-						 0, NULL));
+		int res = enter(q, q->owed, false);
 
-		if (res >= 0)
-			q->owed -= (unsigned int)res < q->owed ?
-					   (unsigned int)res :
-					   q->owed;
+		owed_in(q, res);
 		if (res == 0 || (res < 0 && res != -EINTR && res != -EAGAIN &&
 				 res != -EBUSY))
 			break;
@@ -612,8 +625,9 @@ bool fuse_uring_reply(const struct iovec *iov, int count, ssize_t *ret)
 			}
 			off = skip;
 			skip = 0;
-			memcpy(p + pl, (char *)iov[i].iov_base + off, len - off);
-			pl += len - off;
+			len -= off;
+			memcpy(p + pl, (char *)iov[i].iov_base + off, len);
+			pl += len;
 		}
 	}
 	out.len = (uint32_t)(sizeof(out) + (out.error ? 0 : pl));
@@ -635,8 +649,7 @@ bool fuse_uring_reply(const struct iovec *iov, int count, ssize_t *ret)
 		int r;
 
 		do {
-			r = sys_ret(io_uring_enter(q->ring.ring_fd, 1, 0, 0,
-						   NULL));
+			r = enter(q, 1, false);
 		} while (r == -EINTR || r == -EAGAIN || r == -EBUSY);
 	}
 	*ret = (ssize_t)total;
