@@ -97,7 +97,7 @@ struct uring_thread {
 	struct fuse_loop *l;
 	struct fuse_uring_queue *q;
 	unsigned int qid;
-	bool pinned;		/* to CPU qid */
+	bool pinned;		/* to CPU qid, always */
 	pthread_t tid;
 };
 
@@ -107,6 +107,11 @@ struct uring_thread {
  * queue, so one queue's two threads hold a deep queue's worth.
  */
 #define URING_ENTS 32
+/* Threads per queue: the pinned one, and this many free ones. */
+#define URING_FREE 1
+#define URING_PER_QUEUE (1 + URING_FREE)
+/* Lone requests in a row after which a free thread pins itself. */
+#define URING_SETTLE 16
 
 /*
  * The next request, trying to read it for as long as the governor's
@@ -297,20 +302,25 @@ out:
  * and its reply goes in the same system call that fetches the next one.
  *
  * The kernel queues a request on the queue of the CPU its client runs
- * on, and gives it to the entry committed last.  Each queue has two
- * threads: one pinned to the queue's CPU, whose entries are registered
- * last and so come first, and one free to run anywhere.  A lone
+ * on, and gives it to the entry committed last.  Each queue has a thread
+ * pinned to the queue's CPU, whose entries are registered last and so
+ * come first, and URING_FREE threads free to run anywhere.  A lone
  * client's requests go to the pinned one: the client sleeps, and its
  * server runs where it ran, so no CPU has to be woken for the request
  * or its reply, and the lone read is waited for on that CPU, which has
  * nothing else to run (its client is waiting for this very read).
  * There the wait busy-polls, for as long as the poll governor's window
- * for completions (within poll=, none when no CPU is idle): a CPU
- * that sleeps until the device's
- * interrupt has to be woken by another CPU when the interrupt is taken
- * there, which on a virtual machine costs more than the read.  Many
- * requests at once fill the free thread's entries too, and it takes
- * them to another CPU.
+ * for completions (within poll=, none when no CPU is idle): a CPU that
+ * sleeps until the device's interrupt has to be woken by another CPU
+ * when the interrupt is taken there, which on a virtual machine costs
+ * more than the read.  Many requests at once fill the free threads'
+ * entries too, and they take them to other CPUs.
+ *
+ * The entry committed last comes first, so after a burst a free thread
+ * may be the one a lone client's requests keep going to.  A free thread
+ * that has served URING_SETTLE lone requests in a row pins itself to
+ * its queue's CPU, and frees itself again at its first request that is
+ * not lone: two system calls at each change of load, none per request.
  *
  * Under load a thread goes on to its next request without waiting for
  * its reads, and learns of their completion from a poll on its device
@@ -324,18 +334,20 @@ static void *uring_thread(void *arg)
 	int own_fd = sfs_own_fd(l->m);
 	bool own = own_fd >= 0 && !sfs_own_defer(l->m, true);
 	struct poll_own win;
+	cpu_set_t all, mine;
+	bool pinned = false;
+	unsigned int lone_run = 0;
 
 	poll_own_init(&l->gov, &win);
 	if (own)
 		fuse_uring_queue_watch(u->q, own_fd);
-	if (u->pinned) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(u->qid, &set);
-		/* not allowed (cpuset): it serves from anywhere */
-		sched_setaffinity(0, sizeof(set), &set);
-	}
+	CPU_ZERO(&mine);
+	CPU_SET(u->qid, &mine);
+	if (sched_getaffinity(0, sizeof(all), &all))
+		CPU_ZERO(&all);
+	/* not allowed (a cpuset without it): it serves from where it is */
+	if (u->pinned)
+		pinned = !sched_setaffinity(0, sizeof(mine), &mine);
 	while (!stopping(l)) {
 		bool idle, lone, poll;
 		int res;
@@ -357,7 +369,16 @@ static void *uring_thread(void *arg)
 		 * window takes from nobody (the governor still sizes it,
 		 * and opens none where no CPU is idle).
 		 */
-		poll = u->pinned && lone;
+		if (!u->pinned && CPU_COUNT(&all)) {
+			lone_run = lone ? lone_run + 1 : 0;
+			if (!pinned && lone_run >= URING_SETTLE)
+				pinned = !sched_setaffinity(0, sizeof(mine),
+							    &mine);
+			else if (pinned && !lone &&
+				 !sched_setaffinity(0, sizeof(all), &all))
+				pinned = false;
+		}
+		poll = pinned && lone;
 		fuse_session_process_buf(l->se, &fbuf);
 		idle = served(l) && sfs_unreplied(l->m) <= 1 &&
 		       !fuse_uring_pending(u->q);
@@ -379,15 +400,17 @@ static void *uring_thread(void *arg)
 
 /*
  * INIT asked for io_uring and its reply is in (a worker, from the
- * session's custom I/O): two queue threads for every CPU the kernel may
- * queue on, the free one's entries registered first.  Should one fail,
- * the kernel never finds the ring ready and keeps to /dev/fuse.
+ * session's custom I/O): URING_PER_QUEUE threads for every CPU the
+ * kernel may queue on, the free ones' entries registered first.  Should
+ * one fail, the kernel never finds the ring ready and keeps to
+ * /dev/fuse.
  */
 static void uring_start(void *arg)
 {
 	struct fuse_loop *l = arg;
 	int n = get_nprocs_conf();
-	struct uring_thread *uq = calloc(n > 0 ? 2 * n : 1, sizeof(*uq));
+	struct uring_thread *uq = calloc(n > 0 ? URING_PER_QUEUE * n : 1,
+					 sizeof(*uq));
 	int i, err = 0;
 
 	if (!uq || n <= 0) {
@@ -395,12 +418,13 @@ static void uring_start(void *arg)
 		return;
 	}
 	pthread_mutex_lock(&l->lock);
-	for (i = 0; i < 2 * n && !stopping(l); i++) {
+	for (i = 0; i < URING_PER_QUEUE * n && !stopping(l); i++) {
 		struct uring_thread *u = &uq[i];
 
 		u->l = l;
-		u->qid = i / 2;
-		u->pinned = i % 2;
+		u->qid = i / URING_PER_QUEUE;
+		/* last of its queue: its entries come first */
+		u->pinned = i % URING_PER_QUEUE == URING_FREE;
 		u->q = fuse_uring_queue_create(l->fd, u->qid, URING_ENTS,
 					       &err);
 		if (!u->q)
@@ -410,9 +434,10 @@ static void uring_start(void *arg)
 			break;
 		}
 	}
-	if (i < 2 * n)
+	if (i < URING_PER_QUEUE * n)
 		fprintf(stderr, "iomapsim: FUSE io_uring queue %d: %s; "
-			"staying on /dev/fuse\n", i / 2, strerror(-err));
+			"staying on /dev/fuse\n", i / URING_PER_QUEUE,
+			strerror(-err));
 	l->uq = uq;
 	l->nr_uq = i;
 	pthread_mutex_unlock(&l->lock);
