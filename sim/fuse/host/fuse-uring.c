@@ -361,6 +361,12 @@ struct fuse_uring_queue *fuse_uring_queue_create(int fd, unsigned int qid,
 	*err = -ENOMEM;
 	if (!q)
 		return NULL;
+	/* a queue a reply could not be looked up in must not register */
+	if (__atomic_load_n(&nr_queues, __ATOMIC_ACQUIRE) >= MAX_QUEUES) {
+		free(q);
+		*err = -ENOSPC;
+		return NULL;
+	}
 	pthread_mutex_init(&q->sq_lock, NULL);
 	q->fd = fd;
 	q->qid = qid;
@@ -405,11 +411,10 @@ struct fuse_uring_queue *fuse_uring_queue_create(int fd, unsigned int qid,
 		queue_free(q);
 		return NULL;
 	}
+	/* only uring_start() creates queues, one at a time: room is left */
 	pthread_mutex_lock(&queues_lock);
-	if (nr_queues < MAX_QUEUES) {
-		queues[nr_queues] = q;
-		__atomic_store_n(&nr_queues, nr_queues + 1, __ATOMIC_RELEASE);
-	}
+	queues[nr_queues] = q;
+	__atomic_store_n(&nr_queues, nr_queues + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&queues_lock);
 	*err = 0;
 	return q;
