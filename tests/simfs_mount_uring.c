@@ -166,9 +166,12 @@ START_TEST(test_uring_many_clients)
 END_TEST
 
 /*
- * A lone read is waited for by the thread of its client's CPU, which
- * asks for a polling window for each (granted where a CPU is idle);
- * with poll=0 none is asked for.
+ * A lone read is waited for by the pinned thread of its client's CPU,
+ * which asks for a polling window for each: granted (a window) or
+ * refused for want of an idle CPU, one or the other every time.  The
+ * leeway: the 16 lone requests (URING_SETTLE) a free thread might serve
+ * before it pins itself, on each of two queues.  With poll=0 none is
+ * asked for.
  */
 START_TEST(test_uring_lone_reads_poll)
 {
@@ -181,7 +184,7 @@ START_TEST(test_uring_lone_reads_poll)
 	st = stats_text();
 	ck_assert_int_ge(stat_in(st, "bdev_file_poll_windows") +
 				 stat_in(st, "fuse_poll_no_idle_cpu"),
-			 1);
+			 400 - 2 * 16);
 	ck_assert_int_le(stat_in(st, "bdev_file_poll_hits"),
 			 stat_in(st, "bdev_file_poll_windows"));
 	/* no trial against sleeping: that is the workers' */
@@ -209,15 +212,17 @@ START_TEST(test_uring_on_refused_when_off)
 
 	umount_fs();
 	param_set('N');
-	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mount -f -o uring=on %s %s",
-				bin, target, mnt),
+	ck_assert_int_eq(sd_run(out, sizeof(out),
+				"%s mount -f -o uring=on %s %s", bin, target,
+				mnt),
 			 1);
 	param_restore();
 	ck_assert_msg(strstr(out, "uring=on") && strstr(out, "io_uring"),
 		      "the reason: %s", out);
 	ck_assert(!is_mounted());
-	ck_assert_int_ne(sd_run(out, sizeof(out), "%s mount -f -o uring=%s %s %s",
-				bin, "sometimes", target, mnt),
+	ck_assert_int_ne(sd_run(out, sizeof(out),
+				"%s mount -f -o uring=%s %s %s", bin,
+				"sometimes", target, mnt),
 			 0);
 	ck_assert_ptr_nonnull(strstr(out, "uring=sometimes"));
 	ck_assert(!is_mounted());

@@ -135,29 +135,26 @@ static int poll_receive(struct fuse_loop *l, struct fuse_buf *fbuf)
 	return res;
 }
 
-/* Wait for this worker's reads, polling first if the governor says so. */
-static void reap_wait(struct fuse_loop *l, bool poll)
+/*
+ * Wait for this thread's reads, polling first if @poll: for as long as
+ * the governor's window for completions, or @win's (a pinned io_uring
+ * thread's own, poll_own_*()).
+ */
+static void reap_wait(struct fuse_loop *l, bool poll, struct poll_own *win)
 {
 	struct sfs_spin spin = { 0 };
 
 	if (poll && sfs_own_outstanding(l->m))
-		spin.budget_us = poll_gov_begin(&l->gov, POLL_CQE);
+		spin.budget_us = win ? poll_own_begin(&l->gov, win) :
+				       poll_gov_begin(&l->gov, POLL_CQE);
 	sfs_reap_wait(l->m, &spin);
-	if (spin.budget_us)
-		poll_gov_end(&l->gov, POLL_CQE, spin.polled, spin.hit,
-			     spin.spent_ns);
-}
-
-/* As reap_wait(), polling as a pinned io_uring thread does. */
-static void own_wait(struct fuse_loop *l, struct poll_own *win)
-{
-	struct sfs_spin spin = { 0 };
-
-	if (sfs_own_outstanding(l->m))
-		spin.budget_us = poll_own_begin(&l->gov, win);
-	sfs_reap_wait(l->m, &spin);
-	if (spin.budget_us)
+	if (!spin.budget_us)
+		return;
+	if (win)
 		poll_own_end(&l->gov, win, spin.polled, spin.hit,
+			     spin.spent_ns);
+	else
+		poll_gov_end(&l->gov, POLL_CQE, spin.polled, spin.hit,
 			     spin.spent_ns);
 }
 
@@ -282,7 +279,7 @@ static void *worker(void *arg)
 		idle = served(l) && sfs_unreplied(l->m) <= 1;
 		/* alone: wait for the read now, then look out for the next */
 		if (idle || own_fd < 0)
-			reap_wait(l, poll && idle);
+			reap_wait(l, poll && idle, NULL);
 		idle = idle && !sfs_unreplied(l->m);
 		poll_next = idle && poll;
 		sleep_next = idle && !poll && own_fd >= 0;
@@ -363,12 +360,6 @@ static void *uring_thread(void *arg)
 		/* requests already in the queue's ring are not in service yet */
 		lone = serving(l) && !sfs_unreplied(l->m) &&
 		       !fuse_uring_pending(u->q);
-		/*
-		 * No trial of polling against sleeping, as a worker needs:
-		 * this CPU's client is waiting for this very read, so the
-		 * window takes from nobody (the governor still sizes it,
-		 * and opens none where no CPU is idle).
-		 */
 		if (!u->pinned && CPU_COUNT(&all)) {
 			lone_run = lone ? lone_run + 1 : 0;
 			if (!pinned && lone_run >= URING_SETTLE)
@@ -378,6 +369,12 @@ static void *uring_thread(void *arg)
 				 !sched_setaffinity(0, sizeof(all), &all))
 				pinned = false;
 		}
+		/*
+		 * No trial of polling against sleeping, as a worker needs:
+		 * this CPU's client is waiting for this very read, so the
+		 * window takes from nobody (it is still sized from what the
+		 * windows found, and none opens where no CPU is idle).
+		 */
 		poll = pinned && lone;
 		fuse_session_process_buf(l->se, &fbuf);
 		idle = served(l) && sfs_unreplied(l->m) <= 1 &&
@@ -385,10 +382,7 @@ static void *uring_thread(void *arg)
 		if (idle || !own) {
 			/* replies owed to others do not wait for this read */
 			fuse_uring_flush(u->q);
-			if (poll && idle)
-				own_wait(l, &win);
-			else
-				reap_wait(l, false);
+			reap_wait(l, poll && idle, &win);
 		}
 	}
 	sfs_own_defer(l->m, false);
@@ -409,8 +403,8 @@ static void uring_start(void *arg)
 {
 	struct fuse_loop *l = arg;
 	int n = get_nprocs_conf();
-	struct uring_thread *uq = calloc(n > 0 ? URING_PER_QUEUE * n : 1,
-					 sizeof(*uq));
+	struct uring_thread *uq =
+		calloc(n > 0 ? URING_PER_QUEUE * n : 1, sizeof(*uq));
 	int i, err = 0;
 
 	if (!uq || n <= 0) {
@@ -425,8 +419,7 @@ static void uring_start(void *arg)
 		u->qid = i / URING_PER_QUEUE;
 		/* last of its queue: its entries come first */
 		u->pinned = i % URING_PER_QUEUE == URING_FREE;
-		u->q = fuse_uring_queue_create(l->fd, u->qid, URING_ENTS,
-					       &err);
+		u->q = fuse_uring_queue_create(l->fd, u->qid, URING_ENTS, &err);
 		if (!u->q)
 			break;
 		if (pthread_create(&u->tid, NULL, uring_thread, u)) {

@@ -55,6 +55,9 @@
 #define FUSE_URING_OP_IN_OUT_SZ 128
 #define FUSE_IO_URING_CMD_REGISTER 1
 #define FUSE_IO_URING_CMD_COMMIT_AND_FETCH 2
+/* fs/fuse/fuse_i.h: max_pages of a connection that did not set it */
+#define FUSE_DEFAULT_MAX_PAGES_PER_REQ 32
+#define FUSE_URING_PAGE_SIZE 4096
 
 struct fuse_uring_ent_in_out {
 	uint64_t flags;
@@ -182,14 +185,17 @@ bool fuse_uring_init_reply(struct iovec *iov, int count)
 	iov[1].iov_base = &init_copy;
 	__atomic_store_n(&setxattr_ext, init_copy.flags & FUSE_SETXATTR_EXT,
 			 __ATOMIC_RELAXED);
-	/* what the kernel makes ring->max_payload_sz */
+	/*
+	 * At least what the kernel makes ring->max_payload_sz: max_write or
+	 * max_pages pages, whichever is more (it may clamp max_pages lower).
+	 */
 	pages = (init_copy.flags & FUSE_MAX_PAGES) && init_copy.max_pages ?
 			init_copy.max_pages :
-			32;
+			FUSE_DEFAULT_MAX_PAGES_PER_REQ;
+	pages *= FUSE_URING_PAGE_SIZE;
 	__atomic_store_n(&payload_max,
-			 pages * 4096 > init_copy.max_write ?
-				 pages * 4096 :
-				 init_copy.max_write,
+			 pages > init_copy.max_write ? pages :
+						       init_copy.max_write,
 			 __ATOMIC_RELEASE);
 	return true;
 }
@@ -292,14 +298,13 @@ static void publish_locked(struct fuse_uring_queue *q)
 
 /*
  * io_uring_enter() on @q's ring: submit @submit, wait for one if @wait.
- * The number submitted or -errno (liburing's wrapper returns either).
+ * The number submitted or -errno (liburing returns the error, as the
+ * system call does, and leaves errno alone).
  */
 static int enter(struct fuse_uring_queue *q, unsigned int submit, bool wait)
 {
-	int ret = io_uring_enter(q->ring.ring_fd, submit, wait ? 1 : 0,
-				 wait ? IORING_ENTER_GETEVENTS : 0, NULL);
-
-	return ret == -1 ? -errno : ret;
+	return io_uring_enter(q->ring.ring_fd, submit, wait ? 1 : 0,
+			      wait ? IORING_ENTER_GETEVENTS : 0, NULL);
 }
 
 /* The owner: @res of its io_uring_enter() went in of what it owed. */
@@ -534,8 +539,17 @@ int fuse_uring_receive(struct fuse_uring_queue *q, struct fuse_buf *fbuf,
 			v = 0;
 		return 0;
 	}
-	if (res < 0)
-		return res;
+	if (res == -ENOTCONN || res == -ECANCELED || res == -ECONNABORTED)
+		return res;	/* the connection or the ring is going */
+	if (res < 0) {
+		/*
+		 * This command failed alone (a commit the kernel no longer
+		 * had a request for, a refused registration): the kernel
+		 * holds the entry no more, so it is out of use; the others
+		 * go on.
+		 */
+		return -EAGAIN;
+	}
 	res = take_request(e, fbuf);
 	if (res < 0) {
 		/* the request cannot be served: fail it, keep the entry */

@@ -67,9 +67,11 @@ void fuse_uring_queue_destroy(struct fuse_uring_queue *q);
  * wait for the next request.  In @fbuf (its ->mem reused, grown as
  * needed) the request as read(/dev/fuse) would give it.  Returns its
  * size; 0: the watched descriptor turned readable; -EINTR: a signal,
- * look whether to stop; -EAGAIN: nothing yet (!wait), or a request that
- * could not be taken and was failed; another -errno: the connection has
- * ended.
+ * look whether to stop; -EAGAIN: nothing yet (!wait), a request that
+ * could not be taken and was failed, or a command of one entry that
+ * failed (the entry is out of use); -ENOTCONN, -ECANCELED,
+ * -ECONNABORTED or another -errno from the ring: the connection or the
+ * ring has ended.
  */
 int fuse_uring_receive(struct fuse_uring_queue *q, struct fuse_buf *fbuf,
 		       bool wait);
