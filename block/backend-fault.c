@@ -136,6 +136,13 @@ static const struct {
  * learn this parser's tables of names as if the code under test had
  * compared them (and the lookups showed in every fuzzed request).
  */
+/* @f names a block status: its value in *@st */
+static bool status_field(const char *f, int *st)
+{
+	*st = sim_blk_status_parse(f);
+	return *st >= 0;
+}
+
 static bool name_is(const char *s, const char *name, bool fold, bool prefix)
 {
 	for (; *name; s++, name++) {
@@ -230,7 +237,7 @@ static int fault_parse(const char *spec, struct fault_rule *r, char *err,
 			     strlen(spec));
 		return -EINVAL;
 	}
-	strcpy(buf, spec);
+	memcpy(buf, spec, strlen(spec) + 1);
 	/* strsep, not strtok: an empty field ("a::b") is an error here */
 	for (save = buf; (tok = strsep(&save, ":")) != NULL;) {
 		if (nr == FAULT_MAX_FIELDS) {
@@ -331,7 +338,7 @@ static int fault_parse(const char *spec, struct fault_rule *r, char *err,
 			   parse_u64(f + 5, &r->seed)) {
 			r->seeded = true;
 		} else if (r->kind != FAULT_LATENCY && !have_status &&
-			   (st = sim_blk_status_parse(f)) >= 0) {
+			   status_field(f, &st)) {
 			if (st == BLK_STS_OK) {
 				sim_bdev_err(err, errlen,
 					     "fault spec \"%s\": status OK is not a failure",
@@ -435,8 +442,7 @@ int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
 	if (fd->nr_rules >= SIM_FAULT_MAX_RULES) {
 		pthread_mutex_unlock(&fd->lock);
 		kfree(r);
-		sim_bdev_err(err, errlen, "too many fault rules (at most %d): "
-			     "remove one with -ID, or clear",
+		sim_bdev_err(err, errlen, "too many fault rules (at most %d): remove one with -ID, or clear",
 			     SIM_FAULT_MAX_RULES);
 		return -ENOSPC;
 	}
@@ -766,6 +772,7 @@ const struct sim_bdev_ops sim_fault_ops = {
 	.flush = fault_flush,
 	.poll = fault_poll,
 	.destroy = fault_destroy,
+	.lower = sim_bdev_fault_lower,
 };
 
 struct block_device *sim_bdev_fault_wrap(struct block_device *lower,

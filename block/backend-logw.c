@@ -204,8 +204,8 @@ static void logw_destroy(struct block_device *bdev)
 	if (ld->log && fclose(ld->log))
 		ld->error = ld->error ? ld->error : -EIO;
 	if (ld->error)
-		fprintf(stderr, "iomapsim: log-writes: the log is incomplete: "
-			"%s\n", strerror(-ld->error));
+		fprintf(stderr, "iomapsim: log-writes: the log is incomplete: %s\n",
+			strerror(-ld->error));
 	pthread_mutex_destroy(&ld->lock);
 	free(ld);
 }
@@ -216,6 +216,7 @@ const struct sim_bdev_ops sim_logw_ops = {
 	.flush = logw_flush,
 	.poll = logw_poll,
 	.destroy = logw_destroy,
+	.lower = sim_bdev_logw_lower,
 };
 
 struct block_device *sim_bdev_logw_wrap(struct block_device *lower,

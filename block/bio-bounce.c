@@ -12,7 +12,7 @@
  * reads into, and vectors 1..bi_vcnt record (and pin) the caller's
  * buffer pieces for the copy at bio_iov_iter_unbounce() time.
  *
- * Added by the iomap work (issue 4) as a separate file; the declarations
+ * Added for iomap's IOMAP_DIO_BOUNCE as a separate file; the declarations
  * live in iomap/internal.h until <linux/bio.h> carries them.
  */
 #include <linux/bio.h>
@@ -20,11 +20,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
-
-int bio_iov_iter_bounce(struct bio *bio, struct iov_iter *iter,
-			size_t maxlen);
-void bio_iov_iter_unbounce(struct bio *bio, bool is_error, bool mark_dirty);
-unsigned short bio_iov_bounce_nr_vecs(struct iov_iter *iter, blk_opf_t op);
+#include "blk.h"
 
 #define BOUNCE_MAX (1U << 20)
 
@@ -118,7 +114,8 @@ static void bio_unpin_user_vecs(struct bio *bio, bool mark_dirty)
 static int bio_iov_iter_bounce_read(struct bio *bio, struct iov_iter *iter,
 				    size_t maxlen)
 {
-	size_t len = min(min(iov_iter_count(iter), maxlen), (size_t)BOUNCE_MAX);
+	size_t len = min_t(size_t, min(iov_iter_count(iter), maxlen),
+			   BOUNCE_MAX);
 	bool pin = iov_iter_extract_will_pin(iter);
 	struct page *buf;
 
@@ -186,9 +183,15 @@ static int bio_iov_iter_bounce_read(struct bio *bio, struct iov_iter *iter,
 int bio_iov_iter_bounce(struct bio *bio, struct iov_iter *iter,
 			size_t maxlen)
 {
+	int ret;
+
 	if (op_is_write(bio_op(bio)))
-		return bio_iov_iter_bounce_write(bio, iter, maxlen);
-	return bio_iov_iter_bounce_read(bio, iter, maxlen);
+		ret = bio_iov_iter_bounce_write(bio, iter, maxlen);
+	else
+		ret = bio_iov_iter_bounce_read(bio, iter, maxlen);
+	if (ret)
+		sim_stat_inc(&bio_stat_build_failed);
+	return ret;
 }
 
 static void bio_iov_iter_unbounce_read(struct bio *bio, bool is_error,

@@ -114,7 +114,7 @@ struct bio *bio_alloc_percpu_cache(struct block_device *bdev,
 
 	/*
 	 * The cache's task list is only safe against the hard-IRQ side
-	 * because allocation happens in task context (seed 004 relies on
+	 * because allocation happens in task context (B-03 relies on
 	 * it): flag a caller that breaks the rule.
 	 */
 	if (unlikely(!in_task())) {

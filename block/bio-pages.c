@@ -2,7 +2,7 @@
 /*
  * Pages in bios (block/bio.c in the kernel): bio_add_page() and friends,
  * bio_iov_iter_get_pages() with the no-copy path for bvec iterators
- * (B-13..B-19, seed 001), releasing pinned pages, and the dirty-page
+ * (B-13..B-19, B-28), releasing pinned pages, and the dirty-page
  * helpers direct-I/O reads use (B-20, B-21).
  *
  * Folios are single pages in the simulator (<linux/mm.h>), so the loops
@@ -19,6 +19,11 @@
 
 DEFINE_SIM_STAT(bio_stat_nocopy, "bio_iov_bvec_nocopy");
 DEFINE_SIM_STAT(bio_stat_dirty_deferred, "bio_dirty_deferred");
+/*
+ * bio_iov_iter_get_pages() and bio_iov_iter_bounce() calls that failed:
+ * a bio that could not be built (no kernel counter)
+ */
+DEFINE_SIM_STAT(bio_stat_build_failed, "bio_iov_build_failed");
 
 /**
  * bio_full - check if the bio is full
@@ -148,6 +153,18 @@ void __bio_release_pages(struct bio *bio, bool mark_dirty)
 {
 	struct folio_iter fi;
 
+	if (!bio_flagged(bio, BIO_PAGE_PINNED)) {
+		/* BIO_PAGE_REFFED: a reference per page added */
+		struct bvec_iter_all iter_all;
+		struct bio_vec *bv;
+
+		bio_for_each_segment_all(bv, bio, iter_all) {
+			if (mark_dirty)
+				set_page_dirty_lock(bv->bv_page);
+			put_page(bv->bv_page);
+		}
+		return;
+	}
 	bio_for_each_folio_all(fi, bio) {
 		size_t nr_pages;
 
@@ -163,7 +180,7 @@ void __bio_release_pages(struct bio *bio, bool mark_dirty)
 }
 
 /*
- * The no-copy path (B-15, seed 001): the bio takes the iterator's bvec
+ * The no-copy path (B-15, B-28): the bio takes the iterator's bvec
  * array as its own table instead of copying it.  bi_max_vecs stays 0, so
  * bio_free() leaves the array alone, and BIO_CLONED tells everyone the
  * bio does not own its data: nothing is pinned, and the owner of the
@@ -220,16 +237,50 @@ static unsigned int get_contig_folio_len(struct page **pages,
 #define PAGE_PTRS_PER_BVEC (sizeof(struct bio_vec) / sizeof(struct page *))
 
 /*
+ * Where the next extraction starts and how long its segment is, against a
+ * DMA mask: the test at the top of newer trees' iov_iter_extract_bvecs(),
+ * "(start | iter_iov_len(iter)) & mem_align_mask".  For an IOVEC or KVEC
+ * that is the head segment's address and its whole remaining length (not
+ * capped by count), an empty head segment included, as iter_iov_addr()
+ * and iter_iov_len() give them.  For a UBUF the kernel's iter_iov_len()
+ * is count - iov_offset; count is used here, which is the same modulo
+ * the mask whenever the start passed it (both the buffer and its current
+ * position are then multiples of mask + 1, so iov_offset is too).
+ */
+static bool iov_iter_head_aligned(const struct iov_iter *iter,
+				  unsigned int mem_align_mask)
+{
+	unsigned long start;
+	size_t len;
+
+	if (iter_is_ubuf(iter)) {
+		start = (unsigned long)iter->ubuf + iter->iov_offset;
+		len = iter->count;
+	} else if (iov_iter_is_kvec(iter)) {
+		start = (unsigned long)iter->kvec->iov_base + iter->iov_offset;
+		len = iter->kvec->iov_len - iter->iov_offset;
+	} else {
+		start = (unsigned long)iter_iov(iter)->iov_base +
+			iter->iov_offset;
+		len = iter_iov(iter)->iov_len - iter->iov_offset;
+	}
+	return !((start | len) & mem_align_mask);
+}
+
+/*
  * __bio_iov_iter_get_pages - pin user or kernel pages and add them to a bio
  *
  * Extracts pages from @iter and appends them to @bio's bvec array, one
  * bvec per contiguous folio run (no merging with the previous bvec).
  * For a multi-segment @iter, this adds pages from the next non-empty
- * segment only.  Returns the bytes added or a negative errno.  (Newer
- * trees moved this loop to lib/iov_iter.c as iov_iter_extract_bvecs().)
+ * segment only.  Returns the bytes added or a negative errno; -EINVAL,
+ * with nothing extracted, when the segment is off @mem_align_mask (0 for
+ * none).  (Newer trees moved this loop to lib/iov_iter.c as
+ * iov_iter_extract_bvecs(), which also holds that check.)
  */
 static ssize_t __bio_iov_iter_get_pages(struct bio *bio,
-					struct iov_iter *iter)
+					struct iov_iter *iter,
+					unsigned int mem_align_mask)
 {
 	unsigned short entries_left = bio->bi_max_vecs - bio->bi_vcnt;
 	unsigned short nr_pages;
@@ -243,6 +294,9 @@ static ssize_t __bio_iov_iter_get_pages(struct bio *bio,
 	 * table, so filling bvecs from the bottom never overwrites a page
 	 * pointer before it is read: no allocation on this path.
 	 */
+	if (mem_align_mask && !iov_iter_head_aligned(iter, mem_align_mask))
+		return -EINVAL;
+
 	BUILD_BUG_ON(PAGE_PTRS_PER_BVEC < 2);
 	pages = (struct page **)(bio->bi_io_vec + bio->bi_vcnt) +
 		entries_left * (PAGE_PTRS_PER_BVEC - 1);
@@ -325,10 +379,44 @@ static int bio_iov_iter_align_down(struct bio *bio, struct iov_iter *iter,
 int bio_iov_iter_get_pages(struct bio *bio, struct iov_iter *iter,
 			   unsigned int len_align_mask)
 {
+	return bio_iov_iter_get_pages_dma(bio, iter, 0, len_align_mask);
+}
+
+/**
+ * bio_iov_iter_get_pages_dma - bio_iov_iter_get_pages() of newer trees
+ * @bio: bio to add pages to
+ * @iter: iov iterator describing the region to be added
+ * @dma_mask: the device's DMA alignment mask (bdev_dma_alignment()), 0 for
+ *	no requirement
+ * @len_align_mask: the mask to align the total size to, 0 for any length
+ *
+ * The four-argument bio_iov_iter_get_pages(bio, iter, mem_align_mask,
+ * len_align_mask) that newer trees' fs/iomap/direct-io.c calls (kernel-
+ * source mode maps the call here; "block: validate user space vectors
+ * during extraction"): memory the device cannot DMA to or from is refused
+ * while the bio is built rather than when it is split (B-29).
+ *  - A no-copy BVEC iterator: only where it starts is checked (its later
+ *    vectors are the caller's business), -EINVAL if off the mask.  (The
+ *    kernel sets the bio up as a clone first; the caller puts it either
+ *    way.)
+ *  - Otherwise each segment is checked before any of it is extracted:
+ *    its start and its remaining length (iov_iter_head_aligned()).  One
+ *    off the mask fails the whole bio with -EINVAL: the pages earlier
+ *    segments put in the bio are released and the bio emptied, and the
+ *    iterator stays past those segments (the kernel does not revert it)
+ *    and at the start of the refused one, which nothing has touched.
+ */
+static int __bio_iov_iter_get_pages_dma(struct bio *bio,
+					struct iov_iter *iter,
+					unsigned int dma_mask,
+					unsigned int len_align_mask)
+{
 	if (WARN_ON_ONCE(bio_flagged(bio, BIO_CLONED)))
 		return -EIO;
 
 	if (iov_iter_is_bvec(iter)) {
+		if ((iter->bvec->bv_offset + iter->iov_offset) & dma_mask)
+			return -EINVAL;
 		bio_iov_bvec_set(bio, iter);
 		iov_iter_advance(iter, bio->bi_iter.bi_size);
 		return 0;
@@ -338,9 +426,15 @@ int bio_iov_iter_get_pages(struct bio *bio, struct iov_iter *iter,
 		bio_set_flag(bio, BIO_PAGE_PINNED);
 
 	do {
-		ssize_t ret = __bio_iov_iter_get_pages(bio, iter);
+		ssize_t ret = __bio_iov_iter_get_pages(bio, iter, dma_mask);
 
 		if (ret <= 0) {
+			if (ret == -EINVAL) {
+				bio_release_pages(bio, false);
+				bio_clear_flag(bio, BIO_PAGE_PINNED);
+				bio->bi_iter.bi_size = 0;
+				bio->bi_vcnt = 0;
+			}
 			if (!bio->bi_vcnt)
 				return ret;
 			break;
@@ -350,59 +444,16 @@ int bio_iov_iter_get_pages(struct bio *bio, struct iov_iter *iter,
 	return bio_iov_iter_align_down(bio, iter, len_align_mask);
 }
 
-/**
- * bio_iov_iter_get_pages_dma - bio_iov_iter_get_pages() of newer trees
- * @bio: bio to add pages to
- * @iter: iov iterator describing the region to be added
- * @dma_mask: the device's DMA alignment mask (bdev_dma_alignment())
- * @len_align_mask: the mask to align the total size to, 0 for any length
- *
- * The four-argument bio_iov_iter_get_pages(bio, iter, dma_mask,
- * len_align_mask) that newer trees' fs/iomap/direct-io.c calls (kernel-
- * source mode maps the call here; Keith Busch's "vec_align_mask" change):
- * memory the device cannot DMA to or from is refused while the bio is
- * built rather than when it is split (B-29).
- *  - A no-copy BVEC iterator: only where it starts is checked (its later
- *    vectors are the caller's business), -EINVAL if off the mask.  (The
- *    kernel sets the bio up as a clone first; the caller puts it either
- *    way.)
- *  - Otherwise the pages are extracted as by bio_iov_iter_get_pages(); a
- *    segment that starts off the mask stops the extraction with -EINVAL:
- *    the pages already in the bio are released and the bio emptied, and
- *    the iterator stays past the segments before it, as the kernel's
- *    extraction leaves it.
- */
 int bio_iov_iter_get_pages_dma(struct bio *bio, struct iov_iter *iter,
 			       unsigned int dma_mask,
 			       unsigned int len_align_mask)
 {
-	unsigned short first = bio->bi_vcnt, i;
-	size_t after = 0;
-	int ret;
+	int ret = __bio_iov_iter_get_pages_dma(bio, iter, dma_mask,
+					       len_align_mask);
 
-	if (iov_iter_is_bvec(iter)) {
-		if ((iter->bvec->bv_offset + iter->iov_offset) & dma_mask)
-			return -EINVAL;
-		return bio_iov_iter_get_pages(bio, iter, len_align_mask);
-	}
-
-	ret = bio_iov_iter_get_pages(bio, iter, len_align_mask);
 	if (ret)
-		return ret;
-	/* a segment's first vector is the only one not starting a page */
-	for (i = first; i < bio->bi_vcnt; i++)
-		if (bio->bi_io_vec[i].bv_offset & dma_mask)
-			break;
-	if (i == bio->bi_vcnt)
-		return 0;
-	for (; i < bio->bi_vcnt; i++)
-		after += bio->bi_io_vec[i].bv_len;
-	iov_iter_revert(iter, after);
-	bio_release_pages(bio, false);
-	bio_clear_flag(bio, BIO_PAGE_PINNED);
-	bio->bi_iter.bi_size = 0;
-	bio->bi_vcnt = 0;
-	return -EINVAL;
+		sim_stat_inc(&bio_stat_build_failed);
+	return ret;
 }
 
 /*

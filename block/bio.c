@@ -14,6 +14,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <linux/init.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/completion.h>
@@ -21,6 +22,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <sim/bdev.h>
 #include <sim/engine.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
@@ -422,7 +424,7 @@ struct bio *bio_alloc_bioset(struct block_device *bdev, unsigned short nr_vecs,
 		return NULL;
 
 	/*
-	 * Seed 004: bio_put() is safe in task and hard-IRQ context and bios
+	 * B-03: bio_put() is safe in task and hard-IRQ context and bios
 	 * are allocated in task context only, so every bio may use the
 	 * per-CPU cache, not just those the caller marked.
 	 */
@@ -436,8 +438,7 @@ struct bio *bio_alloc_bioset(struct block_device *bdev, unsigned short nr_vecs,
 			if (bio) {
 				bio_sim_account_alloc(bio, bs);
 				sim_trace("block_bio_alloc",
-					  "front_pad=%u nr_vecs=%u opf=0x%x "
-					  "cache=hit",
+					  "front_pad=%u nr_vecs=%u opf=0x%x cache=hit",
 					  bs->front_pad, nr_vecs, bio->bi_opf);
 				return bio;
 			}
@@ -536,7 +537,8 @@ void bio_put(struct bio *bio)
 	if (unlikely(bio->bi_sim_state == BIO_SIM_FREED)) {
 		/* the kernel would free it twice */
 		sim_stat_inc(&bio_stat_double_put);
-		pr_err("bio_put: bio %u was already freed\n", bio->bi_sim_id);
+		pr_err("%s: bio %u was already freed\n", __func__,
+		       bio->bi_sim_id);
 		WARN_ON_ONCE(1);
 		return;
 	}
@@ -608,6 +610,16 @@ int bio_init_clone(struct block_device *bdev, struct bio *bio,
 static void submit_bio_wait_endio(struct bio *bio)
 {
 	complete(bio->bi_private);
+}
+
+/*
+ * Whether @bio's submitter sleeps in submit_bio_wait() until it ends.
+ * REQ_SYNC cannot tell: iomap_dio_bio_iter() starts every bio, reads
+ * included, with REQ_SYNC | REQ_IDLE in trees since the bio_opf rework.
+ */
+bool sim_bio_submitter_sleeps(const struct bio *bio)
+{
+	return bio->bi_end_io == submit_bio_wait_endio;
 }
 
 /**
@@ -776,7 +788,7 @@ void bioset_exit(struct bio_set *bs)
 
 	live = atomic_long_read(&bs->sim_live);
 	if (live) {
-		pr_err("bioset_exit: %ld bio(s) of this bio_set not freed\n",
+		pr_err("%s: %ld bio(s) of this bio_set not freed\n", __func__,
 		       live);
 		WARN_ON_ONCE(1);
 	}
@@ -842,19 +854,11 @@ bad:
 }
 
 /*
- * The harness's teardown hook, when the harness is linked in: cached bios
- * are not leaks, so they go back to their pools before the gauges are
- * compared.
+ * A boot level here as in the kernel: it runs once, when the program is
+ * loaded (<linux/init.h>), so fs_bio_set exists before main() and its
+ * pools are not charged to whichever test allocates the first bio.
  */
-extern void sim_test_add_teardown_check(void (*fn)(void))
-	__attribute__((weak));
-
-/*
- * subsys_initcall in the kernel; a constructor here, so that fs_bio_set
- * exists before main() and its pools are not charged to whichever test
- * allocates the first bio.
- */
-static void __attribute__((constructor)) init_bio(void)
+static int __init init_bio(void)
 {
 	unsigned int i;
 
@@ -875,6 +879,13 @@ static void __attribute__((constructor)) init_bio(void)
 			BIOSET_NEED_BVECS | BIOSET_PERCPU_CACHE))
 		BUG();
 
-	if (sim_test_add_teardown_check)
-		sim_test_add_teardown_check(bio_sim_drain_caches);
+	return 0;
 }
+subsys_initcall(init_bio);
+
+/*
+ * Cached bios are not leaks: they go back to their pools when the
+ * simulated kernel is taken down (at each test's teardown, before the
+ * gauges are compared).
+ */
+sim_exitcall(bio_sim_drain_caches);

@@ -20,6 +20,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/fs.h>
+#include <linux/init.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <sim/engine.h>
@@ -109,7 +110,8 @@ const char *blk_status_to_str(blk_status_t status)
 	return blk_errors[idx].name;
 }
 
-#define REQ_OP_NAME(name) [REQ_OP_##name] = #name
+#define REQ_OP_NAME(name)	\
+	[REQ_OP_##name] = #name
 static const char *const blk_op_name[] = {
 	REQ_OP_NAME(READ),
 	REQ_OP_NAME(WRITE),
@@ -971,7 +973,9 @@ static void blk_sim_sched_submit_work(void)
 	blk_flush_plug(blk_sim_current_plug(), true);
 }
 
-static void __attribute__((constructor)) blk_sim_sched_hook_init(void)
+static int __init blk_sim_sched_hook_init(void)
 {
 	sim_sched_submit_work = blk_sim_sched_submit_work;
+	return 0;
 }
+subsys_initcall(blk_sim_sched_hook_init);

@@ -30,6 +30,7 @@
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/init.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "blk.h"
@@ -40,11 +41,19 @@ DEFINE_SIM_STAT(blk_stat_split_error, "bio_split_error");
 /* disk->bio_split in the kernel: clones only, no bvecs, no cache. */
 static struct bio_set blk_split_bio_set;
 
-static void __attribute__((constructor(200))) blk_split_init(void)
+/*
+ * The kernel sets disk->bio_split up with each disk; the one set here is
+ * set up with the block layer, at boot.  It takes nothing of init_bio()
+ * (no bvec pool; its bio slab is found or made by size), so where it
+ * falls in the level does not matter.
+ */
+static int __init blk_split_init(void)
 {
 	if (bioset_init(&blk_split_bio_set, BIO_POOL_SIZE, 0, 0))
 		BUG();
+	return 0;
 }
+subsys_initcall(blk_split_init);
 
 /* Bios ever allocated for splits (observers tell them from others'). */
 long blk_sim_split_allocs(void)

@@ -8,6 +8,7 @@
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <sim/bdev-backend.h>
 #include <sim/stats.h>
 
 /* blk_sim_bdev_init() marks a device it set up with this. */
@@ -22,6 +23,7 @@ struct bio_vec *bvec_alloc(mempool_t *pool, unsigned short *nr_vecs,
 void bio_sim_account_alloc(struct bio *bio, struct bio_set *bs);
 
 extern struct sim_stat bio_stat_live;
+extern struct sim_stat bio_stat_build_failed; /* bio-pages.c */
 
 /* bio-cache.c: the per-CPU bio alloc cache (B-03, B-04, B-08, B-09) */
 int bio_alloc_cache_init(struct bio_set *bs);

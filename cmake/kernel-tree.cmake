@@ -13,14 +13,17 @@
 # -iquote); the headers the tree's iomap.h and direct-io.c want that the
 # simulator does not otherwise have live in iomap/ksrc/include/.
 #
-# Which API generation the tree is is found by compiling against its
-# iomap.h (never from a version string):
-#   (a) baseline: struct iomap_ops, the simple path inside iomap_dio_rw();
-#   (b) VFS: iomap_iter_next_fn, iomap_dio_read_simple() called by the file
-#       system before iomap_dio_rw().
-# Sets IOMAPSIM_KSRC_GEN (a or b), IOMAPSIM_KSRC_SOURCES (the wrapper
-# translation units), IOMAPSIM_KSRC_INCLUDES (ahead of iomap/include) and
-# IOMAPSIM_KSRC_DEFS.
+# What the tree offers is found feature by feature, never from a version
+# string (cmake/ksrc/features.cmake): each probe compiles a use of one
+# declaration against the tree's iomap.h, or the tree's direct-io.c itself
+# with one question appended.  The answers go into a generated
+# <sim/iomap_probed.h>, which shadows the embedded copy's
+# (iomap/include/sim/iomap_probed.h); <sim/iomap_features.h> turns them
+# into what the file system side, the shims and the tests test.
+#
+# Sets IOMAPSIM_KSRC_SOURCES (the wrapper translation units),
+# IOMAPSIM_KSRC_INCLUDES (ahead of iomap/include), IOMAPSIM_KSRC_DEFS and
+# IOMAPSIM_KSRC_CODE_DEFS (for iomap/code.c).
 
 set(_kt ${IOMAPSIM_KERNEL_TREE})
 get_filename_component(_kt ${_kt} ABSOLUTE)
@@ -47,79 +50,18 @@ foreach(f ${_kfiles})
 	configure_file(${_kt}/${f} ${_kbin}/${f} COPYONLY)
 endforeach()
 
-set(IOMAPSIM_KSRC_INCLUDES ${_kbin}/include
-	${CMAKE_SOURCE_DIR}/iomap/ksrc/include)
+# Our <linux/iomap.h> wrapper first (it includes the tree's copy with
+# include_next), then the tree's copy and the generated <sim/...>, then
+# the headers the tree wants that the simulator has nowhere else.
+set(IOMAPSIM_KSRC_INCLUDES ${CMAKE_SOURCE_DIR}/iomap/ksrc/wrap
+	${_kbin}/include ${CMAKE_SOURCE_DIR}/iomap/ksrc/include)
 
-# Generation probes: each compiles a use of the declarations that
-# generation's callers rely on, against the tree's iomap.h.
-set(_probe_inc ${IOMAPSIM_KSRC_INCLUDES}
-	${CMAKE_SOURCE_DIR}/iomap/include ${CMAKE_SOURCE_DIR}/block/include
-	${CMAKE_SOURCE_DIR}/sim/include)
-function(_ksrc_probe gen out)
-	# compile only: nothing is linked against the probes
-	set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
-	set(src ${CMAKE_SOURCE_DIR}/cmake/ksrc/probe-${gen}.c)
-	try_compile(_ok ${CMAKE_BINARY_DIR}/ksrc/probe-${gen}
-		SOURCES ${src}
-		CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${_probe_inc}"
-		COMPILE_DEFINITIONS -D_GNU_SOURCE -DIOMAPSIM_KSRC=1
-			-Werror=implicit-function-declaration -Werror=incompatible-pointer-types
-			-DIOMAPSIM_KSRC_PROBE=1
-		OUTPUT_VARIABLE _log)
-	set(${out} ${_ok} PARENT_SCOPE)
-	set(${out}_log "${_log}" PARENT_SCOPE)
-endfunction()
-_ksrc_probe(b _gen_b)
-_ksrc_probe(a _gen_a)
-if(_gen_b)
-	set(IOMAPSIM_KSRC_GEN b)
-	message(STATUS "  generation (b): iomap_iter_next_fn, "
-		"iomap_dio_read_simple() called by the file system")
-elseif(_gen_a)
-	set(IOMAPSIM_KSRC_GEN a)
-	message(STATUS "  generation (a): struct iomap_ops, simple path "
-		"inside iomap_dio_rw()")
-else()
-	# Say what is missing: each declaration on its own.
-	set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
-	set(_parts "")
-	foreach(d "HEADER:the header itself"
-			"IOMAP_OPS:(a) struct iomap_ops"
-			"DIO_RW_OPS:(a) iomap_dio_rw(..., const struct iomap_ops *, ...)"
-			"NEXT_FN:(b) iomap_iter_next_fn"
-			"READ_SIMPLE:(b) iomap_dio_read_simple(iocb, iter, begin)"
-			"DIO_RW_NEXT:(b) iomap_dio_rw(..., iomap_iter_next_fn, ...)")
-		string(REGEX REPLACE ":.*" "" _id "${d}")
-		string(REGEX REPLACE "^[A-Z_]+:" "" _what "${d}")
-		try_compile(_ok ${_kbin}/probe-${_id}
-			SOURCES ${CMAKE_SOURCE_DIR}/cmake/ksrc/probe-decl.c
-			CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${_probe_inc}"
-			COMPILE_DEFINITIONS -D_GNU_SOURCE -DIOMAPSIM_KSRC=1
-				-Werror=implicit-function-declaration
-				-Werror=incompatible-pointer-types
-				-DPROBE_${_id}=1
-			OUTPUT_VARIABLE _log)
-		if(NOT _ok)
-			list(APPEND _parts "${_what}")
-			file(WRITE ${_kbin}/probe-${_id}.log "${_log}")
-		endif()
-	endforeach()
-	string(REPLACE ";" "; " _parts "${_parts}")
-	message(FATAL_ERROR "IOMAPSIM_KERNEL_TREE=${_kt}: include/linux/iomap.h "
-		"is of neither API generation; missing or not compiling: "
-		"${_parts} (compiler output: ${_kbin}/probe-*.log)")
-endif()
-
-# The kernel is built without -Wsign-compare (it is a W=2 warning) and the
-# tree's iomap.h inlines compare u64 with loff_t: every file that includes
-# it would fail under -Werror.
-add_compile_options(-Wno-sign-compare)
+include(${CMAKE_CURRENT_LIST_DIR}/ksrc/features.cmake)
 
 set(IOMAPSIM_KSRC_SOURCES ${CMAKE_SOURCE_DIR}/iomap/ksrc/kdirect-io.c
 	${CMAKE_SOURCE_DIR}/iomap/ksrc/kiter.c)
 string(REPLACE ";" "," _sums_csv "${IOMAPSIM_KSRC_SUMS}")
 # the embedded copy models CONFIG_BLK_DEV_INTEGRITY=y (IOMAP_F_INTEGRITY)
-set(IOMAPSIM_KSRC_DEFS IOMAPSIM_KSRC=1 CONFIG_BLK_DEV_INTEGRITY=1
-	IOMAPSIM_KSRC_GEN_${IOMAPSIM_KSRC_GEN}=1)
+set(IOMAPSIM_KSRC_DEFS IOMAPSIM_KSRC=1 CONFIG_BLK_DEV_INTEGRITY=1)
 set(IOMAPSIM_KSRC_CODE_DEFS "IOMAPSIM_KSRC_TREE=\"${_kt}\""
 	"IOMAPSIM_KSRC_SUMS=\"${_sums_csv}\"")

@@ -7,7 +7,7 @@
  *    iomap_iter(), builds bios per mapping, zeroes sub-block ranges of new
  *    and unwritten blocks, copies inline data and zero-fills holes, and
  *    completes in the submitter, in bio completion context or on the
- *    super block's s_dio_done_wq (SEMANTICS G-01..G-61);
+ *    super block's s_dio_done_wq (G-01..G-61);
  *  - the simple path: iomap_dio_simple() serves a small read inside EOF
  *    that maps to one extent with one bio carved out of a dedicated
  *    bio_set, completing from ->bi_end_io on success (S-01..S-38);
@@ -412,9 +412,9 @@ static ssize_t iomap_dio_bio_iter_one(struct iomap_iter *iter,
 	return ret;
 
 	/*
-	 * (sim) Not in the baseline, which only put the bio here and so left
-	 * the pages it pinned pinned for ever (fuzz/README.md, K8); upstream
-	 * releases them (brauner/linux 2913b382), and so do we.
+	 * (sim) Not in the baseline, which only put the bio here and so
+	 * never released the pages it had pinned (K8, docs/fuzzing.md); upstream
+	 * releases them (the VFS tree at 2913b382), and so do we.
 	 */
 out_bio_release_pages:
 	if (dio->flags & IOMAP_DIO_BOUNCE)
@@ -1166,19 +1166,26 @@ static int __init iomap_dio_init(void)
 }
 fs_initcall(iomap_dio_init);
 
-/* (sim) the simple path's bio_set, for iomap_sim_dio_exit() (trace.c) */
+/* (sim) the simple path's bio_set */
 struct bio_set *iomap_sim_simple_pool(void)
 {
 	return &iomap_dio_simple_pool;
 }
 
+/* (sim) undo iomap_dio_init(), for iomap_sim_dio_exit() (trace.c) */
+void iomap_sim_dio_initcall_undo(void)
+{
+	if (bioset_initialized(&iomap_dio_simple_pool))
+		bioset_exit(&iomap_dio_simple_pool);
+}
+
 /*
- * ---- Proposal: the ->iomap_next() integration (seed 002 thread) --------
+ * ---- Proposal: the ->iomap_next() integration (v6 3/3 review) ----------
  *
- * Not in the baseline tree.  Joanne Koong's series replaces the begin/end
- * pair by one ->iomap_next() callback; her sketch for the simple path gets
+ * Not in the baseline tree.  The ->iomap_next series replaces the begin/end
+ * pair by one ->iomap_next() callback; its sketch for the simple path gets
  * the mapping with iomap_iter() and finishes it with a second iomap_iter()
- * after advancing (N-08..N-10).  Fengnan Chang measured that as 2-3% and
+ * after advancing (N-08..N-10).  The review measured that as 2-3% and
  * proposed (a) IOMAP_DIO_NO_IOMAP_END, with which the caller promises no
  * end work so both finishing calls are skipped (N-12), and (b)
  * iomap_dio_rw_begin(), which hands the raw begin function to the simple
@@ -1210,7 +1217,7 @@ iomap_dio_simple_iter_done(struct iomap_iter *iomi)
 /* N-13: the first mapping straight from the file system's begin. */
 static inline int
 iomap_dio_simple_begin_iter(struct iomap_iter *iomi,
-			    iomap_begin_fn iomap_begin,
+			    iomap_iter_begin_fn iomap_begin,
 			    const struct iomap_ops *next_ops)
 {
 	int ret;
@@ -1251,13 +1258,13 @@ iomap_dio_simple_finish_iter(struct iomap_iter *iomi,
 
 /*
  * iomap_dio_simple() in the proposal's shape: with @iomap_begin NULL it is
- * Joanne's iomap_iter() version, with it Fengnan's direct-begin one.
+ * the iomap_iter() version (N-08), with it the direct-begin one (N-13).
  * (Named apart from the baseline iomap_dio_simple(), which both trees
  * would call the same.)
  */
 static ssize_t
 iomap_dio_simple_next(struct kiocb *iocb, struct iov_iter *iter,
-		      iomap_next_fn iomap_next, iomap_begin_fn iomap_begin,
+		      iomap_iter_next_fn iomap_next, iomap_iter_begin_fn iomap_begin,
 		      void *private, unsigned int dio_flags)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
@@ -1293,8 +1300,8 @@ iomap_dio_simple_next(struct kiocb *iocb, struct iov_iter *iter,
 	if (ret <= 0) {
 		inode_dio_end(inode);
 		/*
-		 * No mapping at all cannot happen; Joanne's sketch made it
-		 * -EFAULT, Fengnan's version the fallback code.
+		 * No mapping at all cannot happen; the N-08 sketch made it
+		 * -EFAULT, the N-13 version the fallback code.
 		 */
 		return ret ?: -ENOTBLK;
 	}
@@ -1398,10 +1405,10 @@ out_bio_release_pages_no_end:
 	return ret;
 }
 
-/* Proposal, Joanne's form of iomap_dio_rw() (N-08..N-12). */
+/* Proposal, the ->iomap_next form of iomap_dio_rw() (N-08..N-12). */
 ssize_t
 iomap_dio_rw_next(struct kiocb *iocb, struct iov_iter *iter,
-		iomap_next_fn iomap_next, const struct iomap_dio_ops *dops,
+		iomap_iter_next_fn iomap_next, const struct iomap_dio_ops *dops,
 		unsigned int dio_flags, void *private, size_t done_before)
 {
 	const struct iomap_ops next_ops = { .iomap_next = iomap_next };
@@ -1423,10 +1430,10 @@ iomap_dio_rw_next(struct kiocb *iocb, struct iov_iter *iter,
 	return iomap_dio_complete(dio);
 }
 
-/* Proposal, Fengnan's iomap_dio_rw_begin() (N-13). */
+/* Proposal, iomap_dio_rw_begin() with the raw begin (N-13). */
 ssize_t
 iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
-		iomap_begin_fn iomap_begin, iomap_next_fn iomap_next,
+		iomap_iter_begin_fn iomap_begin, iomap_iter_next_fn iomap_next,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before)
 {

@@ -1,28 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The file system side of direct I/O (<sim/iomap_fs.h>): the call-site
- * logic of ext4's and XFS's ->read_iter/->write_iter for the iomap API
- * generation this build links (the embedded copy is (a); a kernel tree
- * found by cmake/kernel-tree.cmake is (a) or (b)).  The only file outside
- * the kernel sources that knows which one it is.
+ * logic of ext4's and XFS's ->read_iter/->write_iter for the iomap code
+ * this build links, by its features (<sim/iomap_features.h>): the mapping
+ * API it takes and where its simple read path is.  The only file outside
+ * the kernel sources that knows.
  */
 #include <linux/fs.h>
 #include <linux/iomap.h>
 #include <linux/uio.h>
 #include <sim/iomap.h>
 #include <sim/iomap_fs.h>
-
-#ifndef IOMAPSIM_KSRC_GEN_b
 #include <sim/fs_dio.h>
 
-char iomap_sim_generation(void)
-{
-	return 'a';
-}
+/* ---- the mapping API ----------------------------------------------------- */
 
-static struct iomap_ops fs_iomap_ops(const struct sim_iomap_fs_ops *fs)
+/*
+ * What iomap_iter() and iomap_dio_rw() take: ->iomap_next itself, which
+ * runs begin and end (iomap_iter_next_fn), or a struct iomap_ops
+ * {iomap_begin, iomap_end} passed by address.
+ */
+#if IOMAPSIM_MAPPING_NEXT_FN
+static iomap_iter_next_fn fs_mapping(const struct sim_iomap_fs_ops *fs)
 {
-#ifndef IOMAPSIM_KSRC
+	return fs->next;
+}
+#define FS_MAPPING_ARG(m) (m)
+#else
+static struct iomap_ops fs_mapping(const struct sim_iomap_fs_ops *fs)
+{
+#if IOMAPSIM_PROPOSAL
 	/* the proposal's ->iomap_next in struct iomap_ops: embedded only */
 	if (!fs->begin)
 		return (struct iomap_ops){ .iomap_next = fs->next };
@@ -32,53 +39,76 @@ static struct iomap_ops fs_iomap_ops(const struct sim_iomap_fs_ops *fs)
 		.iomap_end = fs->end,
 	};
 }
+#define FS_MAPPING_ARG(m) (&(m))
+#endif
+
+int sim_iomap_iter(struct iomap_iter *iter, const struct sim_iomap_fs_ops *fs)
+{
+	const __auto_type m = fs_mapping(fs);
+
+	return iomap_iter(iter, FS_MAPPING_ARG(m));
+}
+
+/* ---- the iterator's report ----------------------------------------------- */
+
+int sim_iomap_iter_advance(struct iomap_iter *iter, u64 count)
+{
+#if IOMAPSIM_ITER_STATUS
+	return iomap_iter_advance(iter, count);
+#else
+	/* iomap_iter() advances by ->processed itself */
+	iter->processed = count;
+	return 0;
+#endif
+}
+
+int sim_iomap_iter_status(const struct iomap_iter *iter)
+{
+#if IOMAPSIM_ITER_STATUS
+	return iter->status;
+#else
+	return iter->processed < 0 ? iter->processed : 0;
+#endif
+}
+
+/* ---- the direct I/O call ------------------------------------------------- */
+
+#if IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_IN_DIO_RW
 
 /*
- * (a): iomap_dio_rw() offers the request to the simple path itself; a
- * file system that keeps a request off it (simple=0, per call or per
- * mount) calls __iomap_dio_rw() and iomap_dio_complete() instead, as
- * btrfs does (<sim/fs_dio.h>).
+ * iomap_dio_rw() offers the request to the simple path itself; a file
+ * system that keeps a request off it (simple=0, per call or per mount)
+ * calls __iomap_dio_rw() and iomap_dio_complete() instead, as btrfs does
+ * (<sim/fs_dio.h>).
  */
 ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		const struct sim_iomap_fs_ops *fs,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before)
 {
-	const struct iomap_ops ops = fs_iomap_ops(fs);
+	const __auto_type m = fs_mapping(fs);
 	ssize_t ret;
 
 	if (sim_fs_dio_offer(iocb, iter, dops, &dio_flags, done_before,
 			     IOMAP_SIM_OFFER_RW))
-		ret = iomap_dio_rw(iocb, iter, &ops, dops, dio_flags, private,
-				   done_before);
+		ret = iomap_dio_rw(iocb, iter, FS_MAPPING_ARG(m), dops,
+				   dio_flags, private, done_before);
 	else
-		ret = sim_fs_dio_generic(iocb, iter, &ops, dops, dio_flags,
-					 private, done_before);
+		ret = sim_fs_dio_generic(iocb, iter, FS_MAPPING_ARG(m), dops,
+					 dio_flags, private, done_before);
 	/* the call returned: the observer keeps no pointer into it */
 	iomap_dio_sim_offer_end();
 	return ret;
 }
 
-int sim_iomap_iter(struct iomap_iter *iter, const struct sim_iomap_fs_ops *fs)
-{
-	const struct iomap_ops ops = fs_iomap_ops(fs);
-
-	return iomap_iter(iter, &ops);
-}
-
-#else /* generation (b) */
-
-char iomap_sim_generation(void)
-{
-	return 'b';
-}
+#elif IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_FS_CALLED
 
 /*
  * What the file system itself checks before it calls the simple read:
  * that it would call iomap_dio_rw() with no dio ops, flags, residual or
  * private data.  Everything else is the tree's iomap_dio_read_simple() to
- * decide.  (The observer's mirror knows every condition but private data,
- * which no file system here passes.)
+ * decide.  (Private data is the file system's reason alone: the observer
+ * is told it as the offer, IOMAP_SIM_OFFER_PRIVATE.)
  */
 static bool fs_simple_call(struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int kflags,
@@ -89,48 +119,64 @@ static bool fs_simple_call(struct iov_iter *iter,
 }
 
 /*
- * (b): a read the file system would send to iomap_dio_rw() with no dio
- * ops, flags, residual or private data is first offered to
+ * A read the file system would send to iomap_dio_rw() with no dio ops,
+ * flags, residual or private data is first offered to
  * iomap_dio_read_simple() (XFS's xfs_file_dio_read(), ext4's
  * ext4_dio_read_iter()); -ENOTBLK from it, or any other request, goes to
- * iomap_dio_rw() with the file system's ->iomap_next.  The observer is
- * told the offer; what ran it learns from the tree's own tracepoint and
- * the file system's ->iomap_begin (iomap/trace.c).
+ * iomap_dio_rw().  The observer is told the offer; what ran it learns
+ * from the tree's own tracepoint and the file system's ->iomap_begin
+ * (iomap/trace.c).
  */
 ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		const struct sim_iomap_fs_ops *fs,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before)
 {
+	const __auto_type m = fs_mapping(fs);
 	/* the simulator's and the proposal's bits are no kernel flags */
 	unsigned int kflags = dio_flags &
 		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
-	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
-	/*
-	 * simple=0, per call or per mount (the mount's control file may set
-	 * it while requests run); the pool is the tree's initcall
-	 */
-	bool simple = !(dio_flags & IOMAP_DIO_SIM_NO_SIMPLE) &&
-		      !(__atomic_load_n(&sb->s_iflags, __ATOMIC_RELAXED) &
-			SB_I_SIM_NO_SIMPLE_DIO) &&
-		      !iomap_sim_dio_init();
+	bool simple = sim_fs_wants_simple(iocb, dio_flags);
 	ssize_t ret = -ENOTBLK;
 
 	iomap_dio_sim_offer(iocb, iter, dops, kflags, done_before,
-			    simple ? IOMAP_SIM_OFFER_READ_SIMPLE :
-				     IOMAP_SIM_OFFER_NONE);
+			    !simple ? IOMAP_SIM_OFFER_NONE :
+			    private ? IOMAP_SIM_OFFER_PRIVATE :
+				      IOMAP_SIM_OFFER_READ_SIMPLE);
 	if (simple && fs_simple_call(iter, dops, kflags, private, done_before))
 		ret = iomap_dio_read_simple(iocb, iter, fs->begin);
 	if (ret == -ENOTBLK)
-		ret = iomap_dio_rw(iocb, iter, fs->next, dops, kflags,
+		ret = iomap_dio_rw(iocb, iter, FS_MAPPING_ARG(m), dops, kflags,
 				   private, done_before);
 	iomap_dio_sim_offer_end();
 	return ret;
 }
 
-int sim_iomap_iter(struct iomap_iter *iter, const struct sim_iomap_fs_ops *fs)
+#else /* no simple path */
+
+/*
+ * Every request goes to iomap_dio_rw(); the observer is told there was
+ * nothing else to offer it to.
+ */
+ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
+		const struct sim_iomap_fs_ops *fs,
+		const struct iomap_dio_ops *dops, unsigned int dio_flags,
+		void *private, size_t done_before)
 {
-	return iomap_iter(iter, fs->next);
+	const __auto_type m = fs_mapping(fs);
+	unsigned int kflags = dio_flags &
+		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
+	ssize_t ret;
+
+	/* the initcalls, as for a tree that has a simple path */
+	if (iomap_sim_dio_init())
+		return -ENOMEM;
+	iomap_dio_sim_offer(iocb, iter, dops, kflags, done_before,
+			    IOMAP_SIM_OFFER_ABSENT);
+	ret = iomap_dio_rw(iocb, iter, FS_MAPPING_ARG(m), dops, kflags,
+			   private, done_before);
+	iomap_dio_sim_offer_end();
+	return ret;
 }
 
 #endif

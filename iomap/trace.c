@@ -16,6 +16,7 @@
 #include <linux/sched.h>
 #include <sim/iomap.h>
 #include <sim/iomap_fs.h>
+#include <sim/iomap_features.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "trace.h"
@@ -39,6 +40,8 @@ DEFINE_SIM_STAT(stat_fb_not_mapped, "iomap_simple_fallback_not_mapped");
 DEFINE_SIM_STAT(stat_fb_extent_short, "iomap_simple_fallback_extent_short");
 DEFINE_SIM_STAT(stat_fb_integrity, "iomap_simple_fallback_integrity");
 DEFINE_SIM_STAT(stat_fb_short_pin, "iomap_simple_fallback_short_pin");
+DEFINE_SIM_STAT(stat_fb_absent, "iomap_simple_fallback_no_simple_path");
+DEFINE_SIM_STAT(stat_fb_private, "iomap_simple_fallback_private");
 DEFINE_SIM_STAT(stat_why_mismatch, "iomap_simple_why_mismatch");
 
 static struct sim_stat *const fallback_stat[IOMAP_SIMPLE_NR_REASONS] = {
@@ -55,6 +58,8 @@ static struct sim_stat *const fallback_stat[IOMAP_SIMPLE_NR_REASONS] = {
 	[IOMAP_SIMPLE_EXTENT_SHORT] = &stat_fb_extent_short,
 	[IOMAP_SIMPLE_INTEGRITY] = &stat_fb_integrity,
 	[IOMAP_SIMPLE_SHORT_PIN] = &stat_fb_short_pin,
+	[IOMAP_SIMPLE_ABSENT] = &stat_fb_absent,
+	[IOMAP_SIMPLE_PRIVATE] = &stat_fb_private,
 };
 
 static const char *const reason_names[IOMAP_SIMPLE_NR_REASONS] = {
@@ -72,6 +77,8 @@ static const char *const reason_names[IOMAP_SIMPLE_NR_REASONS] = {
 	[IOMAP_SIMPLE_EXTENT_SHORT] = "extent_short",
 	[IOMAP_SIMPLE_INTEGRITY] = "integrity",
 	[IOMAP_SIMPLE_SHORT_PIN] = "short_pin",
+	[IOMAP_SIMPLE_ABSENT] = "no_simple_path",
+	[IOMAP_SIMPLE_PRIVATE] = "private",
 };
 
 const char *iomap_simple_reason_name(enum iomap_simple_reason r)
@@ -96,19 +103,12 @@ const char *iomap_dio_comp_ctx_name(enum iomap_dio_comp_ctx c)
 }
 
 /*
- * The simple path's pool is set up on first use; when the test harness is
- * linked in, every test's teardown takes it down again so that it does
- * not count as that test's leak (the block layer does the same for its
- * per-CPU caches).
+ * The simple path's pool is set up on first use; taking the simulated
+ * kernel down (each test's teardown) takes it down again, so that it
+ * does not count as that test's leak (the block layer does the same for
+ * its per-CPU caches).
  */
-extern void sim_test_add_teardown_check(void (*fn)(void))
-	__attribute__((weak));
-
-static void __attribute__((constructor)) iomap_sim_register(void)
-{
-	if (sim_test_add_teardown_check)
-		sim_test_add_teardown_check(iomap_sim_dio_exit);
-}
+sim_exitcall(iomap_sim_dio_exit);
 
 /*
  * The kernel's fs_initcall(iomap_dio_init) of either direct-io.c sets the
@@ -118,10 +118,7 @@ static void __attribute__((constructor)) iomap_sim_register(void)
  */
 void iomap_sim_dio_exit(void)
 {
-	struct bio_set *pool = iomap_sim_simple_pool();
-
-	if (bioset_initialized(pool))
-		bioset_exit(pool);
+	iomap_sim_dio_initcall_undo();
 	sim_initcalls_reset();
 }
 
@@ -260,6 +257,8 @@ static enum iomap_simple_reason attempt_why(unsigned int dio_flags,
 	switch (attempt.offer) {
 	case IOMAP_SIM_OFFER_NONE:
 		return IOMAP_SIMPLE_DISABLED;
+	case IOMAP_SIM_OFFER_ABSENT:
+		return IOMAP_SIMPLE_ABSENT;
 	case IOMAP_SIM_OFFER_NO_END:
 		/* iomap_dio_rw_begin() offers only NO_IOMAP_END requests */
 		if (!(dio_flags & IOMAP_DIO_NO_IOMAP_END))
@@ -271,12 +270,15 @@ static enum iomap_simple_reason attempt_why(unsigned int dio_flags,
 	why = iomap_dio_simple_why(attempt.iocb, attempt.iter, attempt.dops,
 				   dio_flags, done_before);
 	/*
-	 * Generation (b): the file system calls iomap_dio_read_simple() only
-	 * for a request it would give iomap_dio_rw() no flags (fs-dio.c).
+	 * The file system calls iomap_dio_read_simple() only for a request
+	 * it would give iomap_dio_rw() no flags or private data (fs-dio.c).
 	 */
-	if (attempt.offer == IOMAP_SIM_OFFER_READ_SIMPLE && dio_flags &&
-	    why != IOMAP_SIMPLE_DOPS && why != IOMAP_SIMPLE_DONE_BEFORE &&
-	    why != IOMAP_SIMPLE_WRITE)
+	if (why == IOMAP_SIMPLE_DOPS || why == IOMAP_SIMPLE_DONE_BEFORE ||
+	    why == IOMAP_SIMPLE_WRITE)
+		return why;
+	if (attempt.offer == IOMAP_SIM_OFFER_PRIVATE)
+		return IOMAP_SIMPLE_PRIVATE;
+	if (attempt.offer == IOMAP_SIM_OFFER_READ_SIMPLE && dio_flags)
 		return IOMAP_SIMPLE_DIO_FLAGS;
 	return why;
 }
@@ -323,8 +325,12 @@ void __iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
 	struct iomap_dio_obs *obs;
 	enum iomap_simple_reason why;
 
-	/* only the first mapping of a request __iomap_dio_rw() has not begun */
+	/*
+	 * only the first mapping of a request __iomap_dio_rw() has not
+	 * begun, in code that has a simple path
+	 */
 	if (!attempt_valid() || attempt.begun ||
+	    attempt.offer == IOMAP_SIM_OFFER_ABSENT ||
 	    file_inode(attempt.iocb->ki_filp) != inode)
 		return;
 	attempt.begun = true;
@@ -449,27 +455,33 @@ void __trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
 		obs->queued = true;
 }
 
-static enum iomap_dio_comp_ctx comp_ctx(const struct iomap_dio_obs *obs)
+/*
+ * A worker is iomap's punt only when it runs the super block's
+ * s_dio_done_wq: a bio can also end in a worker of the block layer (the
+ * request timeout's poll of a polled bio nobody polls, as
+ * nvme_timeout() does), and the completion then runs where the bio
+ * ended, as it does from hard IRQ.
+ */
+static enum iomap_dio_comp_ctx comp_ctx(const struct iomap_dio_obs *obs,
+					const struct super_block *sb)
 {
+	struct work_struct *work = current_work();
+
 	if (in_interrupt() || (obs && READ_ONCE(obs->polling)))
 		return IOMAP_DIO_COMP_END_IO;
 	if (current->flags & PF_WQ_WORKER)
-		return IOMAP_DIO_COMP_WORKQUEUE;
+		return work && work->wq == sb->s_dio_done_wq ?
+			       IOMAP_DIO_COMP_WORKQUEUE :
+			       IOMAP_DIO_COMP_END_IO;
 	return IOMAP_DIO_COMP_SUBMITTER;
 }
 
-void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
-		const char *func)
+/* Where a dio's completion helper ran, for the counters and the observer. */
+static struct iomap_dio_obs *observe_completion(const struct super_block *sb)
 {
 	struct iomap_dio_obs *obs = obs_get();
-	enum iomap_dio_comp_ctx ctx = comp_ctx(obs);
+	enum iomap_dio_comp_ctx ctx = comp_ctx(obs, sb);
 
-	sim_trace("iomap_dio_complete", "ino 0x%lx offset 0x%llx ki_flags 0x%x error %d ret %zd",
-		  file_inode(iocb->ki_filp)->i_ino,
-		  (unsigned long long)iocb->ki_pos, iocb->ki_flags, error, ret);
-
-	if (!strcmp(func, "iomap_dio_simple_complete") && ret >= 0)
-		count(&stat_simple_hits);
 	switch (ctx) {
 	case IOMAP_DIO_COMP_END_IO:
 		count(&stat_inline_comp);
@@ -486,9 +498,32 @@ void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
 		obs->completions++;
 		if (ctx == IOMAP_DIO_COMP_WORKQUEUE)
 			obs->punted++;
+	}
+	return obs;
+}
+
+void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
+		const char *func)
+{
+	struct iomap_dio_obs *obs;
+
+	sim_trace("iomap_dio_complete", "ino 0x%lx offset 0x%llx ki_flags 0x%x error %d ret %zd",
+		  file_inode(iocb->ki_filp)->i_ino,
+		  (unsigned long long)iocb->ki_pos, iocb->ki_flags, error, ret);
+
+	if (!strcmp(func, "iomap_dio_simple_complete") && ret >= 0)
+		count(&stat_simple_hits);
+	obs = observe_completion(file_inode(iocb->ki_filp)->i_sb);
+	if (obs) {
 		obs->complete_ret = ret;
 		obs->complete_error = error;
 	}
+}
+
+void __iomap_sim_dio_ended(struct inode *inode)
+{
+	sim_trace("iomap_dio_ended", "ino 0x%lx", inode->i_ino);
+	observe_completion(inode->i_sb);
 }
 
 void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,

@@ -23,6 +23,7 @@
 
 #include <linux/iomap.h>
 #include <sim/iomap.h>
+#include <sim/iomap_features.h>
 #include <sim/trace.h>
 
 #ifndef _RET_IP_
@@ -32,9 +33,16 @@
 static inline void trace_iomap_iter(const struct iomap_iter *iter,
 		const void *ops, unsigned long caller)
 {
+#if IOMAPSIM_ITER_STATUS
 	sim_trace("iomap_iter", "ino 0x%lx pos 0x%llx length 0x%llx status %d flags 0x%x",
 		  iter->inode->i_ino, (unsigned long long)iter->pos,
 		  (unsigned long long)iter->len, iter->status, iter->flags);
+#else
+	sim_trace("iomap_iter", "ino 0x%lx pos 0x%llx length 0x%llx processed %lld flags 0x%x",
+		  iter->inode->i_ino, (unsigned long long)iter->pos,
+		  (unsigned long long)iter->len, (long long)iter->processed,
+		  iter->flags);
+#endif
 }
 
 void __trace_iomap_map(const char *event, struct inode *inode,
@@ -81,6 +89,18 @@ void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
 			__trace_iomap_dio_complete(iocb, error, ret,	\
 						   __func__);		\
 	} while (0)
+/*
+ * Code without trace_iomap_dio_complete() (trees before it) is seen
+ * completing a dio where its iomap_dio_complete() calls inode_dio_end()
+ * (iomap/ksrc/fs/iomap/ksrc-compat.h): where, not what it returned.
+ */
+void __iomap_sim_dio_ended(struct inode *inode);
+#define iomap_sim_dio_ended(inode)					\
+	do {								\
+		if (sim_watched())					\
+			__iomap_sim_dio_ended(inode);			\
+	} while (0)
+
 void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 		u64 length);
 #define trace_iomap_dio_invalidate_fail(inode, offset, length)		\

@@ -84,7 +84,7 @@ static int layer_of(const char *file)
 	 * __iomap_dio_rw() (the per-call and per-mount simple=0, as btrfs
 	 * makes that choice) and tells the observer what it offered.  It
 	 * lives under iomap/ only because it is the one file outside the
-	 * kernel sources that knows the API generation.  The seed's profile
+	 * kernel sources that knows the API generation.  The merge's profile
 	 * counts the iomap functions alone, so it is charged to the fs.
 	 */
 	if (!strcmp(rel, "iomap/fs-dio.c") || !strcmp(rel, "sim/testfs/testfs.c"))

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "generation.h"
+#include <sim/iomap_features.h>
 #include "bench-profile.h"
 #include "workload.h"
 
@@ -234,7 +234,7 @@ int cmd_bench(int argc, char **argv)
 					   optarg);
 			/* N-06..N-14 exist only in the embedded copy */
 			if (ret != TESTFS_MODE_OPS &&
-			    !iomapsim_generation()->proposal_apis)
+			    !IOMAPSIM_PROPOSAL)
 				return bad("--iomap %s: the proposal entry points are not in this build's iomap code (see iomapsim --version)",
 					   optarg);
 			o.iomap_mode = ret;

@@ -51,7 +51,7 @@ int cmd_fsck(int argc, char **argv)
 	struct block_device *bdev;
 	bool mounted = false;
 	const char *target;
-	char err[512];
+	char err[512], state[64];
 	int c, ret;
 
 	optind = 1;
@@ -78,15 +78,19 @@ int cmd_fsck(int argc, char **argv)
 	/*
 	 * fsck only reads.  A shared lock keeps a mount or mkfs from
 	 * starting under it; if a writer holds the image, the check runs
-	 * anyway, read-only, on the last commit, and says so.
+	 * anyway, read-only, on the last commit, and says so, and who
+	 * holds it: its MOUNTED state is that mount's, not a crash's.
 	 */
 	if (simfs_host_lock(target, SIMFS_HOLD_FSCK, true,
 			    SIMFS_HOST_LOCK_WAIT_MS, &lk, err,
 			    sizeof(err)) == -EBUSY) {
 		printf("note: %s; checking read-only, as of its last "
-		       "commit (a mounted image is not cleanly unmounted)\n",
-		       err);
+		       "commit\n", err);
 		mounted = true;
+		if (lk.busy_holder == SIMFS_HOLD_MOUNT)
+			r.mount_pid = lk.busy_pid;
+		else if (lk.busy_holder == SIMFS_HOLD_NONE)
+			r.mount_pid = -1;
 	}
 	bdev = cli_open_target(target, true, err, sizeof(err));
 	if (!bdev) {
@@ -120,10 +124,17 @@ int cmd_fsck(int argc, char **argv)
 		       r.notes == 1 ? "" : "s");
 		return 4;
 	}
+	if (r.clean)
+		state[0] = 0;
+	else if (r.mount_pid > 0)
+		snprintf(state, sizeof(state), " (mounted by pid %ld)",
+			 r.mount_pid);
+	else
+		snprintf(state, sizeof(state), " (%s)", r.mount_pid ?
+			 "in use" : "was not cleanly unmounted");
 	printf("%s: clean, generation %llu, %llu inode%s, %llu blocks in "
 	       "use%s\n", target, (unsigned long long)r.generation,
 	       (unsigned long long)r.nr_inodes, r.nr_inodes == 1 ? "" : "s",
-	       (unsigned long long)r.used_blocks,
-	       r.clean ? "" : " (was not cleanly unmounted)");
+	       (unsigned long long)r.used_blocks, state);
 	return 0;
 }

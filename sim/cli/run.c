@@ -2,7 +2,7 @@
 /*
  * iomapsim run: one direct I/O request against testfs on the deterministic
  * engine, its outcome printed as one JSON object.  The options and the
- * JSON keys are a contract (issue 4); the work is done by the request
+ * JSON keys are a contract (scripts read them); the work is done by the request
  * runner in sim/testfs/request.c, which the tests and the fuzzer share.
  *
  * Exit status: 0 when the request ran, whatever its result; 2 with one
@@ -26,7 +26,7 @@
 #include <sim/report.h>
 #include <sim/trace.h>
 #include "cli.h"
-#include "generation.h"
+#include <sim/iomap_features.h>
 #include "request.h"
 
 /*
@@ -142,10 +142,14 @@ static int parse_map(const char *arg, struct testfs_extent *e)
 		     f = strtok_r(NULL, "+", &fs)) {
 			found = false;
 			for (i = 0; i < ARRAY_SIZE(map_flags); i++) {
-				if (!strcasecmp(f, map_flags[i].name)) {
-					e->flags |= map_flags[i].flag;
-					found = true;
-				}
+				if (strcasecmp(f, map_flags[i].name))
+					continue;
+				/* IOMAP_F_* the iomap code linked in lacks */
+				if (!map_flags[i].flag)
+					return bad("--map %s: %s is not in this build's iomap code (see --version)",
+						   arg, map_flags[i].name);
+				e->flags |= map_flags[i].flag;
+				found = true;
 			}
 			if (!found)
 				return bad("--map %s: flag '%s' is not one of new, shared, dirty, integrity, stale, atomic",
@@ -189,10 +193,14 @@ static int parse_list(const char *opt, const char *arg,
 		bool found = false;
 
 		for (i = 0; i < n; i++) {
-			if (!strcasecmp(t, names[i].name)) {
-				*out |= names[i].val;
-				found = true;
-			}
+			if (strcasecmp(t, names[i].name))
+				continue;
+			/* a flag the iomap code linked in does not have */
+			if (!names[i].val)
+				return bad("%s %s: %s is not in this build's iomap code (see --version)",
+					   opt, arg, names[i].name);
+			*out |= names[i].val;
+			found = true;
 		}
 		if (!found) {
 			char all[256] = "";
@@ -209,7 +217,10 @@ static int parse_list(const char *opt, const char *arg,
 	return 0;
 }
 
-/* bio-error:..., alloc-fail:N, short-pin:N:BYTES, begin-error:ERRNO */
+/*
+ * bio-error:..., alloc-fail:N, short-pin:N:BYTES, unmapped:OFF,
+ * begin-error:ERRNO
+ */
 static int parse_fault(const char *arg, struct iomapsim_request *req)
 {
 	char err[160];
@@ -235,6 +246,13 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
 			return bad("--fault %s: want short-pin:N:BYTES", arg);
 		req->short_pin_nth = a;
 		req->short_pin_bytes = b;
+		return 0;
+	}
+	if (!strncmp(arg, "unmapped:", 9)) {
+		if (!cli_parse_u64(arg + 9, &a) || a > IOMAPSIM_MAX_LEN)
+			return bad("--fault %s: want unmapped:OFF", arg);
+		req->unmapped = true;
+		req->unmapped_from = a;
 		return 0;
 	}
 	if (!strncmp(arg, "begin-error:", 12)) {
@@ -267,7 +285,7 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
 		req->bio_faults[req->nr_bio_faults++] = arg;
 		return 0;
 	}
-	return bad("--fault %s: want bio-error:N[:STATUS], alloc-fail:N, short-pin:N:BYTES or begin-error:ERRNO",
+	return bad("--fault %s: want bio-error:N[:STATUS], alloc-fail:N, short-pin:N:BYTES, unmapped:OFF or begin-error:ERRNO",
 		   arg);
 }
 
@@ -341,7 +359,10 @@ static void run_usage(void)
 	       "  --no-simple         keep this call off the simple path (simple=0)\n"
 	       "  --no-simple-mount   same, for the whole mount\n"
 	       "  --fault SPEC        bio-error:N[:STATUS] | alloc-fail:N | short-pin:N:BYTES |\n"
-	       "                      begin-error:ERRNO[:CALL]  (repeatable)\n"
+	       "                      unmapped:OFF | begin-error:ERRNO[:CALL]  (repeatable);\n"
+	       "                      unmapped:OFF: a write's source memory is unmapped (or\n"
+	       "                      PROT_NONE) from OFF bytes past the buffer's start, a page\n"
+	       "                      boundary: pinning stops there (0: nothing is readable)\n"
 	       "  --complete inline|irq|deferred|random   (irq)\n"
 	       "  --seed S            deterministic engine seed (1)\n"
 	       "  --iomap ops|next|begin  baseline ops, or the ->iomap_next proposal through\n"
@@ -351,8 +372,9 @@ static void run_usage(void)
 	       "  --trace-json FILE   the trace ring as a Chrome trace-event timeline\n"
 	       "\n"
 	       "The outcome is one JSON line: ret, queued, path, fallback, bios, cache_hits,\n"
-	       "punted, ki_complete_calls, completion, ki_pos, iter_count, data, leaks,\n"
-	       "warnings, context_violations, code.  \"code\" says which iomap code ran:\n"
+	       "punted, ki_complete_calls, completion, ki_pos, iter_count,\n"
+	       "iter_past_segments, data, leaks, warnings, context_violations, code.\n"
+	       "\"code\" says which iomap code ran:\n"
 	       "\"embedded\" (iomap/direct-io.c) or, built with -DIOMAPSIM_KERNEL_TREE, the\n"
 	       "tree, its API generation and the sha256 of each file compiled from it.\n"
 	       "A figure the build cannot observe is null, never made up.  Kernel-source\n"
@@ -575,10 +597,9 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 				return bad("--iomap %s: want ops, next or begin",
 					   arg);
 			/* N-06..N-14 exist only in the embedded copy */
-			if (i != TESTFS_MODE_OPS &&
-			    !iomapsim_generation()->proposal_apis)
-				return bad("--iomap %s: the proposal entry points are not in this build's iomap code (generation %c, see --version)",
-					   arg, iomap_sim_generation());
+			if (i != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL)
+				return bad("--iomap %s: the proposal entry points are not in this build's iomap code (see --version)",
+					   arg);
 			req->mode = i;
 			break;
 		case OPT_WRITE_CACHE:

@@ -20,6 +20,7 @@ static bool armed;
 static u64 seen, injected;
 static u64 pin_nth, pin_seen;
 static size_t pin_bytes;
+static unsigned long unmapped_from;
 
 /*
  * mempool_alloc() with a sleeping mask cannot fail, so the allocation it
@@ -51,6 +52,7 @@ void sim_fault_reset(void)
 	__atomic_store_n(&pin_nth, 0, __ATOMIC_RELAXED);
 	pin_seen = 0;
 	pin_bytes = 0;
+	__atomic_store_n(&unmapped_from, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&fault_lock);
 }
 
@@ -135,22 +137,35 @@ void sim_fault_short_pin_set(u64 nth, size_t bytes)
 	pthread_mutex_unlock(&fault_lock);
 }
 
-ssize_t sim_fault_pin_limit(size_t want)
+void sim_fault_unmapped_set(unsigned long addr)
 {
-	ssize_t limit = (ssize_t)want;
+	__atomic_store_n(&unmapped_from, addr, __ATOMIC_RELAXED);
+}
 
+ssize_t sim_fault_pin_limit(unsigned long addr, size_t want)
+{
+	unsigned long hole = __atomic_load_n(&unmapped_from,
+					     __ATOMIC_RELAXED);
+	ssize_t limit = (ssize_t)want, mapped;
+
+	if (hole && addr + want > hole) {
+		limit = addr < hole ? (ssize_t)(hole - addr) : -EFAULT;
+		sim_trace("fault_unmapped", "want %zu got %zd", want, limit);
+	}
 	/* every extraction asks: no rule, no lock */
 	if (!__atomic_load_n(&pin_nth, __ATOMIC_RELAXED))
 		return limit;
+	mapped = limit;
 	pthread_mutex_lock(&fault_lock);
-	if (pin_nth && ++pin_seen == pin_nth) {
+	if (pin_nth && ++pin_seen == pin_nth && limit > 0) {
 		if (!pin_bytes)
 			limit = -EFAULT;
-		else if (pin_bytes < want)
+		else if (pin_bytes < (size_t)limit)
 			limit = (ssize_t)pin_bytes;
 	}
 	pthread_mutex_unlock(&fault_lock);
-	if (limit != (ssize_t)want)
-		sim_trace("fault_short_pin", "want %zu got %zd", want, limit);
+	if (limit != mapped)
+		sim_trace("fault_short_pin", "want %zu got %zd",
+			  (size_t)mapped, limit);
 	return limit;
 }

@@ -183,6 +183,29 @@ void iov_iter_advance(struct iov_iter *i, size_t size)
 	}
 }
 
+/*
+ * Back to a state iov_iter_save_state() took of @i: only forward moves in
+ * between, over UBUF, IOVEC, KVEC or BVEC (a DISCARD has no segments to
+ * go back over, and the kernel WARNs for it as for any other type).
+ */
+void iov_iter_restore(struct iov_iter *i, struct iov_iter_state *state)
+{
+	if (WARN_ON_ONCE(!iov_iter_is_bvec(i) && !iter_is_iovec(i) &&
+			 !iter_is_ubuf(i) && !iov_iter_is_kvec(i)))
+		return;
+	i->iov_offset = state->iov_offset;
+	i->count = state->count;
+	if (iter_is_ubuf(i))
+		return;
+	if (iov_iter_is_bvec(i))
+		i->bvec -= state->nr_segs - i->nr_segs;
+	else if (iov_iter_is_kvec(i))
+		i->kvec -= state->nr_segs - i->nr_segs;
+	else
+		i->__iov -= state->nr_segs - i->nr_segs;
+	i->nr_segs = state->nr_segs;
+}
+
 void iov_iter_revert(struct iov_iter *i, size_t unroll)
 {
 	if (!unroll)
@@ -758,7 +781,7 @@ iov_iter_extract_user_pages(struct iov_iter *i, struct page ***pages,
 	 * than asked for, or none (-EFAULT); the fault injector decides
 	 * which, in bytes.
 	 */
-	limit = sim_fault_pin_limit(maxsize);
+	limit = sim_fault_pin_limit(addr + offset, maxsize);
 	if (limit < 0)
 		return -EFAULT;
 	if ((size_t)limit < maxsize)

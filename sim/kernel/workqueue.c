@@ -45,13 +45,24 @@ static pthread_mutex_t wqs_lock = PTHREAD_MUTEX_INITIALIZER;
 DEFINE_SIM_GAUGE(stat_work_outstanding, "work_outstanding");
 DEFINE_SIM_STAT(stat_work_queued, "work_queued");
 
+/* worker->current_work of the kernel: what this worker is running */
+static __thread struct work_struct *running_work;
+
+struct work_struct *current_work(void)
+{
+	return running_work;
+}
+
 static void work_run(struct workqueue_struct *wq, struct work_struct *work)
 {
 	work_func_t fn = work->func;
+	struct work_struct *outer = running_work;
 
 	atomic_long_set(&work->data, 0); /* clear pending first */
 	sim_trace("workqueue_execute_start", "wq=%s", wq->name);
+	running_work = work;
 	fn(work);
+	running_work = outer;
 	sim_trace("workqueue_execute_end", "wq=%s", wq->name);
 	if (__atomic_sub_fetch(&wq->outstanding, 1, __ATOMIC_SEQ_CST) == 0)
 		wake_up(&wq->idle);

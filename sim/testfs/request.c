@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/init.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/fs.h>
@@ -224,6 +225,35 @@ bool iomapsim_iov_apart(const struct iomapsim_request *req)
 	for (i = 1; i < req->nr_iov; i++)
 		if (req->iov[i].page_off >= 0)
 			return true;
+	return false;
+}
+
+bool iomapsim_iov_later_misaligned(const struct iomapsim_request *req,
+				   unsigned long mask)
+{
+	unsigned int k = req->iovec_segs ? req->iovec_segs : 1;
+	size_t end = 0, base;
+	unsigned int i;
+
+	if (req->iter != IOMAPSIM_ITER_IOVEC)
+		return false;
+	for (i = 0; i < req->nr_iov; i++) {
+		size_t start = iov_seg_start(req, i, end);
+
+		if (i && ((start | req->iov[i].len) & mask))
+			return true;
+		end = start + req->iov[i].len;
+	}
+	if (req->nr_iov || k < 2 || k > req->len)
+		return false;
+	/* equal pieces, as build_iter() lays them out */
+	base = req->len / k;
+	for (i = 1; i < k; i++) {
+		size_t n = i + 1 < k ? base : req->len - (size_t)i * base;
+
+		if (((req->buf_offset + (size_t)i * base) | n) & mask)
+			return true;
+	}
 	return false;
 }
 
@@ -463,6 +493,21 @@ static int validate(const struct iomapsim_request *req, char *err,
 		snprintf(err, errlen, "too many map entries, faults or pages");
 		return -EINVAL;
 	}
+	/*
+	 * Unmapped memory is honoured where user pages are pinned, which is
+	 * all a direct write does with its source; a read (which also
+	 * copies or zeroes into the buffer), a bounced write (which copies)
+	 * and kernel-memory iterators would touch it unchecked.
+	 */
+	if (req->unmapped &&
+	    (!req->write || (req->dio_flags & IOMAP_DIO_BOUNCE) ||
+	     (req->iter != IOMAPSIM_ITER_UBUF &&
+	      req->iter != IOMAPSIM_ITER_IOVEC) ||
+	     offset_in_page(req->buf_offset + req->unmapped_from))) {
+		snprintf(err, errlen, "unmapped:%zu: a direct write from a ubuf or iovec, not bounced, unmapped from a page boundary",
+			 req->unmapped_from);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -641,16 +686,8 @@ void iomapsim_runner_teardown(void)
 	bio_sim_drain_caches();
 }
 
-/* The harness's per-test check hook, when the test harness is linked in. */
-extern void sim_test_add_teardown_check(void (*fn)(void))
-	__attribute__((weak));
-
-static void __attribute__((constructor)) runner_register_teardown(void)
-{
-	/* each test ends with no testfs kept, so its gauges return to zero */
-	if (sim_test_add_teardown_check)
-		sim_test_add_teardown_check(iomapsim_runner_teardown);
-}
+/* each test ends with no testfs kept, so its gauges return to zero */
+sim_exitcall(iomapsim_runner_teardown);
 
 /*
  * Every request's device is at least this big, so that one device serves
@@ -857,6 +894,28 @@ static void put_testfs(struct testfs *tf, const struct iomapsim_request *req)
 		cache.cur->stale = true;
 }
 
+/*
+ * Whether @i counts more than its remaining segments hold, walking no
+ * further than nr_segs (I-05: a segmented iterator's count never exceeds
+ * them).  UBUF and DISCARD have no segment array to run off.
+ */
+static bool iter_past_segments(const struct iov_iter *i)
+{
+	size_t held = 0;
+
+	for (unsigned long k = 0; k < i->nr_segs; k++) {
+		if (iter_is_iovec(i))
+			held += iter_iov(i)[k].iov_len;
+		else if (iov_iter_is_kvec(i))
+			held += i->kvec[k].iov_len;
+		else if (iov_iter_is_bvec(i))
+			held += i->bvec[k].bv_len;
+		else
+			return false;
+	}
+	return i->count > held - min(held, i->iov_offset);
+}
+
 int iomapsim_run(const struct iomapsim_request *req,
 		 struct iomapsim_outcome *out, char *err, size_t errlen)
 {
@@ -946,6 +1005,9 @@ int iomapsim_run(const struct iomapsim_request *req,
 	if (req->short_pin_nth)
 		sim_fault_short_pin_set(req->short_pin_nth,
 					req->short_pin_bytes);
+	if (req->unmapped)
+		sim_fault_unmapped_set((unsigned long)b.data +
+				       req->unmapped_from);
 	if (req->alloc_fail_nth) {
 		sim_fault_alloc_set(&(struct sim_fault_alloc){
 			.nth = req->alloc_fail_nth });
@@ -955,11 +1017,13 @@ int iomapsim_run(const struct iomapsim_request *req,
 
 	iomap_dio_obs_start(&obs);
 	issuer.in_submit = true;
+	tf->dio_private = req->private_data ? tf : NULL;
 	ret = testfs_dio_rw(tf, &iocb, &iter,
 			    req->dio_flags |
 				    (req->no_simple ? IOMAP_DIO_SIM_NO_SIMPLE : 0),
 			    req->done_before);
 	issuer.in_submit = false;
+	tf->dio_private = NULL;
 	if (issuer.poisoned) {
 		out->kiocb_written_after_complete =
 			!all_poison(&iocb, sizeof(iocb));
@@ -980,10 +1044,14 @@ int iomapsim_run(const struct iomapsim_request *req,
 	iomap_dio_obs_stop();
 	if (req->short_pin_nth)
 		sim_fault_short_pin_set(0, 0);
+	if (req->unmapped)
+		sim_fault_unmapped_set(0);
 
 	out->queued = ret == -EIOCBQUEUED;
 	out->ret = out->queued ? (issuer.calls ? issuer.ret : ret) : ret;
-	out->simple = !obs.generic;
+	/* a path is observed; code without a simple path has one path */
+	out->simple = IOMAPSIM_SIMPLE_PATH != IOMAPSIM_SIMPLE_NONE &&
+		      !obs.generic;
 	out->why_mismatch = obs.why_mismatch;
 	out->bios_fs_bio_set = atomic_long_read(&fs_bio_set.sim_allocs) -
 			       fs_set0;
@@ -992,7 +1060,10 @@ int iomapsim_run(const struct iomapsim_request *req,
 	out->bios_simple_pool = stat_of("bio_alloc", &st_alloc) - allocs0 -
 				out->bios_fs_bio_set - out->bios_dops_set -
 				(blk_sim_split_allocs() - split0);
-	out->fallback = obs.generic ? obs.fallback : IOMAP_SIMPLE_OK;
+	if (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE)
+		out->fallback = IOMAP_SIMPLE_ABSENT;
+	else
+		out->fallback = obs.generic ? obs.fallback : IOMAP_SIMPLE_OK;
 	out->punted = obs.punted;
 	out->completions = obs.completions;
 	out->completion = obs.completions ? obs.completion :
@@ -1005,6 +1076,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	out->private_at_complete = issuer.private_set;
 	out->ki_pos = iocb.ki_pos;
 	out->iter_count = iov_iter_count(&iter);
+	out->iter_past_segments = iter_past_segments(&iter);
 
 	sim_bdev_get_counters(tf->bdev, &out->dev);
 	out->bios = out->dev.read_bios + out->dev.write_bios;
@@ -1084,6 +1156,8 @@ void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
 	/* the inode size after the request: what a write did to it */
 	fprintf(f, "\"i_size\":%lld,", (long long)out->i_size);
 	fprintf(f, "\"iter_count\":%zu,", out->iter_count);
+	fprintf(f, "\"iter_past_segments\":%s,",
+		out->iter_past_segments ? "true" : "false");
 	fprintf(f, "\"data\":\"%s\",", iomapsim_data_name(out->data));
 	fprintf(f, "\"leaks\":%ld,", out->leaks);
 	fprintf(f, "\"warnings\":%ld,", out->warnings);

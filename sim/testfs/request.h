@@ -2,8 +2,9 @@
 /*
  * One direct I/O request against testfs, described completely by a
  * struct iomapsim_request, run on the deterministic engine, and reported
- * as a struct iomapsim_outcome (DESIGN.md principle 6, SEMANTICS section
- * 4).  The Check suites, `iomapsim run` and the fuzzer share this runner;
+ * as a struct iomapsim_outcome (docs/architecture.md principle 6,
+ * docs/rules.md section 4).  The Check suites, `iomapsim run` and the
+ * fuzzer share this runner;
  * the command line only parses options into a request and prints the
  * outcome as JSON (iomapsim_outcome_print_json(), the `iomapsim run`
  * contract).
@@ -107,6 +108,7 @@ struct iomapsim_request {
 	unsigned int dio_flags;		/* IOMAP_DIO_* */
 	size_t done_before;
 	bool no_simple;			/* IOMAP_DIO_SIM_NO_SIMPLE */
+	bool private_data;		/* the fs passes iomap private data */
 
 	/* faults */
 	const char *bio_faults[IOMAPSIM_MAX_FAULTS]; /* fault backend specs */
@@ -114,6 +116,12 @@ struct iomapsim_request {
 	u64 alloc_fail_nth;		/* Nth failable allocation in the call */
 	u64 short_pin_nth;		/* Nth extraction pins only ... */
 	size_t short_pin_bytes;		/* ... this many bytes (0: -EFAULT) */
+	/*
+	 * The buffer memory is unmapped from unmapped_from bytes past where
+	 * the buffer starts (buf_offset into it) on; a page boundary.
+	 */
+	bool unmapped;
+	size_t unmapped_from;
 	int begin_error;		/* -errno from ->iomap_begin ... */
 	unsigned int begin_error_nth;	/* ... on this call (1-based) */
 	int end_error;
@@ -155,6 +163,13 @@ struct iomapsim_request {
 	((((size_t)(buf_offset) + (len) + 4095) & ~(size_t)4095) + 4096)
 /* The same for @req, explicit segments (nr_iov) included. */
 size_t iomapsim_buf_mem_size(const struct iomapsim_request *req);
+/*
+ * Whether an IOVEC segment after the first starts or ends off @mask (a
+ * DMA alignment mask): one that code checking the memory while building
+ * the bio refuses after taking the segments before it.
+ */
+bool iomapsim_iov_later_misaligned(const struct iomapsim_request *req,
+				   unsigned long mask);
 /* Explicit segments that are not one run of memory (they need a gather). */
 bool iomapsim_iov_apart(const struct iomapsim_request *req);
 /*
@@ -179,6 +194,12 @@ struct iomapsim_outcome {
 	enum iomap_dio_comp_ctx completion; /* NONE means null */
 	loff_t ki_pos;
 	size_t iter_count;
+	/*
+	 * The iterator counts more bytes than its remaining segments hold:
+	 * a later walk of it (iov_iter_npages(), an extraction) would run
+	 * off the end of its segment array.
+	 */
+	bool iter_past_segments;
 	enum iomapsim_data data;
 	long leaks;
 	long warnings;

@@ -20,9 +20,8 @@
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <sim/bdev.h>
-#ifndef IOMAPSIM_KSRC
 #include <sim/fs_dio.h>	/* the proposal modes */
-#endif
+#include <sim/iomap_features.h>
 #include <sim/trace.h>
 #include "testfs.h"
 
@@ -450,8 +449,9 @@ static int testfs_iomap_end(struct inode *inode, loff_t pos, loff_t length,
 	return ret;
 }
 
+#if IOMAPSIM_PROPOSAL
 /* The proposal's single callback, built from the same begin and end. */
-static int __maybe_unused testfs_iomap_next(const struct iomap_iter *iter,
+static int testfs_iomap_next(const struct iomap_iter *iter,
 			     struct iomap *iomap, struct iomap *srcmap)
 {
 	struct testfs *tf = testfs_from_inode(iter->inode);
@@ -464,6 +464,7 @@ static int __maybe_unused testfs_iomap_next(const struct iomap_iter *iter,
 	return iomap_iter_next(iter, iomap, srcmap, testfs_iomap_begin,
 			       testfs_iomap_end);
 }
+#endif
 
 /*
  * Unwritten blocks that a completed write covered become written: the
@@ -553,11 +554,11 @@ static int testfs_fsync(struct file *file, loff_t start, loff_t end,
 
 /*
  * The file system's ->iomap_next, begin and end as one callback, as a file
- * system converted to the VFS tree's API defines it (generation (b)).  The
- * proposal modes use testfs_iomap_next(), which also counts.
+ * system converted to iomap_iter_next_fn defines it.  The proposal modes
+ * use testfs_iomap_next(), which also counts.
  */
-static DEFINE_IOMAP_ITER_NEXT_END(testfs_iomap_next_fs, testfs_iomap_begin,
-				  testfs_iomap_end)
+SIM_DEFINE_IOMAP_NEXT_END(testfs_iomap_next_fs, testfs_iomap_begin,
+			  testfs_iomap_end);
 
 /*
  * The entry the mode names.  The proposal's entry points exist only in
@@ -569,7 +570,7 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 			       struct iov_iter *iter, unsigned int dio_flags,
 			       size_t done_before)
 {
-#ifndef IOMAPSIM_KSRC
+#if IOMAPSIM_PROPOSAL
 	const struct iomap_ops next_ops = { .iomap_next = testfs_iomap_next };
 	enum iomap_sim_offer offer = tf->mode == TESTFS_MODE_BEGIN ?
 					     IOMAP_SIM_OFFER_NO_END :
@@ -580,7 +581,7 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 	switch (tf->mode) {
 	case TESTFS_MODE_NEXT:
 	case TESTFS_MODE_BEGIN:
-#ifdef IOMAPSIM_KSRC
+#if !IOMAPSIM_PROPOSAL
 		/* proposal entry points: only the embedded copy has them */
 		return -EOPNOTSUPP;
 #else
@@ -603,7 +604,8 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 #endif
 	default:
 		return sim_iomap_dio_rw(iocb, iter, &tf->ops, tf->dops,
-					dio_flags, NULL, done_before);
+					dio_flags, tf->dio_private,
+					done_before);
 	}
 }
 
@@ -1036,6 +1038,18 @@ static int check_opts(struct testfs_opts *o, char *err, size_t errlen)
 	if (!is_power_of_2(o->fs_block) || o->fs_block < 512 ||
 	    o->fs_block > 65536) {
 		snprintf(err, errlen, "block size %u: not a power of two in 512..65536",
+			 o->fs_block);
+		return -EINVAL;
+	}
+	/*
+	 * A block larger than a page needs a zero page that covers a block
+	 * (large block size support: a 64 KiB zero page, or
+	 * largest_zero_folio()); code that zeroes from ZERO_PAGE(0) ran on
+	 * kernels whose file systems refused such blocks.
+	 */
+	if (IOMAPSIM_ZERO_PAGE == IOMAPSIM_ZERO_PAGE0 &&
+	    o->fs_block > PAGE_SIZE) {
+		snprintf(err, errlen, "block size %u: blocks larger than a page are not in this build's iomap code (it zeroes from ZERO_PAGE(0))",
 			 o->fs_block);
 		return -EINVAL;
 	}

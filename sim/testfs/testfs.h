@@ -115,7 +115,7 @@ enum testfs_cb_op {
 	TESTFS_CB_NEXT,
 };
 
-/* One filesystem callback, as SEMANTICS section 4 item 9 lists them. */
+/* One filesystem callback, as docs/rules.md section 4 item 9 lists them. */
 struct testfs_cb {
 	enum testfs_cb_op op;
 	loff_t pos;
@@ -141,6 +141,8 @@ struct testfs {
 	struct sim_iomap_fs_ops ops;	/* begin, end, and the two as ->iomap_next */
 	struct iomap_dio_ops dops_storage;
 	const struct iomap_dio_ops *dops;
+	/* the private data it hands iomap_dio_rw() (iomap_iter::private) */
+	void *dio_private;
 	struct bio_set bio_set;		/* TESTFS_DOPS_BIO_SET */
 	bool bio_set_ready;
 	enum testfs_iomap_mode mode;

@@ -574,7 +574,10 @@ static void subs_free(struct wl_run_ctx *c)
  */
 static u64 simple_bios(void)
 {
-	return (u64)atomic_long_read(&iomap_sim_simple_pool()->sim_allocs);
+	struct bio_set *pool = iomap_sim_simple_pool();
+
+	/* code without a simple path has no such bio_set */
+	return pool ? (u64)atomic_long_read(&pool->sim_allocs) : 0;
 }
 
 static int measure(struct wl_run_ctx *c, struct wl_result *r)

@@ -3,7 +3,7 @@
  * struct bio helpers and struct bio_set (include/linux/bio.h).
  *
  * Besides the kernel's interface this header declares a few simulator
- * entry points, all named bio_sim_* / bioset_sim_*: the seed-004 switch
+ * entry points, all named bio_sim_* / bioset_sim_*: the B-03 switch
  * (per-CPU bio cache on by default), cache inspection for tests, and the
  * teardown drain that returns cached bios to their pools.
  */
@@ -425,7 +425,8 @@ void bio_check_pages_dirty(struct bio *bio);
 
 static inline void bio_release_pages(struct bio *bio, bool mark_dirty)
 {
-	if (bio_flagged(bio, BIO_PAGE_PINNED))
+	if (bio_flagged(bio, BIO_PAGE_PINNED) ||
+	    bio_flagged(bio, BIO_PAGE_REFFED))
 		__bio_release_pages(bio, mark_dirty);
 }
 
@@ -446,6 +447,7 @@ void bio_copy_data(struct bio *dst, struct bio *src);
 static inline void bio_get(struct bio *bio)
 {
 	bio->bi_flags |= (1 << BIO_REFFED);
+	/* the flag is seen before the raised count, as bio_put() reads them */
 	smp_mb__before_atomic();
 	atomic_inc(&bio->__bi_cnt);
 }
@@ -454,6 +456,7 @@ static inline void bio_cnt_set(struct bio *bio, unsigned int count)
 {
 	if (count != 1) {
 		bio->bi_flags |= (1 << BIO_REFFED);
+		/* as in bio_get(): the flag before the count */
 		smp_mb();
 	}
 	atomic_set(&bio->__bi_cnt, count);
@@ -466,6 +469,7 @@ static inline void bio_cnt_set(struct bio *bio, unsigned int count)
 static inline void bio_inc_remaining(struct bio *bio)
 {
 	bio_set_flag(bio, BIO_CHAIN);
+	/* the CHAIN flag before the raised count (above) */
 	smp_mb__before_atomic();
 	atomic_inc(&bio->__bi_remaining);
 }
@@ -563,7 +567,7 @@ static inline struct bio *bio_list_get(struct bio_list *bl)
 /* ---- simulator only ------------------------------------------------ */
 
 /*
- * Seed 004 ("block: enable per-cpu bio cache by default"): true (the
+ * "block: enable per-cpu bio cache by default" (B-03): true (the
  * default) makes bio_alloc_bioset() add REQ_ALLOC_CACHE itself, so every
  * bioset with BIOSET_PERCPU_CACHE uses its cache for nr_vecs <= 4; false
  * gives the older rule where only callers passing REQ_ALLOC_CACHE

@@ -2,7 +2,7 @@
 /*
  * Block data types and constants (include/linux/blk_types.h): struct bio,
  * blk_status_t, blk_opf_t, the REQ_OP_* operations and REQ_* flags, the
- * BIO_* state bits.  Values follow the baseline tree (SEMANTICS.md 2.6,
+ * BIO_* state bits.  Values follow the baseline tree (docs/rules.md 2.6,
  * 2.10) so a kernel source compiled against this header sees the same
  * numbers it sees in the kernel.
  *
@@ -40,7 +40,7 @@ typedef void(bio_end_io_t)(struct bio *);
  * Block error status values; block/blk-core.c maps them to errnos
  * (blk_status_to_errno).  18 is unused in the baseline tree: BLK_STS_INVAL
  * was added as 19 next to the atomic-write work (a later patch closes the
- * gap; SEMANTICS.md 2.10).
+ * gap; docs/rules.md 2.10).
  */
 typedef u8 __bitwise blk_status_t;
 typedef u16 blk_short_t;
@@ -169,6 +169,13 @@ struct bio {
  */
 enum {
 	BIO_PAGE_PINNED, /* Unpin pages in bio_release_pages() */
+	/*
+	 * Put pages in bio_release_pages(): the bio holds a reference to
+	 * each (kernels 6.5 to 6.10; before, every bio without
+	 * BIO_NO_PAGE_REF).  Nothing in the baseline sets it; older trees'
+	 * direct-io.c does, through iomap/ksrc/fs/iomap/ksrc-compat.h.
+	 */
+	BIO_PAGE_REFFED,
 	BIO_CLONED,	 /* doesn't own data */
 	BIO_QUIET,	 /* Make BIO Quiet */
 	BIO_CHAIN,	 /* chained bio, ->bi_remaining in effect */

@@ -1,35 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * struct block_device and its queue limits (include/linux/blkdev.h), and
- * the simulator's backend interface underneath: a backend (ram, null,
- * O_DIRECT file through io_uring, fault wrapper) receives each submitted
- * bio through ->submit and reports its end, exactly once and from any
- * thread, with blk_sim_complete(); the block layer then runs bio_endio()
- * in simulated hard-IRQ context as the completion policy says.
- *
- * NOTE FOR BACKENDS (interface contract, owned by the block core):
- *  - Set a device up with blk_sim_bdev_init() (name, size, limits, ops,
- *    private) rather than filling the fields by hand, and call
- *    blk_sim_bdev_exit() from ->destroy before freeing it.  The init adds
- *    BLK_FEAT_NOWAIT and BLK_FEAT_POLL, as blk-mq does for a queue with
- *    poll queues: without them REQ_NOWAIT / REQ_POLLED bios end with
- *    BLK_STS_NOTSUPP, as in the kernel.  Clear them afterwards to model a
- *    device without (tests of that path do).
- *  - ->submit sees only bios that passed the kernel's submission checks
- *    (end of device, logical-block alignment, op support, flush
- *    filtering: REQ_PREFLUSH/REQ_FUA are stripped when the device has no
- *    BLK_FEAT_WRITE_CACHE, and an empty flush then never reaches it).
- *  - End every bio exactly once with blk_sim_complete(); never call
- *    bio_endio() or ->bi_end_io yourself.  After blk_sim_complete() the
- *    bio is no longer yours (bi_next is reused for the polled list).
- *  - A polled bio (REQ_POLLED) is not completed by "interrupt": it waits
- *    until a task polls it (bio_poll(), iocb_bio_iopoll()); ->poll is
- *    called first so a backend with a real completion queue (io_uring)
- *    can reap it.
- *  - bd_sim_queue_depth (0 = unlimited) makes the block layer hold the
- *    submitter (or fail REQ_NOWAIT with BLK_STS_AGAIN) while that many
- *    bios are in flight; a backend with its own tag limit can instead
- *    end a REQ_NOWAIT bio with BLK_STS_AGAIN itself.
+ * struct block_device and its queue limits, the bdev_* and queue_*
+ * helpers, plugging and polling (include/linux/blkdev.h).  What the
+ * simulator puts underneath (struct sim_bdev_ops, blk_sim_complete(),
+ * blk_sim_bdev_init(), the completion policy) is its backend interface,
+ * <sim/bdev-backend.h>.
  */
 #ifndef _LINUX_BLKDEV_H
 #define _LINUX_BLKDEV_H
@@ -80,7 +55,8 @@ struct queue_limits {
 	/*
 	 * Atomic writes (REQ_ATOMIC): the driver sets the hw_ fields (bytes)
 	 * and BLK_FEAT_ATOMIC_WRITES; blk_sim_set_atomic_write_limits()
-	 * derives the others as blk_validate_atomic_write_limits() does.
+	 * (<sim/bdev-backend.h>) derives the others as
+	 * blk_validate_atomic_write_limits() does.
 	 */
 	unsigned int atomic_write_hw_max;
 	unsigned int atomic_write_max_sectors;
@@ -96,38 +72,8 @@ struct request_queue {
 	struct queue_limits limits;
 };
 
-struct block_device;
-
-struct sim_bdev_ops {
-	const char *name;
-	/*
-	 * Start @bio (op, sector, data in bi_io_vec from bi_iter).  The
-	 * backend must end it with blk_sim_complete() exactly once, now or
-	 * later, from any thread.
-	 */
-	void (*submit)(struct block_device *bdev, struct bio *bio);
-	/* Make volatile writes durable (REQ_PREFLUSH, fsync); 0 or -errno. */
-	int (*flush)(struct block_device *bdev);
-	/* Reap completions of polled bios (REQ_POLLED); returns how many. */
-	int (*poll)(struct block_device *bdev);
-	void (*destroy)(struct block_device *bdev);
-};
-
-/* How blk_sim_complete() delivers a bio's end (simulator policy). */
-enum blk_sim_completion {
-	/*
-	 * Post a hard-IRQ event: the engine runs bio_endio() later (IRQ,
-	 * DEFERRED or RANDOM order, see <sim/engine.h>), or an interrupt
-	 * thread does in the threaded engine.
-	 */
-	BLK_SIM_COMPLETE_IRQ = 0,
-	/*
-	 * Run bio_endio() in hard-IRQ context right now on the completing
-	 * thread: a backend that completes inside ->submit then gives the
-	 * "completion during submit_bio()" case.
-	 */
-	BLK_SIM_COMPLETE_INLINE,
-};
+/* The backend interface: <sim/bdev-backend.h>. */
+struct sim_bdev_ops;
 
 struct block_device {
 	char bd_name[BDEVNAME_SIZE];
@@ -140,14 +86,12 @@ struct block_device {
 	void *bd_private;
 
 	/*
-	 * Simulator state, set up by blk_sim_bdev_init().
-	 * bd_sim_blk_mq: behave like a blk-mq device, whose plugged bios
-	 * wait in the plug until it is flushed; false (the default) is a
-	 * bio-based driver, which plugging does not delay.
+	 * (sim) Simulator state, set up by blk_sim_bdev_init(): see
+	 * <sim/bdev-backend.h>.
 	 */
 	u32 bd_sim_magic;
 	bool bd_sim_blk_mq;
-	enum blk_sim_completion bd_sim_completion;
+	unsigned int bd_sim_completion; /* enum blk_sim_completion */
 	unsigned int bd_sim_queue_depth; /* 0: unlimited */
 	atomic_t bd_sim_inflight;
 	atomic_t bd_sim_wouldblock; /* next N REQ_NOWAIT bios: "no tag" */
@@ -163,39 +107,6 @@ struct block_device {
 	struct sim_source bd_sim_timeout_src;
 	struct work_struct bd_sim_timeout_work;
 };
-
-/* Backend -> block layer: @bio is done with @status. */
-void blk_sim_complete(struct bio *bio, blk_status_t status);
-
-/*
- * Fill @bdev: zeroes it, names it, sets the size in 512-byte sectors and
- * the limits (NULL or zero fields: the kernel's defaults, 512-byte
- * blocks), adds BLK_FEAT_NOWAIT | BLK_FEAT_POLL, and readies the
- * simulator state (completion policy from blk_sim_default_completion).
- */
-void blk_sim_bdev_init(struct block_device *bdev, const char *name,
-		       sector_t nr_sectors, const struct queue_limits *lim,
-		       const struct sim_bdev_ops *ops, void *private);
-/* Undo blk_sim_bdev_init(); warns if bios are still in flight. */
-void blk_sim_bdev_exit(struct block_device *bdev);
-/* The limits blk_sim_bdev_init() uses for fields left at zero. */
-void blk_sim_default_limits(struct queue_limits *lim);
-/*
- * A device that writes [@unit_min, @unit_max] bytes (powers of two, at
- * least a logical block) untorn: BLK_FEAT_ATOMIC_WRITES and the
- * atomic_write_* limits; @unit_max 0 takes atomic writes away.
- */
-void blk_sim_set_atomic_write_limits(struct block_device *bdev,
-				     unsigned int unit_min,
-				     unsigned int unit_max);
-
-extern enum blk_sim_completion blk_sim_default_completion;
-void blk_sim_set_completion(struct block_device *bdev,
-			    enum blk_sim_completion how);
-/* Bios submitted to @bdev's backend and not yet ended by it. */
-int blk_sim_inflight(struct block_device *bdev);
-/* Polled bios the backend ended that no one has polled yet. */
-unsigned int blk_sim_polled_pending(struct block_device *bdev);
 
 static inline struct request_queue *bdev_get_queue(struct block_device *bdev)
 {
@@ -271,6 +182,25 @@ static inline unsigned int bdev_io_opt(struct block_device *bdev)
 static inline unsigned int bdev_dma_alignment(struct block_device *bdev)
 {
 	return queue_dma_alignment(bdev_get_queue(bdev));
+}
+
+/* log2 of a (power-of-two) block size */
+static inline unsigned int blksize_bits(unsigned int size)
+{
+	return 31 - __builtin_clz(size);
+}
+
+/*
+ * The user memory of a direct I/O request fits the device: each segment
+ * starts on dma_alignment and is a multiple of the logical block size.
+ * Trees up to 6.15 check it up front in iomap_dio_bio_iter(); later ones
+ * while the bio is built (bio_iov_iter_get_pages() with a DMA mask).
+ */
+static inline bool bdev_iter_is_aligned(struct block_device *bdev,
+					struct iov_iter *iter)
+{
+	return iov_iter_is_aligned(iter, bdev_dma_alignment(bdev),
+				   bdev_logical_block_size(bdev) - 1);
 }
 
 static inline unsigned int bdev_max_segments(struct block_device *bdev)
@@ -365,7 +295,7 @@ static inline void blk_flush_plug(struct blk_plug *plug, bool async)
 struct io_comp_batch {
 	struct request *req_list;
 	bool need_ts;
-	void (*complete)(struct io_comp_batch *);
+	void (*complete)(struct io_comp_batch *iob);
 };
 
 #define BLK_POLL_ONESHOT (1 << 0)

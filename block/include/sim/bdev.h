@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The simulator's block devices: constructors and knobs of the backends
- * behind struct block_device (see <linux/blkdev.h> for the interface).
+ * behind struct block_device (see <sim/bdev-backend.h> for the interface).
  *
  *  ram   - memory-backed, data kept; optional volatile write cache whose
  *          unflushed writes a simulated power failure throws away, so
@@ -29,6 +29,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/types.h>
+#include <sim/bdev-backend.h>
 
 /*
  * Per-device counters, kept by every backend here (a fault device counts
@@ -59,6 +60,52 @@ void sim_bdev_reset_counters(struct block_device *bdev);
 
 /* Ends any backend; lower devices of a fault wrapper go with it. */
 void sim_bdev_destroy(struct block_device *bdev);
+
+/* ---- a submitter's completion context ------------------------------ */
+
+/*
+ * What a thread that submits bios to @bdev can do about its own bios'
+ * completions, for an event loop that keeps several reads in flight
+ * instead of waiting for each.  A device has such a context or not
+ * (sim_bdev_ops.submitter); through a fault or log-writes wrapper, the
+ * device under it answers.  The file device has one with
+ * submitter_polls (its per-thread rings); any other answers
+ * -EOPNOTSUPP, or that nothing is outstanding.
+ *  - _fd: an eventfd that turns readable as this thread's bios
+ *    complete, the context made on first use; or -EOPNOTSUPP (no
+ *    context on this device), -ENODEV (it cannot be had);
+ *  - _outstanding: this thread's bios in it not yet ended;
+ *  - _reap: end what has completed (@wait: wait for all of them, as
+ *    ->poll does), in hard-IRQ context on this thread; how many.
+ */
+int sim_bdev_submitter_fd(struct block_device *bdev);
+unsigned int sim_bdev_submitter_outstanding(struct block_device *bdev);
+int sim_bdev_submitter_reap(struct block_device *bdev, bool wait);
+
+/* A completion busy-poll window: asked for, and how it went. */
+struct sim_bdev_spin {
+	unsigned int budget_us; /* in: poll at most this long, 0: sleep */
+	bool polled;		/* out: a window was opened */
+	bool hit;		/* out: a completion came inside it */
+	unsigned long long spent_ns; /* out: time spent polling */
+};
+
+/*
+ * As _reap with @wait, but the caller sets the busy-poll window (the
+ * device's own, such as sim_file_opts.poll_us, is not applied) and
+ * learns how it went.
+ */
+int sim_bdev_submitter_wait(struct block_device *bdev,
+			    struct sim_bdev_spin *spin);
+/*
+ * @on: from now on, a read of this thread that goes out while nothing
+ * else is in flight on the device stays in its context unsubmitted
+ * until the thread reaps: waiting, one system call then submits it and
+ * sleeps until it completes; not waiting, it is submitted.  The device
+ * submits it should the thread never reap (the file device's sweep).
+ * Off submits what is held.  0, -EOPNOTSUPP or -ENODEV as _fd.
+ */
+int sim_bdev_submitter_defer(struct block_device *bdev, bool on);
 
 /* ---- ram ---------------------------------------------------------- */
 
@@ -157,13 +204,15 @@ struct sim_file_opts {
 	unsigned int logical_block_size; /* 0: from the device / statx */
 	/*
 	 * Threaded engine: a thread that calls the device's ->poll owns a
-	 * small ring from then on; its plain reads (no REQ_SYNC, REQ_META
-	 * or REQ_POLLED) from task context go on that ring, and its ->poll
-	 * waits for and ends them, in hard-IRQ context on that thread, as
-	 * a polling submitter would.  That saves the hops through the
-	 * reaper thread.  A read the owner does not poll for (it slept on
-	 * something else) is ended by the reaper within
-	 * SIM_BDEV_FILE_SWEEP_MS.  The FUSE mount uses it.
+	 * small ring from then on; its plain reads (not REQ_META or
+	 * REQ_POLLED, nor from submit_bio_wait()) from task context go on
+	 * that ring, and its ->poll waits for and ends them, in hard-IRQ
+	 * context on that thread, as a polling submitter would.  That
+	 * saves the hops through the reaper thread.  A read the owner does
+	 * not poll for (it slept on something else) is ended by the reaper
+	 * within SIM_BDEV_FILE_SWEEP_MS.  The ring is the thread's
+	 * completion context (sim_bdev_submitter_*()), which the FUSE
+	 * mount's workers use.
 	 */
 	bool submitter_polls;
 	/*
@@ -178,45 +227,6 @@ struct sim_file_opts {
 };
 
 #define SIM_BDEV_FILE_SWEEP_MS 10
-
-/*
- * The calling thread's ring (submitter_polls) on the file device under
- * @bdev (itself or under a fault wrapper), for an event loop that keeps
- * several reads in flight instead of waiting for each:
- *  - _fd: an eventfd the ring signals as reads complete, the ring made
- *    on first use; or -EOPNOTSUPP (not a file device, or no thread
- *    rings), -ENODEV;
- *  - _outstanding: the thread's reads on it not yet ended;
- *  - _reap: end what has completed (@wait: wait for all of them, as
- *    ->poll does), in hard-IRQ context on this thread; how many.
- */
-int sim_bdev_file_thread_fd(struct block_device *bdev);
-unsigned int sim_bdev_file_thread_outstanding(struct block_device *bdev);
-int sim_bdev_file_thread_reap(struct block_device *bdev, bool wait);
-
-/* A completion busy-poll window: asked for, and how it went. */
-struct sim_file_spin {
-	unsigned int budget_us; /* in: poll at most this long, 0: sleep */
-	bool polled;		/* out: a window was opened */
-	bool hit;		/* out: a completion came inside it */
-	unsigned long long spent_ns; /* out: time spent polling */
-};
-
-/*
- * As _reap with @wait, but the caller sets the busy-poll window (the
- * device's poll_us is not applied) and learns how it went.
- */
-int sim_bdev_file_thread_wait(struct block_device *bdev,
-			      struct sim_file_spin *spin);
-/*
- * @on: from now on, a read of this thread that goes out while nothing
- * else is in flight on the device stays on its ring unsubmitted until
- * the thread reaps: waiting, one io_uring_enter() then submits it and
- * sleeps until it completes; not waiting, it is submitted.  The sweep
- * submits it should the thread never reap.  Off submits what is held.
- * 0, -EOPNOTSUPP or -ENODEV as _fd.
- */
-int sim_bdev_file_thread_defer(struct block_device *bdev, bool on);
 
 /*
  * Opens @path (regular file or block device) with O_DIRECT.  Start the

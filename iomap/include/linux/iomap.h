@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The direct I/O half of include/linux/iomap.h, as in the tree the simple
- * dio path series applies to (SEMANTICS.md 1.9-1.12, 2.2-2.5): mapping
+ * dio path series applies to (docs/rules.md 1.9-1.12, 2.2-2.5): mapping
  * types and flags, struct iomap, the iterator, struct iomap_ops and
  * struct iomap_dio_ops, the public IOMAP_DIO_* flags and the entry points.
  *
  * Two things here are not in that tree, both marked "proposal" or "sim":
- *  - the ->iomap_next() conversion discussed in the seed 002 thread
- *    (N-06..N-14): the iomap_next_fn type, struct iomap_ops::iomap_next,
+ *  - the ->iomap_next() conversion discussed in the v6 3/3 review
+ *    (N-06..N-14): struct iomap_ops::iomap_next,
  *    IOMAP_DIO_NO_IOMAP_END and the iomap_dio_rw_next()/iomap_dio_rw_begin()
  *    entry points, so the two styles can be run and compared side by side;
  *  - the simulator's switch for the simple path (the cover letter's
@@ -155,10 +155,6 @@ typedef int (*iomap_iter_end_fn)(struct inode *inode, loff_t pos,
 typedef int (*iomap_iter_next_fn)(const struct iomap_iter *iter,
 		struct iomap *iomap, struct iomap *srcmap);
 
-/* The spellings used in the seed 002 thread. */
-typedef iomap_iter_begin_fn iomap_begin_fn;
-typedef iomap_iter_next_fn iomap_next_fn;
-
 struct iomap_ops {
 	/* see iomap_iter_begin_fn */
 	int (*iomap_begin)(struct inode *inode, loff_t pos, loff_t length,
@@ -267,7 +263,8 @@ int iomap_iter_continue(const struct iomap_iter *iter, struct iomap *iomap,
  *
  * The common body of iomap_iter() (N-01..N-03) and of a proposal-style
  * ->iomap_next() callback (the thread's "iomap_process", N-07, in the
- * shape of Fengnan's 0002 patch: the first-call test is done here so the
+ * shape of "iomap: inline iomap_iter_advance and hoist the zero-length
+ * guard": the first-call test is done here so the
  * out-of-line iomap_iter_continue() only runs once a mapping exists).
  * Always inline so constant @begin/@end become direct calls.
  *
@@ -386,21 +383,21 @@ ssize_t iomap_dio_complete(struct iomap_dio *dio);
 void iomap_dio_bio_end_io(struct bio *bio);
 
 /*
- * Proposal entry points (seed 002 thread), next to the baseline ones:
+ * Proposal entry points (v6 3/3 review), next to the baseline ones:
  *
- * iomap_dio_rw_next() - Joanne's integration: the simple path gets its
+ * iomap_dio_rw_next() - the ->iomap_next form: the simple path gets its
  *	mapping with iomap_iter(..., iomap_next) and finishes it with one
  *	more iomap_iter() (N-08..N-10), skipped under IOMAP_DIO_NO_IOMAP_END
  *	(N-12).
- * iomap_dio_rw_begin() - Fengnan's variant (N-13): the simple path is only
+ * iomap_dio_rw_begin() - the variant of N-13: the simple path is only
  *	tried under IOMAP_DIO_NO_IOMAP_END and calls the raw @iomap_begin
  *	directly; everything else goes through @iomap_next.
  */
 ssize_t iomap_dio_rw_next(struct kiocb *iocb, struct iov_iter *iter,
-		iomap_next_fn iomap_next, const struct iomap_dio_ops *dops,
+		iomap_iter_next_fn iomap_next, const struct iomap_dio_ops *dops,
 		unsigned int dio_flags, void *private, size_t done_before);
 ssize_t iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
-		iomap_begin_fn iomap_begin, iomap_next_fn iomap_next,
+		iomap_iter_begin_fn iomap_begin, iomap_iter_next_fn iomap_next,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before);
 

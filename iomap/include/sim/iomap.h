@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the simulator records about direct I/O requests (DESIGN.md,
+ * What the simulator records about direct I/O requests (docs/architecture.md,
  * principle 6), without changing the shape of the kernel functions in
  * iomap/direct-io.c: the hooks there are the kernel's tracepoints
  * (trace_iomap_dio_rw_begin, trace_iomap_dio_complete, ...) and the file
@@ -62,8 +62,13 @@ static inline int iomap_sim_dio_init(void)
 	return sim_do_initcalls();
 }
 void iomap_sim_dio_exit(void);
-/* That bio_set (the static in direct-io.c, either copy). */
+/*
+ * That bio_set (the static in direct-io.c, either copy); NULL where the
+ * code has no simple path.
+ */
 struct bio_set *iomap_sim_simple_pool(void);
+/* Undo the direct-io.c's fs_initcall (the pool, a zero page it took). */
+void iomap_sim_dio_initcall_undo(void);
 
 /*
  * Which iomap code this build runs, as the value of `iomapsim run`'s
@@ -96,6 +101,13 @@ enum iomap_simple_reason {
 	IOMAP_SIMPLE_EXTENT_SHORT,
 	IOMAP_SIMPLE_INTEGRITY,
 	IOMAP_SIMPLE_SHORT_PIN,
+	/* the iomap code linked in has no simple path */
+	IOMAP_SIMPLE_ABSENT,
+	/*
+	 * the file system passes private data, which
+	 * iomap_dio_read_simple() cannot carry
+	 */
+	IOMAP_SIMPLE_PRIVATE,
 	IOMAP_SIMPLE_NR_REASONS
 };
 
@@ -126,8 +138,9 @@ enum iomap_simple_reason iomap_dio_simple_gate_why(const struct iomap *iomap,
  * ---- file system side ----
  * Whether a request is offered to the simple path is the file system's
  * choice of entry in sim_iomap_dio_rw() (iomap/fs-dio.c): iomap_dio_rw()
- * or __iomap_dio_rw() in generation (a) (<sim/fs_dio.h>), whether to call
- * iomap_dio_read_simple() first in generation (b).
+ * or __iomap_dio_rw() where the simple path is inside iomap_dio_rw()
+ * (<sim/fs_dio.h>), whether to call iomap_dio_read_simple() first where
+ * the file system calls it.
  * The file system tells the observer what it offered, and its
  * ->iomap_begin tells it each mapping it returns: a mapping asked for
  * before __iomap_dio_rw() began is the simple path's.  Both are a few
@@ -138,10 +151,14 @@ enum iomap_sim_offer {
 	IOMAP_SIM_OFFER_RW,	/* iomap_dio_rw() (or iomap_dio_rw_next()) */
 	IOMAP_SIM_OFFER_NO_END,	/* iomap_dio_rw_begin(): NO_IOMAP_END only */
 	/*
-	 * Generation (b): iomap_dio_read_simple() first, called only for a
-	 * request with no iomap_dio_rw() flags (fs-dio.c).
+	 * iomap_dio_read_simple() first, called only for a request with no
+	 * iomap_dio_rw() flags (fs-dio.c).
 	 */
 	IOMAP_SIM_OFFER_READ_SIMPLE,
+	/* iomap_dio_rw(): the iomap code has no simple path */
+	IOMAP_SIM_OFFER_ABSENT,
+	/* iomap_dio_rw(): its private data keeps it off the simple read */
+	IOMAP_SIM_OFFER_PRIVATE,
 };
 
 void __iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
@@ -181,7 +198,7 @@ static inline void iomap_dio_sim_mapped(struct inode *inode,
 		__iomap_dio_sim_mapped(inode, iomap, ret);
 }
 
-/* Where a request's completion work ran (SEMANTICS 4, item 8). */
+/* Where a request's completion work ran (docs/rules.md 4, item 8). */
 enum iomap_dio_comp_ctx {
 	IOMAP_DIO_COMP_NONE = 0,	/* nothing completed */
 	IOMAP_DIO_COMP_SUBMITTER,	/* the calling task */

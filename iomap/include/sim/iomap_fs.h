@@ -1,56 +1,110 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * How a file system calls iomap direct I/O, one interface for both API
- * generations (iomap/fs-dio.c).  testfs, simfs, the request runner, the
- * fuzz targets and the benchmarks call iomap through this header only, so
- * that the same file system runs on the embedded iomap/direct-io.c or on a
- * kernel tree's fs/iomap/direct-io.c (-DIOMAPSIM_KERNEL_TREE):
+ * How a file system calls iomap direct I/O, one interface whatever the
+ * iomap code linked in offers (iomap/fs-dio.c, <sim/iomap_features.h>).
+ * testfs, simfs, the request runner, the fuzz targets and the benchmarks
+ * call iomap through this header only, so that the same file system runs
+ * on the embedded iomap/direct-io.c or on a kernel tree's
+ * fs/iomap/direct-io.c (-DIOMAPSIM_KERNEL_TREE):
  *
- *  (a) baseline (the embedded copy): iomap_dio_rw() with a struct
- *      iomap_ops {begin, end}; the simple path is tried inside it;
- *  (b) the VFS tree: the file system's ->read_iter calls the inline
- *      iomap_dio_read_simple(iocb, iter, begin) first, and iomap_dio_rw()
- *      with its ->iomap_next only after -ENOTBLK, as ext4 and XFS do there.
+ *  - the mapping API: a struct iomap_ops {iomap_begin, iomap_end}, or an
+ *    iomap_iter_next_fn ->iomap_next that runs begin and end itself;
+ *  - the simple read path: none, tried inside iomap_dio_rw() (the
+ *    baseline), or the inline iomap_dio_read_simple(iocb, iter, begin)
+ *    that the file system calls before iomap_dio_rw(), as ext4 and XFS do
+ *    in the VFS tree.
  *
  * The simple=0 switch (SB_I_SIM_NO_SIMPLE_DIO, IOMAP_DIO_SIM_NO_SIMPLE) is
- * the file system's own choice in both: in (a) it calls __iomap_dio_rw()
- * and iomap_dio_complete() instead of iomap_dio_rw(), as btrfs does; in
- * (b) it just does not call iomap_dio_read_simple().  Either way it tells
- * the observer what it offered (iomap_dio_sim_offer()), and which path ran
- * is observed from the iomap code's own tracepoint (iomap/trace.c).
+ * the file system's own choice: with the simple path inside
+ * iomap_dio_rw() it calls __iomap_dio_rw() and iomap_dio_complete()
+ * instead, as btrfs does; with iomap_dio_read_simple() it just does not
+ * call it.  Either way it tells the observer what it offered
+ * (iomap_dio_sim_offer()), and which path ran is observed from the iomap
+ * code's own tracepoint (iomap/trace.c).
  */
 #ifndef _SIM_IOMAP_FS_H
 #define _SIM_IOMAP_FS_H
 
+#include <linux/bug.h>
+#include <linux/errno.h>
 #include <linux/iomap.h>
 #include <sim/iomap.h>
+#include <sim/iomap_features.h>
 
-/* A file system's mapping callbacks, as both generations want them. */
-struct sim_iomap_fs_ops {
-	iomap_iter_begin_fn begin;	/* NULL only for a next-only walk */
-	iomap_iter_end_fn end;		/* optional */
-	/*
-	 * begin and end as one ->iomap_next (DEFINE_IOMAP_ITER_NEXT_END):
-	 * what (b) iterates with.  (a) uses it only when @begin is NULL,
-	 * through the proposal's struct iomap_ops::iomap_next.
-	 */
-	iomap_iter_next_fn next;
-};
+/* A file system's mapping callbacks, the kernel's signatures. */
+typedef int (*sim_iomap_begin_fn)(struct inode *inode, loff_t pos,
+		loff_t length, unsigned int flags, struct iomap *iomap,
+		struct iomap *srcmap);
+typedef int (*sim_iomap_end_fn)(struct inode *inode, loff_t pos,
+		loff_t length, ssize_t written, unsigned int flags,
+		struct iomap *iomap);
 
-#if defined(IOMAPSIM_KSRC) && !defined(IOMAP_DIO_NO_IOMAP_END)
+#if IOMAPSIM_MAPPING_NEXT_FN || IOMAPSIM_PROPOSAL
+typedef iomap_iter_next_fn sim_iomap_next_fn;
+/* begin and end as one ->iomap_next (DEFINE_IOMAP_ITER_NEXT_END) */
+#define SIM_DEFINE_IOMAP_NEXT_END(name, begin, end)			\
+	static DEFINE_IOMAP_ITER_NEXT_END(name, begin, end)
+#define SIM_DEFINE_IOMAP_NEXT(name, begin)				\
+	static DEFINE_IOMAP_ITER_NEXT(name, begin)
+#else
 /*
- * The proposal flag (N-12) of the embedded copy: requests that carry it
- * still parse and run; a kernel tree's iomap_dio_rw() ignores the bit.
+ * No ->iomap_next in this code: struct iomap_ops carries begin and end
+ * (fs-dio.c), and iomap never calls a file system's next function.
  */
-#define IOMAP_DIO_NO_IOMAP_END		(1 << 5)
+typedef int (*sim_iomap_next_fn)(const struct iomap_iter *iter,
+		struct iomap *iomap, struct iomap *srcmap);
+#define SIM_DEFINE_IOMAP_NEXT_END(name, begin, end)			\
+	static int name(const struct iomap_iter *iter,			\
+			struct iomap *iomap, struct iomap *srcmap)	\
+	{								\
+		WARN_ON_ONCE(1);					\
+		return -EOPNOTSUPP;					\
+	}
+#define SIM_DEFINE_IOMAP_NEXT(name, begin)				\
+	SIM_DEFINE_IOMAP_NEXT_END(name, begin, NULL)
 #endif
 
-/* Which API generation is linked in: 'a' or 'b'. */
-char iomap_sim_generation(void);
+struct sim_iomap_fs_ops {
+	sim_iomap_begin_fn begin;	/* NULL only for a next-only walk */
+	sim_iomap_end_fn end;		/* optional */
+	/*
+	 * begin and end as one ->iomap_next: what a tree of
+	 * iomap_iter_next_fn iterates with.  With struct iomap_ops it is
+	 * used only when @begin is NULL, through the embedded copy's
+	 * proposal struct iomap_ops::iomap_next.
+	 */
+	sim_iomap_next_fn next;
+};
+
+/*
+ * Flags of include/linux/iomap.h the code linked in may lack, as 0 for
+ * the file system side: setting one does nothing, and a request that
+ * asks for it is refused by the runner (sim_iomap_missing()) before it
+ * runs.
+ */
+#ifndef IOMAP_F_ATOMIC_BIO
+#define IOMAP_F_ATOMIC_BIO		0
+#endif
+#ifndef IOMAP_ATOMIC
+#define IOMAP_ATOMIC			0
+#endif
+#ifndef IOMAP_F_INTEGRITY
+#define IOMAP_F_INTEGRITY		0
+#endif
+#ifndef IOMAP_DIO_FSBLOCK_ALIGNED
+#define IOMAP_DIO_FSBLOCK_ALIGNED	0
+#endif
+#ifndef IOMAP_DIO_BOUNCE
+#define IOMAP_DIO_BOUNCE		0
+#endif
+#ifndef IOMAP_DIO_NO_IOMAP_END
+/* the proposal flag (N-12): requests that carry it still parse and run */
+#define IOMAP_DIO_NO_IOMAP_END		0
+#endif
 
 /*
  * A file system's direct read or write (@iter a destination for a read),
- * as its ->read_iter/->write_iter would call iomap in this generation.
+ * as its ->read_iter/->write_iter would call iomap with this code.
  */
 ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		const struct sim_iomap_fs_ops *fs,
@@ -59,5 +113,12 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 
 /* One step of iomap_iter() over @fs's mappings (for tests). */
 int sim_iomap_iter(struct iomap_iter *iter, const struct sim_iomap_fs_ops *fs);
+/*
+ * Report @count bytes of the current mapping done: iomap_iter_advance(),
+ * or ->processed in code that has no iomap_iter_advance().
+ */
+int sim_iomap_iter_advance(struct iomap_iter *iter, u64 count);
+/* The iterator's last step's status (->status, or ->processed). */
+int sim_iomap_iter_status(const struct iomap_iter *iter);
 
 #endif /* _SIM_IOMAP_FS_H */

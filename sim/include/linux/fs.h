@@ -2,7 +2,7 @@
 /*
  * The VFS objects direct I/O touches: kiocb, file, inode, super_block,
  * address_space.  Fields and flag values follow include/linux/fs.h of the
- * baseline tree (SEMANTICS.md 1.6, 1.8, 2.1, 2.8).
+ * baseline tree (docs/rules.md 1.6, 1.8, 2.1, 2.8).
  */
 #ifndef _LINUX_FS_H
 #define _LINUX_FS_H
@@ -50,7 +50,7 @@ struct sim_page_cache;
 #define FMODE_CAN_ATOMIC_WRITE ((fmode_t)(1 << 7))
 #define FMODE_CAN_ODIRECT ((fmode_t)0x400000)
 /*
- * Non-exclusive O_DIRECT writes from several threads (seed 003).  It was
+ * Non-exclusive O_DIRECT writes from several threads (P-01).  It was
  * an f_mode bit in 6.4-6.9, a fop_flags bit (FOP_DIO_PARALLEL_WRITE) from
  * 6.10, and newer trees set it per open file in f_mode again (XFS clears
  * it for stable-writes mappings); both spellings are here.

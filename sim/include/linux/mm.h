@@ -14,6 +14,7 @@
 
 #include <linux/gfp.h>
 #include <linux/kernel.h>
+#include <linux/sizes.h>
 #include <sim/alloc.h>
 
 #define PAGE_SHIFT 12
@@ -22,8 +23,27 @@
 #define offset_in_page(p) ((unsigned long)(p) & ~PAGE_MASK)
 #define PAGE_ALIGN(addr) ALIGN(addr, PAGE_SIZE)
 
+/* the order of the smallest power-of-two run of pages holding @size */
+static inline int get_order(unsigned long size)
+{
+	int order = 0;
+
+	size = (size - 1) >> PAGE_SHIFT;
+	while (size) {
+		order++;
+		size >>= 1;
+	}
+	return order;
+}
+
 struct page;
 struct folio;
+/*
+ * Declared by the kernel's header chain before include/linux/iomap.h
+ * names them in prototypes (buffered I/O, which the simulator leaves out).
+ */
+struct readahead_control;
+struct writeback_control;
 
 static inline void *page_address(const struct page *page)
 {

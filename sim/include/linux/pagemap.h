@@ -3,7 +3,7 @@
  * The page cache as direct I/O sees it (include/linux/pagemap.h and the
  * mm/filemap.c helpers DIO calls): writeback before a read, invalidation
  * before and after a write, and generic_write_sync() for O_[D]SYNC
- * (SEMANTICS K-07..K-11).
+ * (K-07..K-11).
  *
  * There is no buffered I/O behind it.  An address_space's page cache is a
  * set of page indexes, each with state bits a test chooses (dirty, under

@@ -3,7 +3,7 @@
  * struct iov_iter, as include/linux/uio.h, for the iterator types direct
  * I/O sees: UBUF and IOVEC (user memory; extraction pins pages), KVEC
  * (kernel memory) and BVEC (page vectors; the bio layer reuses the array,
- * seed 001).  "User memory" is ordinary process memory here; faults are
+ * B-28).  "User memory" is ordinary process memory here; faults are
  * injected (<sim/fault.h>), never taken.
  */
 #ifndef _LINUX_UIO_H
@@ -44,7 +44,7 @@ struct iov_iter {
 	/*
 	 * ITER_BVEC whose array and pages the owner keeps stable for the
 	 * whole I/O (io_uring fixed buffers): the "fixed" flag of the no-copy
-	 * bvec RFC (seed 001).  Upstream later made every BVEC take the
+	 * bvec RFC (B-28).  Upstream later made every BVEC take the
 	 * no-copy path, so the bio layer does not require it; it is recorded
 	 * so tests and traces can tell the two kinds of BVEC apart.
 	 */
@@ -124,6 +124,24 @@ static inline void iov_iter_reexpand(struct iov_iter *i, size_t count)
 	i->count = count;
 }
 
+/*
+ * Where an iterator stands, to go back to it whatever happened in
+ * between (I-08 for the segment walk): what iov_iter_restore() needs.
+ */
+struct iov_iter_state {
+	size_t iov_offset;
+	size_t count;
+	unsigned long nr_segs;
+};
+
+static inline void iov_iter_save_state(struct iov_iter *iter,
+				       struct iov_iter_state *state)
+{
+	state->iov_offset = iter->iov_offset;
+	state->count = iter->count;
+	state->nr_segs = iter->nr_segs;
+}
+
 /* The pages of user-backed iterators are pinned on extraction (I-12). */
 static inline bool iov_iter_extract_will_pin(const struct iov_iter *i)
 {
@@ -146,6 +164,7 @@ void iov_iter_discard(struct iov_iter *i, unsigned int direction,
 
 void iov_iter_advance(struct iov_iter *i, size_t bytes);
 void iov_iter_revert(struct iov_iter *i, size_t bytes);
+void iov_iter_restore(struct iov_iter *i, struct iov_iter_state *state);
 size_t iov_iter_zero(size_t bytes, struct iov_iter *i);
 size_t copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
 size_t copy_from_iter(void *addr, size_t bytes, struct iov_iter *i);

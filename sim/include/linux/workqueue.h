@@ -60,6 +60,8 @@ bool queue_work_on(int cpu, struct workqueue_struct *wq,
 void sim_flush_workqueue(struct workqueue_struct *wq, const char *file,
 			 int line, const char *func);
 bool flush_work(struct work_struct *work);
+/* The work item the calling worker is running, or NULL (not a worker). */
+struct work_struct *current_work(void);
 bool work_pending(const struct work_struct *work);
 const char *sim_workqueue_name(const struct workqueue_struct *wq);
 

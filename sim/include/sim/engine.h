@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The two engines behind one interface (DESIGN.md, principle 2).
+ * The two engines behind one interface (docs/architecture.md, principle 2).
  *
  * Kernel code never calls the engine directly: it posts events (a bio
  * completion to run in hard-IRQ context, a work item to run in a worker)

@@ -37,7 +37,17 @@ u64 sim_fault_alloc_injected(void);
  * with -EFAULT.
  */
 void sim_fault_short_pin_set(u64 nth, size_t bytes);
-/* Extraction hook: how many of @want bytes may be pinned (<0: -EFAULT). */
-ssize_t sim_fault_pin_limit(size_t want);
+/*
+ * Unmapped user memory: from the page-aligned address @addr up nothing is
+ * mapped (0: everything is), as after munmap() or mprotect(PROT_NONE).
+ * pin_user_pages_fast() pins the pages before the first one it cannot
+ * map, and fails with -EFAULT when that is the first.
+ */
+void sim_fault_unmapped_set(unsigned long addr);
+/*
+ * Extraction hook: how many of the @want bytes at @addr may be pinned
+ * (<0: -EFAULT), by the short-pin rule and the unmapped memory.
+ */
+ssize_t sim_fault_pin_limit(unsigned long addr, size_t want);
 
 #endif /* _SIM_FAULT_H */

@@ -29,7 +29,7 @@ static inline void fs_bio_integrity_alloc(struct bio *bio)
  * which dereferences the payload the first did not attach: on a device
  * without a profile that is a NULL dereference.  File systems only set
  * IOMAP_F_INTEGRITY for devices with protection information, so it "can't
- * really happen" (hch, review of the series); here it is a warning that
+ * really happen" (the review of its series); here it is a warning that
  * names the broken contract instead of a crash, and the bio goes out
  * without a payload.
  */
