@@ -21,7 +21,7 @@
  *
  * One write(2) is one value, applied whole or not at all: whitespace may
  * follow it (echo's newline) but not precede it, and a value that is
- * empty, longer than SFS_CTL_VALUE_MAX, holds a NUL, a second line or any
+ * empty, longer than FUSEVFS_CTL_VALUE_MAX, holds a NUL, a second line or any
  * other whitespace, or is not one the file knows is refused with EINVAL
  * before anything is applied.
  *
@@ -39,32 +39,32 @@
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "iomapsim-mount.h"
-#include "sfs-internal.h"
+#include "fusevfs-internal.h"
 
 #define TRACE_LINES 2000
 
 static const struct {
 	const char *name;
 	u32 mode;
-} ctl_files[SFS_CTL_NR] = {
-	[SFS_CTL_STATS] = { "stats", S_IFREG | 0644 },
-	[SFS_CTL_TRACE] = { "trace", S_IFREG | 0644 },
-	[SFS_CTL_SIMPLE] = { "simple", S_IFREG | 0644 },
-	[SFS_CTL_FAULT] = { "fault", S_IFREG | 0644 },
-	[SFS_CTL_LOGW] = { "log-writes", S_IFREG | 0644 },
+} ctl_files[FUSEVFS_CTL_NR] = {
+	[FUSEVFS_CTL_STATS] = { "stats", S_IFREG | 0644 },
+	[FUSEVFS_CTL_TRACE] = { "trace", S_IFREG | 0644 },
+	[FUSEVFS_CTL_SIMPLE] = { "simple", S_IFREG | 0644 },
+	[FUSEVFS_CTL_FAULT] = { "fault", S_IFREG | 0644 },
+	[FUSEVFS_CTL_LOGW] = { "log-writes", S_IFREG | 0644 },
 };
 
 /* The log-writes device under the fault wrapper, or NULL. */
-static struct block_device *logw_dev(struct sfs_mount *m)
+static struct block_device *logw_dev(struct fusevfs_mount *m)
 {
 	struct block_device *b = sim_bdev_fault_lower(m->bdev);
 
 	return sim_bdev_logw_lower(b) ? b : NULL;
 }
 
-void sfs_ctl_attr(uint64_t ino, struct sfs_attr *a)
+void fusevfs_ctl_attr(uint64_t ino, struct fusevfs_attr *a)
 {
-	int k = (int)(ino - SFS_CTL_DIR_INO);
+	int k = (int)(ino - FUSEVFS_CTL_DIR_INO);
 
 	memset(a, 0, sizeof(*a));
 	a->ino = ino;
@@ -78,34 +78,35 @@ void sfs_ctl_attr(uint64_t ino, struct sfs_attr *a)
 	}
 }
 
-int sfs_ctl_lookup(const char *name, struct sfs_attr *out)
+int fusevfs_ctl_lookup(const char *name, struct fusevfs_attr *out)
 {
-	for (int k = 1; k < SFS_CTL_NR; k++) {
+	for (int k = 1; k < FUSEVFS_CTL_NR; k++) {
 		if (!strcmp(name, ctl_files[k].name)) {
-			sfs_ctl_attr(SFS_CTL_DIR_INO + k, out);
+			fusevfs_ctl_attr(FUSEVFS_CTL_DIR_INO + k, out);
 			return 0;
 		}
 	}
 	return -ENOENT;
 }
 
-int sfs_ctl_readdir(uint64_t off,
-		    int (*fill)(void *arg, const char *name, uint64_t ino,
-				uint32_t mode, uint64_t next_off),
-		    void *arg)
+int fusevfs_ctl_readdir(uint64_t off,
+			int (*fill)(void *arg, const char *name, uint64_t ino,
+				    uint32_t mode, uint64_t next_off),
+			void *arg)
 {
-	if (off < 1 && fill(arg, ".", SFS_CTL_DIR_INO, S_IFDIR, 1))
+	if (off < 1 && fill(arg, ".", FUSEVFS_CTL_DIR_INO, S_IFDIR, 1))
 		return 0;
 	if (off < 2 && fill(arg, "..", SIMFS_ROOT_INO, S_IFDIR, 2))
 		return 0;
-	for (uint64_t k = 1; k < SFS_CTL_NR; k++)
-		if (off < k + 2 && fill(arg, ctl_files[k].name,
-					SFS_CTL_DIR_INO + k, S_IFREG, k + 2))
+	for (uint64_t k = 1; k < FUSEVFS_CTL_NR; k++)
+		if (off < k + 2 &&
+		    fill(arg, ctl_files[k].name, FUSEVFS_CTL_DIR_INO + k,
+			 S_IFREG, k + 2))
 			return 0;
 	return 0;
 }
 
-static void stats_text(struct sfs_mount *m, FILE *f)
+static void stats_text(struct fusevfs_mount *m, FILE *f)
 {
 	struct sim_bdev_counters c;
 	struct sim_file_info fi;
@@ -152,33 +153,34 @@ static void stats_text(struct sfs_mount *m, FILE *f)
 	sim_stats_print(f, false);
 }
 
-int sfs_ctl_open(struct sfs_mount *m, uint64_t ino, struct sfs_fh *h)
+int fusevfs_ctl_open(struct fusevfs_mount *m, uint64_t ino,
+		     struct fusevfs_fh *h)
 {
-	int k = (int)(ino - SFS_CTL_DIR_INO);
+	int k = (int)(ino - FUSEVFS_CTL_DIR_INO);
 	FILE *f;
 
-	if (k <= 0 || k >= SFS_CTL_NR)
+	if (k <= 0 || k >= FUSEVFS_CTL_NR)
 		return -EISDIR;
-	h->kind = SFS_FH_CTL;
+	h->kind = FUSEVFS_FH_CTL;
 	h->ctl = k;
 	f = open_memstream(&h->text, &h->len);
 	if (!f)
 		return -ENOMEM;
 	switch (k) {
-	case SFS_CTL_STATS:
+	case FUSEVFS_CTL_STATS:
 		stats_text(m, f);
 		break;
-	case SFS_CTL_TRACE:
+	case FUSEVFS_CTL_TRACE:
 		/* an empty file would look like a stack that did nothing */
 		if (!READ_ONCE(sim_trace_on))
 			fprintf(f, "# trace ring disabled: mount with -o "
 				"trace=on, or write 1 to this file\n");
 		sim_trace_dump(f, TRACE_LINES);
 		break;
-	case SFS_CTL_SIMPLE:
+	case FUSEVFS_CTL_SIMPLE:
 		fprintf(f, "%d\n", simfs_get_simple(m->sb));
 		break;
-	case SFS_CTL_FAULT: {
+	case FUSEVFS_CTL_FAULT: {
 		size_t need = sim_bdev_fault_list(m->bdev, NULL, 0);
 		char *buf = malloc(need + 1);
 
@@ -189,7 +191,7 @@ int sfs_ctl_open(struct sfs_mount *m, uint64_t ino, struct sfs_fh *h)
 		}
 		break;
 	}
-	case SFS_CTL_LOGW:
+	case FUSEVFS_CTL_LOGW:
 		if (logw_dev(m))
 			fprintf(f, "entries %llu\n", (unsigned long long)
 				sim_bdev_logw_entries(logw_dev(m)));
@@ -203,25 +205,25 @@ int sfs_ctl_open(struct sfs_mount *m, uint64_t ino, struct sfs_fh *h)
 	return 0;
 }
 
-void sfs_ctl_release(struct sfs_fh *h)
+void fusevfs_ctl_release(struct fusevfs_fh *h)
 {
 	free(h->text);
 }
 
-#define SFS_CTL_VALUE_MAX 255
+#define FUSEVFS_CTL_VALUE_MAX 255
 
 /* One value per write; @data is not NUL-terminated. */
-long sfs_ctl_write(struct sfs_mount *m, struct sfs_fh *h, const char *data,
-		   size_t size)
+long fusevfs_ctl_write(struct fusevfs_mount *m, struct fusevfs_fh *h,
+		       const char *data, size_t size)
 {
-	char val[SFS_CTL_VALUE_MAX + 1];
+	char val[FUSEVFS_CTL_VALUE_MAX + 1];
 	char err[256];
 	size_t n = size;
 	int ret;
 
 	while (n && isspace((unsigned char)data[n - 1]))
 		n--;
-	if (!n || n > SFS_CTL_VALUE_MAX)
+	if (!n || n > FUSEVFS_CTL_VALUE_MAX)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (!data[i] || isspace((unsigned char)data[i]))
@@ -230,12 +232,12 @@ long sfs_ctl_write(struct sfs_mount *m, struct sfs_fh *h, const char *data,
 	val[n] = 0;
 
 	switch (h->ctl) {
-	case SFS_CTL_STATS:
+	case FUSEVFS_CTL_STATS:
 		if (strcmp(val, "reset") && strcmp(val, "0"))
 			return -EINVAL;
 		sim_stats_reset();
 		break;
-	case SFS_CTL_TRACE:
+	case FUSEVFS_CTL_TRACE:
 		if (!strcmp(val, "0") || !strcmp(val, "1"))
 			sim_trace_enable(val[0] == '1');
 		else if (!strcmp(val, "clear"))
@@ -243,19 +245,19 @@ long sfs_ctl_write(struct sfs_mount *m, struct sfs_fh *h, const char *data,
 		else
 			return -EINVAL;
 		break;
-	case SFS_CTL_SIMPLE:
+	case FUSEVFS_CTL_SIMPLE:
 		if (strcmp(val, "0") && strcmp(val, "1"))
 			return -EINVAL;
 		simfs_set_simple(m->sb, val[0] == '1');
 		break;
-	case SFS_CTL_FAULT:
+	case FUSEVFS_CTL_FAULT:
 		ret = sim_bdev_fault_command(m->bdev, val, err, sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "iomapsim: fault: %s\n", err);
 			return ret == -ENOSPC ? -ENOSPC : -EINVAL;
 		}
 		break;
-	case SFS_CTL_LOGW:
+	case FUSEVFS_CTL_LOGW:
 		if (!logw_dev(m))
 			return -EINVAL;
 		/* -EINVAL: too long for a mark; -EIO: the log failed */

@@ -7,7 +7,7 @@
  * simfs's read_iter/write_iter; when iomap_dio_rw() queues it, the reply
  * is sent from ->ki_complete, in whatever context the completion runs
  * (the device's completion thread, a dio workqueue worker, or for a read
- * the FUSE worker itself, reaping its own ring: sfs_reap()).
+ * the FUSE worker itself, reaping its own ring: fusevfs_reap()).
  *
  * FUSE delivers write payloads right behind its request headers, so they
  * are never page aligned; the payload is copied once into an aligned
@@ -33,7 +33,7 @@
 #include <sim/stats.h>
 #include <sim/trace.h>
 #include "iomapsim-mount.h"
-#include "sfs-internal.h"
+#include "fusevfs-internal.h"
 
 DEFINE_SIM_STAT(stat_fuse_read, "fuse_read");
 DEFINE_SIM_STAT(stat_fuse_write, "fuse_write");
@@ -44,18 +44,18 @@ DEFINE_SIM_STAT(stat_fuse_reply_error, "fuse_reply_failed");
 
 /* ---- tasks -------------------------------------------------------------- */
 
-static __thread bool sfs_attached;
+static __thread bool fusevfs_attached;
 
 /*
  * A FUSE worker runs kernel code as a task of its own: `current` gives
  * a thread one on first use (and keeps the one it may already have).
  */
-void sfs_thread_enter(void)
+void fusevfs_thread_enter(void)
 {
-	if (likely(sfs_attached))
+	if (likely(fusevfs_attached))
 		return;
 	(void)current;
-	sfs_attached = true;
+	fusevfs_attached = true;
 }
 
 /* ---- aligned buffers ---------------------------------------------------- */
@@ -100,13 +100,13 @@ static void buf_put(void *p, size_t size)
 
 /* ---- mount -------------------------------------------------------------- */
 
-int sfs_fault_check(const char *spec, char *err, size_t errlen)
+int fusevfs_fault_check(const char *spec, char *err, size_t errlen)
 {
 	return sim_bdev_fault_check(spec, err, errlen);
 }
 
-int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
-		   char *err, size_t errlen)
+int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
+		       struct fusevfs_mount **out, char *err, size_t errlen)
 {
 	struct sim_engine_opts eo = {
 		.kind = SIM_ENGINE_THREADED,
@@ -119,7 +119,7 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 	struct sim_file_opts fo = {
 		.read_only = o->read_only,
 		.queue_depth = o->queue_depth ? o->queue_depth : 128,
-		/* see sfs_reap() */
+		/* see fusevfs_reap() */
 		.submitter_polls = true,
 		/* the FUSE loop's governor sets each window (poll-gov.c) */
 		.poll_us = 0,
@@ -129,7 +129,7 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 		.no_simple = !o->simple,
 		.no_parallel_dio_write = !o->parallel_write,
 	};
-	struct sfs_mount *m;
+	struct fusevfs_mount *m;
 	struct super_block *sb;
 	int ret;
 
@@ -153,7 +153,7 @@ int sfs_mount_open(const struct iomapsim_mount_opts *o, struct sfs_mount **out,
 		goto fail;
 	}
 	m->engine_started = true;
-	sfs_thread_enter();
+	fusevfs_thread_enter();
 	/*
 	 * Off unless asked for: formatting a record for every event is a
 	 * few microseconds per I/O, a tenth of what a 4 KiB read costs
@@ -216,22 +216,25 @@ fail:
 	return ret < 0 ? ret : -EINVAL;
 }
 
-long sfs_unreplied(struct sfs_mount *m)
+long fusevfs_unreplied(struct fusevfs_mount *m)
 {
 	return atomic_long_read(&m->unreplied);
 }
 
-int sfs_mount_close(struct sfs_mount *m)
+int fusevfs_mount_close(struct fusevfs_mount *m)
 {
 	int ret;
 
-	sfs_thread_enter();
+	fusevfs_thread_enter();
 	/* replies still owed must go out before the session dies */
 	wait_var_event(&m->inflight, atomic_long_read(&m->inflight) == 0);
 	/* RELEASEs the client never sent: close them before the commit */
-	while (!list_empty(&m->open_fhs))
-		sfs_release(m, (uintptr_t)list_first_entry(&m->open_fhs,
-							   struct sfs_fh, node));
+	while (!list_empty(&m->open_fhs)) {
+		struct fusevfs_fh *h;
+
+		h = list_first_entry(&m->open_fhs, struct fusevfs_fh, node);
+		fusevfs_release(m, (uintptr_t)h);
+	}
 	ret = simfs_unmount(m->sb);
 	iomap_sim_dio_exit();
 	sim_bdev_destroy(m->bdev);
@@ -241,13 +244,13 @@ int sfs_mount_close(struct sfs_mount *m)
 	return ret;
 }
 
-int sfs_sync(struct sfs_mount *m)
+int fusevfs_sync(struct fusevfs_mount *m)
 {
-	sfs_thread_enter();
+	fusevfs_thread_enter();
 	return simfs_sync_fs(m->sb, 1);
 }
 
-void sfs_note_reply_error(struct sfs_mount *m)
+void fusevfs_note_reply_error(struct fusevfs_mount *m)
 {
 	atomic_long_inc(&m->reply_errors);
 	sim_stat_inc(&stat_fuse_reply_error);
@@ -255,12 +258,12 @@ void sfs_note_reply_error(struct sfs_mount *m)
 
 /* ---- inodes ------------------------------------------------------------- */
 
-static void to_attr(struct simfs_inode_info *ei, struct sfs_attr *a)
+static void to_attr(struct simfs_inode_info *ei, struct fusevfs_attr *a)
 {
 	struct simfs_attr sa;
 
 	simfs_getattr(ei, &sa);
-	*a = (struct sfs_attr){
+	*a = (struct fusevfs_attr){
 		.ino = sa.ino, .mode = sa.mode, .nlink = sa.nlink,
 		.uid = sa.uid, .gid = sa.gid, .size = sa.size,
 		.blocks = sa.blocks, .blksize = sa.blksize,
@@ -271,7 +274,7 @@ static void to_attr(struct simfs_inode_info *ei, struct sfs_attr *a)
 
 /* The inode @ino, if it exists (no reference: simfs never frees an
  * inode the front end still holds a lookup count on). */
-static struct simfs_inode_info *iget(struct sfs_mount *m, uint64_t ino)
+static struct simfs_inode_info *iget(struct fusevfs_mount *m, uint64_t ino)
 {
 	struct simfs_inode_info *ei;
 
@@ -281,19 +284,19 @@ static struct simfs_inode_info *iget(struct sfs_mount *m, uint64_t ino)
 	return ei;
 }
 
-int sfs_lookup(struct sfs_mount *m, uint64_t parent, const char *name,
-	       struct sfs_attr *out)
+int fusevfs_lookup(struct fusevfs_mount *m, uint64_t parent, const char *name,
+		   struct fusevfs_attr *out)
 {
 	struct simfs_inode_info *dir, *ei;
 
-	sfs_thread_enter();
+	fusevfs_thread_enter();
 	if (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR)) {
-		sfs_ctl_attr(SFS_CTL_DIR_INO, out);
+		fusevfs_ctl_attr(FUSEVFS_CTL_DIR_INO, out);
 		return 0;
 	}
-	if (parent == SFS_CTL_DIR_INO)
-		return sfs_ctl_lookup(name, out);
-	if (sfs_is_ctl(parent))
+	if (parent == FUSEVFS_CTL_DIR_INO)
+		return fusevfs_ctl_lookup(name, out);
+	if (fusevfs_is_ctl(parent))
 		return -ENOTDIR;
 	dir = iget(m, parent);
 	if (!dir)
@@ -305,12 +308,12 @@ int sfs_lookup(struct sfs_mount *m, uint64_t parent, const char *name,
 	return 0;
 }
 
-void sfs_forget(struct sfs_mount *m, uint64_t ino, uint64_t nlookup)
+void fusevfs_forget(struct fusevfs_mount *m, uint64_t ino, uint64_t nlookup)
 {
 	struct simfs_inode_info *ei;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(ino))
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(ino))
 		return;
 	mutex_lock(&m->sbi->ns_lock);
 	ei = simfs_iget(m->sbi, ino);
@@ -321,13 +324,14 @@ void sfs_forget(struct sfs_mount *m, uint64_t ino, uint64_t nlookup)
 	mutex_unlock(&m->sbi->ns_lock);
 }
 
-int sfs_getattr(struct sfs_mount *m, uint64_t ino, struct sfs_attr *out)
+int fusevfs_getattr(struct fusevfs_mount *m, uint64_t ino,
+		    struct fusevfs_attr *out)
 {
 	struct simfs_inode_info *ei;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(ino)) {
-		sfs_ctl_attr(ino, out);
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(ino)) {
+		fusevfs_ctl_attr(ino, out);
 		return 0;
 	}
 	ei = iget(m, ino);
@@ -337,8 +341,8 @@ int sfs_getattr(struct sfs_mount *m, uint64_t ino, struct sfs_attr *out)
 	return 0;
 }
 
-int sfs_setattr(struct sfs_mount *m, uint64_t ino, unsigned int valid,
-		const struct sfs_attr *in, struct sfs_attr *out)
+int fusevfs_setattr(struct fusevfs_mount *m, uint64_t ino, unsigned int valid,
+		    const struct fusevfs_attr *in, struct fusevfs_attr *out)
 {
 	struct simfs_attr sa = {
 		.mode = in->mode, .uid = in->uid, .gid = in->gid,
@@ -348,26 +352,26 @@ int sfs_setattr(struct sfs_mount *m, uint64_t ino, unsigned int valid,
 	unsigned int v = 0;
 	int ret;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(ino)) {
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(ino)) {
 		/* "echo 1 > simple" truncates first: nothing to do */
-		sfs_ctl_attr(ino, out);
+		fusevfs_ctl_attr(ino, out);
 		return 0;
 	}
 	ei = iget(m, ino);
 	if (!ei)
 		return -ENOENT;
-	if (valid & SFS_SET_MODE)
+	if (valid & FUSEVFS_SET_MODE)
 		v |= SIMFS_SETATTR_MODE;
-	if (valid & SFS_SET_UID)
+	if (valid & FUSEVFS_SET_UID)
 		v |= SIMFS_SETATTR_UID;
-	if (valid & SFS_SET_GID)
+	if (valid & FUSEVFS_SET_GID)
 		v |= SIMFS_SETATTR_GID;
-	if (valid & SFS_SET_SIZE)
+	if (valid & FUSEVFS_SET_SIZE)
 		v |= SIMFS_SETATTR_SIZE;
-	if (valid & SFS_SET_ATIME)
+	if (valid & FUSEVFS_SET_ATIME)
 		v |= SIMFS_SETATTR_ATIME;
-	if (valid & SFS_SET_MTIME)
+	if (valid & FUSEVFS_SET_MTIME)
 		v |= SIMFS_SETATTR_MTIME;
 	ret = simfs_setattr(ei, v, &sa);
 	if (ret)
@@ -376,13 +380,14 @@ int sfs_setattr(struct sfs_mount *m, uint64_t ino, unsigned int valid,
 	return 0;
 }
 
-int sfs_mknod(struct sfs_mount *m, uint64_t parent, const char *name,
-	      uint32_t mode, uint32_t uid, uint32_t gid, struct sfs_attr *out)
+int fusevfs_mknod(struct fusevfs_mount *m, uint64_t parent, const char *name,
+		  uint32_t mode, uint32_t uid, uint32_t gid,
+		  struct fusevfs_attr *out)
 {
 	struct simfs_inode_info *dir, *ei;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(parent))
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(parent))
 		return -EPERM;
 	if (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR))
 		return -EEXIST;
@@ -396,13 +401,13 @@ int sfs_mknod(struct sfs_mount *m, uint64_t parent, const char *name,
 	return 0;
 }
 
-static int remove_name(struct sfs_mount *m, uint64_t parent, const char *name,
-		       bool dir_wanted)
+static int remove_name(struct fusevfs_mount *m, uint64_t parent,
+		       const char *name, bool dir_wanted)
 {
 	struct simfs_inode_info *dir;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(parent) ||
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(parent) ||
 	    (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR)))
 		return -EPERM;
 	dir = iget(m, parent);
@@ -411,24 +416,24 @@ static int remove_name(struct sfs_mount *m, uint64_t parent, const char *name,
 	return dir_wanted ? simfs_rmdir(dir, name) : simfs_unlink(dir, name);
 }
 
-int sfs_unlink(struct sfs_mount *m, uint64_t parent, const char *name)
+int fusevfs_unlink(struct fusevfs_mount *m, uint64_t parent, const char *name)
 {
 	return remove_name(m, parent, name, false);
 }
 
-int sfs_rmdir(struct sfs_mount *m, uint64_t parent, const char *name)
+int fusevfs_rmdir(struct fusevfs_mount *m, uint64_t parent, const char *name)
 {
 	return remove_name(m, parent, name, true);
 }
 
-int sfs_rename(struct sfs_mount *m, uint64_t parent, const char *name,
-	       uint64_t newparent, const char *newname, unsigned int flags)
+int fusevfs_rename(struct fusevfs_mount *m, uint64_t parent, const char *name,
+		   uint64_t newparent, const char *newname, unsigned int flags)
 {
 	struct simfs_inode_info *od, *nd;
 	unsigned int f = 0;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(parent) || sfs_is_ctl(newparent) ||
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(parent) || fusevfs_is_ctl(newparent) ||
 	    (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR)) ||
 	    (newparent == SIMFS_ROOT_INO &&
 	     !strcmp(newname, IOMAPSIM_CTL_DIR)))
@@ -437,36 +442,36 @@ int sfs_rename(struct sfs_mount *m, uint64_t parent, const char *name,
 	nd = iget(m, newparent);
 	if (!od || !nd)
 		return -ENOENT;
-	if (flags & SFS_RENAME_NOREPLACE)
+	if (flags & FUSEVFS_RENAME_NOREPLACE)
 		f |= SIMFS_RENAME_NOREPLACE;
-	if (flags & SFS_RENAME_EXCHANGE)
+	if (flags & FUSEVFS_RENAME_EXCHANGE)
 		f |= SIMFS_RENAME_EXCHANGE;
 	return simfs_rename(od, name, nd, newname, f);
 }
 
 /* ---- open files --------------------------------------------------------- */
 
-int sfs_open(struct sfs_mount *m, uint64_t ino, int flags, uint64_t *fh,
-	     unsigned int *fopen_flags)
+int fusevfs_open(struct fusevfs_mount *m, uint64_t ino, int flags, uint64_t *fh,
+		 unsigned int *fopen_flags)
 {
 	struct simfs_inode_info *ei;
-	struct sfs_fh *h;
+	struct fusevfs_fh *h;
 	struct file *f;
 	int ret;
 
-	sfs_thread_enter();
+	fusevfs_thread_enter();
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	*fopen_flags = 0;
-	if (sfs_is_ctl(ino)) {
-		ret = sfs_ctl_open(m, ino, h);
+	if (fusevfs_is_ctl(ino)) {
+		ret = fusevfs_ctl_open(m, ino, h);
 		if (ret) {
 			free(h);
 			return ret;
 		}
 		/* generated contents: no page cache, no size */
-		*fopen_flags = SFS_FOPEN_DIRECT_IO;
+		*fopen_flags = FUSEVFS_FOPEN_DIRECT_IO;
 		goto opened;
 	}
 	ei = iget(m, ino);
@@ -479,12 +484,12 @@ int sfs_open(struct sfs_mount *m, uint64_t ino, int flags, uint64_t *fh,
 		free(h);
 		return PTR_ERR(f);
 	}
-	h->kind = SFS_FH_FILE;
+	h->kind = FUSEVFS_FH_FILE;
 	h->file = f;
 	if (flags & O_DIRECT) {
-		*fopen_flags |= SFS_FOPEN_DIRECT_IO;
+		*fopen_flags |= FUSEVFS_FOPEN_DIRECT_IO;
 		if (f->f_mode & FMODE_DIO_PARALLEL_WRITE)
-			*fopen_flags |= SFS_FOPEN_PARALLEL_WRITES;
+			*fopen_flags |= FUSEVFS_FOPEN_PARALLEL_WRITES;
 	}
 opened:
 	pthread_mutex_lock(&m->fh_lock);
@@ -494,16 +499,16 @@ opened:
 	return 0;
 }
 
-int sfs_release(struct sfs_mount *m, uint64_t fh)
+int fusevfs_release(struct fusevfs_mount *m, uint64_t fh)
 {
-	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
+	struct fusevfs_fh *h = (struct fusevfs_fh *)(uintptr_t)fh;
 
-	sfs_thread_enter();
+	fusevfs_thread_enter();
 	pthread_mutex_lock(&m->fh_lock);
 	list_del(&h->node);
 	pthread_mutex_unlock(&m->fh_lock);
-	if (h->kind == SFS_FH_CTL)
-		sfs_ctl_release(h);
+	if (h->kind == FUSEVFS_FH_CTL)
+		fusevfs_ctl_release(h);
 	else
 		simfs_file_release(h->file);
 	free(h);
@@ -511,25 +516,25 @@ int sfs_release(struct sfs_mount *m, uint64_t fh)
 }
 
 /* One read or write in flight. */
-struct sfs_io {
+struct fusevfs_io {
 	struct kiocb iocb;
 	struct iov_iter iter;
-	struct sfs_mount *m;
+	struct fusevfs_mount *m;
 	void *buf;
 	size_t size;
-	sfs_io_done_t done;
+	fusevfs_io_done_t done;
 	void *arg;
 };
 
-static void sfs_io_finish(struct sfs_io *io, long res)
+static void fusevfs_io_finish(struct fusevfs_io *io, long res)
 {
-	struct sfs_mount *m = io->m;
+	struct fusevfs_mount *m = io->m;
 
 	/*
 	 * Before the reply: the client's next request may be read by
 	 * another worker before this one is back, and must find the
 	 * mount idle (fuse-loop.c); inflight, after, keeps the session
-	 * alive until the reply is out (sfs_mount_close()).
+	 * alive until the reply is out (fusevfs_mount_close()).
 	 */
 	atomic_long_dec(&m->unreplied);
 	io->done(io->arg, res, io->buf);
@@ -540,20 +545,20 @@ static void sfs_io_finish(struct sfs_io *io, long res)
 }
 
 /* ->ki_complete: the reply goes out from the completion's context. */
-static void sfs_ki_complete(struct kiocb *iocb, long res)
+static void fusevfs_ki_complete(struct kiocb *iocb, long res)
 {
-	struct sfs_io *io = container_of(iocb, struct sfs_io, iocb);
+	struct fusevfs_io *io = container_of(iocb, struct fusevfs_io, iocb);
 
 	sim_trace("ki_complete", "ret %ld", res);
 	sim_stat_inc(&stat_fuse_async_reply);
-	sfs_io_finish(io, res);
+	fusevfs_io_finish(io, res);
 }
 
-static struct sfs_io *io_alloc(struct sfs_mount *m, struct file *file,
-			       size_t size, uint64_t off, sfs_io_done_t done,
-			       void *arg)
+static struct fusevfs_io *io_alloc(struct fusevfs_mount *m, struct file *file,
+				   size_t size, uint64_t off,
+				   fusevfs_io_done_t done, void *arg)
 {
-	struct sfs_io *io = malloc(sizeof(*io));
+	struct fusevfs_io *io = malloc(sizeof(*io));
 
 	if (!io)
 		return NULL;
@@ -574,54 +579,56 @@ static struct sfs_io *io_alloc(struct sfs_mount *m, struct file *file,
 	 * sent on completion.  Buffered I/O is synchronous.
 	 */
 	if (io->iocb.ki_flags & IOCB_DIRECT)
-		io->iocb.ki_complete = sfs_ki_complete;
+		io->iocb.ki_complete = fusevfs_ki_complete;
 	atomic_long_inc(&m->inflight);
 	atomic_long_inc(&m->unreplied);
 	return io;
 }
 
 /*
- * The reads a worker queued go on a ring of its own (submitter_polls),
- * and the worker ends them itself, in hard-IRQ context, as an io_uring
- * IOPOLL submitter polls for its own: ->ki_complete replies from there.
+ * The reads a worker queued wait in its own completion context on the
+ * device (sim_bdev_submitter_*(): with submitter_polls, the file
+ * device's ring for that thread), and the worker ends them itself, in
+ * hard-IRQ context, as an io_uring IOPOLL submitter polls for its own:
+ * ->ki_complete replies from there.
  * Left to the device's reaper they would cost two more thread wake-ups
  * each (io_uring posts a completion from its submitter's task work).
  * The FUSE loop (fuse-loop.c) decides when: at once, waiting, when the
  * mount is otherwise idle, as passthrough_ll's worker waits in pread();
  * under load only after it has taken the next requests.
  */
-int sfs_own_fd(struct sfs_mount *m)
+int fusevfs_own_fd(struct fusevfs_mount *m)
 {
-	sfs_thread_enter();
-	return sim_bdev_file_thread_fd(m->bdev);
+	fusevfs_thread_enter();
+	return sim_bdev_submitter_fd(m->bdev);
 }
 
-unsigned int sfs_own_outstanding(struct sfs_mount *m)
+unsigned int fusevfs_own_outstanding(struct fusevfs_mount *m)
 {
-	return sim_bdev_file_thread_outstanding(m->bdev);
+	return sim_bdev_submitter_outstanding(m->bdev);
 }
 
-void sfs_reap(struct sfs_mount *m, bool wait)
+void fusevfs_reap(struct fusevfs_mount *m, bool wait)
 {
-	sfs_thread_enter();
-	sim_bdev_file_thread_reap(m->bdev, wait);
+	fusevfs_thread_enter();
+	sim_bdev_submitter_reap(m->bdev, wait);
 }
 
-void sfs_reap_wait(struct sfs_mount *m, struct sfs_spin *spin)
+void fusevfs_reap_wait(struct fusevfs_mount *m, struct fusevfs_spin *spin)
 {
-	struct sim_file_spin sp = { .budget_us = spin->budget_us };
+	struct sim_bdev_spin sp = { .budget_us = spin->budget_us };
 
-	sfs_thread_enter();
-	sim_bdev_file_thread_wait(m->bdev, &sp);
+	fusevfs_thread_enter();
+	sim_bdev_submitter_wait(m->bdev, &sp);
 	spin->polled = sp.polled;
 	spin->hit = sp.hit;
 	spin->spent_ns = sp.spent_ns;
 }
 
-int sfs_own_defer(struct sfs_mount *m, bool on)
+int fusevfs_own_defer(struct fusevfs_mount *m, bool on)
 {
-	sfs_thread_enter();
-	return sim_bdev_file_thread_defer(m->bdev, on);
+	fusevfs_thread_enter();
+	return sim_bdev_submitter_defer(m->bdev, on);
 }
 
 DEFINE_SIM_STAT(stat_fuse_poll_windows, "fuse_poll_windows");
@@ -639,49 +646,49 @@ DEFINE_SIM_STAT(stat_fuse_poll_cycle_sleeping_ns,
 		"fuse_poll_cycle_sleeping_ns");
 DEFINE_SIM_STAT(stat_fuse_poll_idle_cpus, "fuse_poll_idle_cpus");
 
-static struct sim_stat *const poll_stats[SFS_POLL_NR] = {
-	[SFS_POLL_WINDOWS] = &stat_fuse_poll_windows,
-	[SFS_POLL_HITS] = &stat_fuse_poll_hits,
-	[SFS_POLL_SPENT_NS] = &stat_fuse_poll_spent_ns,
-	[SFS_POLL_NO_IDLE_CPU] = &stat_fuse_poll_no_idle_cpu,
-	[SFS_POLL_TRIALS] = &stat_fuse_poll_trials,
-	[SFS_POLL_TRIALS_WON] = &stat_fuse_poll_trials_won,
-	[SFS_POLL_CLONE_READS] = &stat_fuse_clone_reads,
-	[SFS_POLL_URING_REQS] = &stat_fuse_uring_requests,
-	[SFS_POLL_ON] = &stat_fuse_poll_on,
-	[SFS_POLL_CYCLE_POLLING_NS] = &stat_fuse_poll_cycle_polling_ns,
-	[SFS_POLL_CYCLE_SLEEPING_NS] = &stat_fuse_poll_cycle_sleeping_ns,
-	[SFS_POLL_IDLE_CPUS] = &stat_fuse_poll_idle_cpus,
+static struct sim_stat *const poll_stats[FUSEVFS_POLL_NR] = {
+	[FUSEVFS_POLL_WINDOWS] = &stat_fuse_poll_windows,
+	[FUSEVFS_POLL_HITS] = &stat_fuse_poll_hits,
+	[FUSEVFS_POLL_SPENT_NS] = &stat_fuse_poll_spent_ns,
+	[FUSEVFS_POLL_NO_IDLE_CPU] = &stat_fuse_poll_no_idle_cpu,
+	[FUSEVFS_POLL_TRIALS] = &stat_fuse_poll_trials,
+	[FUSEVFS_POLL_TRIALS_WON] = &stat_fuse_poll_trials_won,
+	[FUSEVFS_POLL_CLONE_READS] = &stat_fuse_clone_reads,
+	[FUSEVFS_POLL_URING_REQS] = &stat_fuse_uring_requests,
+	[FUSEVFS_POLL_ON] = &stat_fuse_poll_on,
+	[FUSEVFS_POLL_CYCLE_POLLING_NS] = &stat_fuse_poll_cycle_polling_ns,
+	[FUSEVFS_POLL_CYCLE_SLEEPING_NS] = &stat_fuse_poll_cycle_sleeping_ns,
+	[FUSEVFS_POLL_IDLE_CPUS] = &stat_fuse_poll_idle_cpus,
 };
 
-void sfs_poll_stat(enum sfs_poll_stat s, long v)
+void fusevfs_poll_stat(enum fusevfs_poll_stat s, long v)
 {
 	struct sim_stat *st = poll_stats[s];
 
-	if (s >= SFS_POLL_ON)
+	if (s >= FUSEVFS_POLL_ON)
 		__atomic_store_n(&st->v, v, __ATOMIC_RELAXED);
 	else
 		sim_stat_add(st, v);
 }
 
-static void io_submitted(struct sfs_io *io, ssize_t ret)
+static void io_submitted(struct fusevfs_io *io, ssize_t ret)
 {
 	if (ret == -EIOCBQUEUED) {
 		sim_stat_inc(&stat_fuse_queued);
 		return;
 	}
-	sfs_io_finish(io, ret);
+	fusevfs_io_finish(io, ret);
 }
 
-void sfs_read(struct sfs_mount *m, uint64_t fh, size_t size, uint64_t off,
-	      sfs_io_done_t done, void *arg)
+void fusevfs_read(struct fusevfs_mount *m, uint64_t fh, size_t size,
+		  uint64_t off, fusevfs_io_done_t done, void *arg)
 {
-	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
-	struct sfs_io *io;
+	struct fusevfs_fh *h = (struct fusevfs_fh *)(uintptr_t)fh;
+	struct fusevfs_io *io;
 	ssize_t ret;
 
-	sfs_thread_enter();
-	if (h->kind == SFS_FH_CTL) {
+	fusevfs_thread_enter();
+	if (h->kind == FUSEVFS_FH_CTL) {
 		size_t n = off >= h->len ? 0 : min_t(u64, size, h->len - off);
 		/*
 		 * A copy: once the client has the reply it may close, and
@@ -716,15 +723,15 @@ void sfs_read(struct sfs_mount *m, uint64_t fh, size_t size, uint64_t off,
 	io_submitted(io, ret);
 }
 
-void sfs_write(struct sfs_mount *m, uint64_t fh, const void *data,
-	       size_t size, uint64_t off, sfs_io_done_t done, void *arg)
+void fusevfs_write(struct fusevfs_mount *m, uint64_t fh, const void *data,
+		   size_t size, uint64_t off, fusevfs_io_done_t done, void *arg)
 {
-	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
-	struct sfs_io *io;
+	struct fusevfs_fh *h = (struct fusevfs_fh *)(uintptr_t)fh;
+	struct fusevfs_io *io;
 
-	sfs_thread_enter();
-	if (h->kind == SFS_FH_CTL) {
-		done(arg, sfs_ctl_write(m, h, data, size), NULL);
+	fusevfs_thread_enter();
+	if (h->kind == FUSEVFS_FH_CTL) {
+		done(arg, fusevfs_ctl_write(m, h, data, size), NULL);
 		return;
 	}
 	if (off > (uint64_t)LLONG_MAX) {
@@ -744,23 +751,23 @@ void sfs_write(struct sfs_mount *m, uint64_t fh, const void *data,
 	io_submitted(io, h->file->f_op->write_iter(&io->iocb, &io->iter));
 }
 
-int sfs_fsync(struct sfs_mount *m, uint64_t fh, int datasync)
+int fusevfs_fsync(struct fusevfs_mount *m, uint64_t fh, int datasync)
 {
-	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
+	struct fusevfs_fh *h = (struct fusevfs_fh *)(uintptr_t)fh;
 
-	sfs_thread_enter();
-	if (h->kind == SFS_FH_CTL)
+	fusevfs_thread_enter();
+	if (h->kind == FUSEVFS_FH_CTL)
 		return 0;
 	return h->file->f_op->fsync(h->file, 0, LLONG_MAX, datasync);
 }
 
-int sfs_fallocate(struct sfs_mount *m, uint64_t fh, int mode, int64_t off,
-		  int64_t len)
+int fusevfs_fallocate(struct fusevfs_mount *m, uint64_t fh, int mode,
+		      int64_t off, int64_t len)
 {
-	struct sfs_fh *h = (struct sfs_fh *)(uintptr_t)fh;
+	struct fusevfs_fh *h = (struct fusevfs_fh *)(uintptr_t)fh;
 
-	sfs_thread_enter();
-	if (h->kind == SFS_FH_CTL)
+	fusevfs_thread_enter();
+	if (h->kind == FUSEVFS_FH_CTL)
 		return -EOPNOTSUPP;
 	return simfs_fallocate(h->file, mode, off, len);
 }
@@ -786,18 +793,18 @@ static int readdir_one(void *arg, const char *name, u16 len, u64 ino,
 	return c->full;
 }
 
-int sfs_readdir(struct sfs_mount *m, uint64_t ino, uint64_t off,
-		int (*fill)(void *arg, const char *name, uint64_t ino,
-			    uint32_t mode, uint64_t next_off),
-		void *arg)
+int fusevfs_readdir(struct fusevfs_mount *m, uint64_t ino, uint64_t off,
+		    int (*fill)(void *arg, const char *name, uint64_t ino,
+				uint32_t mode, uint64_t next_off),
+		    void *arg)
 {
 	struct readdir_ctx c = { .fill = fill, .arg = arg };
 	struct simfs_inode_info *dir;
 
-	sfs_thread_enter();
-	if (ino == SFS_CTL_DIR_INO)
-		return sfs_ctl_readdir(off, fill, arg);
-	if (sfs_is_ctl(ino))
+	fusevfs_thread_enter();
+	if (ino == FUSEVFS_CTL_DIR_INO)
+		return fusevfs_ctl_readdir(off, fill, arg);
+	if (fusevfs_is_ctl(ino))
 		return -ENOTDIR;
 	dir = iget(m, ino);
 	if (!dir)
@@ -810,18 +817,18 @@ int sfs_readdir(struct sfs_mount *m, uint64_t ino, uint64_t off,
 			    dir->parent, S_IFDIR, 2))
 		return 0;
 	if (off < 3 && ino == SIMFS_ROOT_INO &&
-	    fill(arg, IOMAPSIM_CTL_DIR, SFS_CTL_DIR_INO, S_IFDIR, 3))
+	    fill(arg, IOMAPSIM_CTL_DIR, FUSEVFS_CTL_DIR_INO, S_IFDIR, 3))
 		return 0;
 	return simfs_readdir(dir, off, readdir_one, &c);
 }
 
-int sfs_statfs(struct sfs_mount *m, struct sfs_statfs *st)
+int fusevfs_statfs(struct fusevfs_mount *m, struct fusevfs_statfs *st)
 {
 	struct simfs_statfs s;
 
-	sfs_thread_enter();
+	fusevfs_thread_enter();
 	simfs_statfs(m->sb, &s);
-	*st = (struct sfs_statfs){
+	*st = (struct fusevfs_statfs){
 		.bsize = s.block_size, .blocks = s.blocks, .bfree = s.bfree,
 		.bavail = s.bavail, .files = s.files, .ffree = s.ffree,
 		.namemax = s.name_max,
@@ -829,13 +836,13 @@ int sfs_statfs(struct sfs_mount *m, struct sfs_statfs *st)
 	return 0;
 }
 
-int sfs_setxattr(struct sfs_mount *m, uint64_t ino, const char *name,
-		 const void *value, size_t size, int flags)
+int fusevfs_setxattr(struct fusevfs_mount *m, uint64_t ino, const char *name,
+		     const void *value, size_t size, int flags)
 {
 	struct simfs_inode_info *ei;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(ino))
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(ino))
 		return -EOPNOTSUPP;
 	ei = iget(m, ino);
 	if (!ei)
@@ -843,13 +850,13 @@ int sfs_setxattr(struct sfs_mount *m, uint64_t ino, const char *name,
 	return simfs_setxattr(ei, name, value, size, flags);
 }
 
-long sfs_getxattr(struct sfs_mount *m, uint64_t ino, const char *name,
-		  void *buf, size_t size)
+long fusevfs_getxattr(struct fusevfs_mount *m, uint64_t ino, const char *name,
+		      void *buf, size_t size)
 {
 	struct simfs_inode_info *ei;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(ino))
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(ino))
 		return -ENODATA;
 	ei = iget(m, ino);
 	if (!ei)
@@ -857,12 +864,13 @@ long sfs_getxattr(struct sfs_mount *m, uint64_t ino, const char *name,
 	return simfs_getxattr(ei, name, buf, size);
 }
 
-long sfs_listxattr(struct sfs_mount *m, uint64_t ino, char *buf, size_t size)
+long fusevfs_listxattr(struct fusevfs_mount *m, uint64_t ino, char *buf,
+		       size_t size)
 {
 	struct simfs_inode_info *ei;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(ino))
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(ino))
 		return 0;
 	ei = iget(m, ino);
 	if (!ei)
@@ -870,12 +878,12 @@ long sfs_listxattr(struct sfs_mount *m, uint64_t ino, char *buf, size_t size)
 	return simfs_listxattr(ei, buf, size);
 }
 
-int sfs_removexattr(struct sfs_mount *m, uint64_t ino, const char *name)
+int fusevfs_removexattr(struct fusevfs_mount *m, uint64_t ino, const char *name)
 {
 	struct simfs_inode_info *ei;
 
-	sfs_thread_enter();
-	if (sfs_is_ctl(ino))
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(ino))
 		return -EOPNOTSUPP;
 	ei = iget(m, ino);
 	if (!ei)

@@ -2,8 +2,9 @@
 /*
  * The structural checks of a loaded simfs generation, shared by fsck and
  * mount (one checker: mount refuses exactly what fsck calls damaged, with
- * fsck's first error).  Everything mount trusts is checked here: the
- * superblock's counters and the metadata header, inode numbers (never 0,
+ * fsck's first error).  Everything mount trusts is checked here, or for
+ * the superblock's fields by simfs_dsb_check() on both slots before
+ * either is used (F-02): the metadata header, inode numbers (never 0,
  * below the next-inode counter, below the front end's control range),
  * types, flags and sizes, inline data against the in-memory buffer,
  * extent ranges and overlaps (within a file and between files),
@@ -157,18 +158,20 @@ static void check_extents(struct simfs_fsck_report *r,
 				.pblk = pblk, .len = len, .ino = rec->ino };
 			r->used_blocks += len;
 		}
-		if (!(flags & SIMFS_EXT_UNWRITTEN) && lblk >= eof_blk)
+		/* F-01: what mount does with them (load_inode()) */
+		if (S_ISREG(rec->mode) && !(flags & SIMFS_EXT_UNWRITTEN) &&
+		    lblk + len > eof_blk)
 			say(r, false, "inode %llu: written blocks %llu..%llu "
-			    "past end of file (a write was cut short)",
+			    "past end of file (a write was cut short); mount "
+			    "frees them",
 			    (unsigned long long)rec->ino,
-			    (unsigned long long)lblk,
+			    (unsigned long long)max(lblk, eof_blk),
 			    (unsigned long long)(lblk + len - 1));
 		prev_end = lblk + len;
 	}
 }
 
 static void check_header(struct simfs_fsck_report *r,
-			 const struct simfs_dsb *dsb,
 			 const struct simfs_geometry *g,
 			 const struct simfs_meta *m)
 {
@@ -181,22 +184,11 @@ static void check_header(struct simfs_fsck_report *r,
 		    "out of range %u..%llu",
 		    (unsigned long long)m->next_ino, SIMFS_FIRST_INO,
 		    (unsigned long long)SIMFS_INO_LIMIT);
-	if (m->generation >= SIMFS_MAX_GENERATION)
-		say(r, true,
-		    "generation (s_generation) %llu out of "
-		    "range (below %llu)",
-		    (unsigned long long)m->generation,
-		    (unsigned long long)SIMFS_MAX_GENERATION);
 	if (mbs != g->block_size)
 		say(r, true,
 		    "metadata block size (m_block_size) %u, "
 		    "superblock says %u",
 		    mbs, g->block_size);
-	if (simfs_le32_to_cpu(dsb->s_inline_max) > SIMFS_INLINE_MAX)
-		say(r, true,
-		    "inline limit (s_inline_max) %u above "
-		    "%u",
-		    simfs_le32_to_cpu(dsb->s_inline_max), SIMFS_INLINE_MAX);
 }
 
 int simfs_check_meta(const struct simfs_dsb *dsb,
@@ -210,7 +202,7 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 	u64 nr_runs = 0, total_ext = 0;
 	int ret;
 
-	check_header(r, dsb, g, m);
+	check_header(r, g, m);
 	t = kcalloc(m->nr_inodes + 1, sizeof(*t), GFP_KERNEL);
 	for (u64 i = 0; i < m->nr_inodes; i++)
 		total_ext += m->recs[i].nr_extents;

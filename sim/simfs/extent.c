@@ -8,7 +8,10 @@
 #include <errno.h>
 #include <string.h>
 #include <linux/slab.h>
+#include <sim/stats.h>
 #include "simfs.h"
+
+DEFINE_SIM_STAT(stat_post_eof_freed, "simfs_post_eof_blocks_freed");
 
 static void set_nr(struct simfs_inode_info *ei, u32 nr)
 {
@@ -206,6 +209,37 @@ int simfs_ext_remove(struct simfs_inode_info *ei, u64 lblk, u64 len)
 		(ei->nr_ext - last) * sizeof(ei->ext[0]));
 	set_nr(ei, ei->nr_ext - (last - first));
 	return 0;
+}
+
+long simfs_ext_trim_written(struct simfs_inode_info *ei, u64 from)
+{
+	long freed = 0;
+	u32 i;
+
+	/* the common case, nothing mapped from there on: no search */
+	if (!ei->nr_ext ||
+	    ei->ext[ei->nr_ext - 1].lblk + ei->ext[ei->nr_ext - 1].len <= from)
+		return 0;
+	simfs_ext_find(ei, from, &i);
+	while (i < ei->nr_ext) {
+		struct simfs_extent *e = &ei->ext[i];
+		u64 start = max(e->lblk, from), end = e->lblk + e->len;
+		int ret;
+
+		if (e->flags & SIMFS_EXT_UNWRITTEN) {
+			i++;
+			continue;
+		}
+		ret = simfs_ext_remove(ei, start, end - start);
+		if (ret)
+			return ret;
+		freed += end - start;
+		/* the extent after the removed range, wherever it moved */
+		simfs_ext_find(ei, end, &i);
+	}
+	if (freed)
+		sim_stat_add(&stat_post_eof_freed, freed);
+	return freed;
 }
 
 void simfs_ext_free_all(struct simfs_inode_info *ei)

@@ -279,6 +279,11 @@ static int write_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 	return 0;
 }
 
+static bool all_zero(const char *p, size_t len)
+{
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
+}
+
 /* Zero bytes [start, end) of one block on disk if it holds data. */
 static int zero_partial_block(struct simfs_inode_info *ei, loff_t start,
 			      loff_t end)
@@ -304,12 +309,48 @@ static int zero_partial_block(struct simfs_inode_info *ei, loff_t start,
 	if (!buf)
 		return -ENOMEM;
 	ret = read_blocks(ei, blk, 1, buf);
-	if (!ret) {
+	/* zeroes there already (the usual tail past EOF): nothing to write */
+	if (!ret && !all_zero(buf + (start & (bs - 1)), end - start)) {
 		memset(buf + (start & (bs - 1)), 0, end - start);
 		ret = write_blocks(ei, blk, 1, buf);
 	}
 	simfs_buf_free(buf);
 	return ret;
+}
+
+/*
+ * F-01: space past EOF reads as zeroes whatever the device holds there,
+ * as in XFS and ext4.  Before i_size moves out from @old, nothing the
+ * device holds past it may become file data: written blocks wholly past
+ * @old are freed (mount frees what a crash left; a buffered write cut
+ * short by ENOSPC or an I/O error leaves them in memory), and bytes
+ * @old..@upto of the block holding @old are zeroed on disk if that block
+ * holds data, as xfs_file_write_checks() and xfs_setattr_size() zero
+ * from the old EOF with iomap_zero_range().  What the caller writes from
+ * @upto on is its own.  i_rwsem held exclusive.
+ */
+static int zero_past_eof(struct simfs_inode_info *ei, loff_t old,
+			 loff_t upto)
+{
+	struct inode *inode = &ei->vfs_inode;
+	loff_t bs = i_blocksize(inode);
+	long freed;
+
+	/* an inline file has no blocks, and its tail is kept zeroed */
+	if (ei->flags & SIMFS_IFL_INLINE)
+		return 0;
+	down_write(&ei->map_lock);
+	freed = simfs_ext_trim_written(ei, DIV_ROUND_UP((u64)old, bs));
+	up_write(&ei->map_lock);
+	if (freed < 0)
+		return freed;
+	if (freed)
+		simfs_mark_data_dirty(ei->sbi);
+	if (upto <= old || !(old & (bs - 1)))
+		return 0;
+	/* a direct overwrite of that block in flight would be undone */
+	inode_dio_wait(inode);
+	return zero_partial_block(ei, old, min(upto, round_up(old, bs)));
 }
 
 int simfs_inline_to_extent(struct simfs_inode_info *ei)
@@ -545,6 +586,12 @@ static ssize_t simfs_buffered_write_iter(struct kiocb *iocb,
 retry:
 	inode_lock(inode);
 	ret = simfs_write_checks(iocb, from);
+	if (ret > 0 && iocb->ki_pos + ret > i_size_read(inode)) {
+		int err = zero_past_eof(ei, i_size_read(inode), iocb->ki_pos);
+
+		if (err)
+			ret = err;
+	}
 	if (ret > 0) {
 		file_update_time(ei);
 		ret = simfs_perform_write(iocb, from);
@@ -657,6 +704,11 @@ restart:
 		if (unaligned && (!overwrite || unwritten))
 			inode_dio_wait(inode);
 		dio_flags = IOMAP_DIO_FORCE_WAIT;
+	}
+	if (extend) {
+		ret = zero_past_eof(ei, i_size_read(inode), offset);
+		if (ret)
+			goto out;
 	}
 	if (!parallel) {
 		/* see the top of this file: no parallel direct writes */
@@ -771,7 +823,13 @@ int simfs_truncate(struct simfs_inode_info *ei, loff_t size)
 		if (ret)
 			goto unlock;
 	}
-	if (size < old) {
+	if (size > old) {
+		up_write(&ei->map_lock);
+		ret = zero_past_eof(ei, old, size);
+		if (ret)
+			return ret;
+		down_write(&ei->map_lock);
+	} else if (size < old) {
 		u64 keep = DIV_ROUND_UP((u64)size, 1ULL << bits);
 
 		ret = simfs_ext_remove(ei, keep, U64_MAX - keep);
@@ -907,6 +965,11 @@ retry:
 	if (ret)
 		goto out;
 
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
+		ret = zero_past_eof(ei, i_size_read(inode), end);
+		if (ret)
+			goto out;
+	}
 	first_full = DIV_ROUND_UP((u64)offset, 1ULL << bits);
 	last_full = (u64)end >> bits;
 

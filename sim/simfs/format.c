@@ -5,6 +5,7 @@
  * share (see format.h for the layout).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/kernel.h>
@@ -53,11 +54,12 @@ int simfs_geometry(u64 dev_bytes, u32 block_size, struct simfs_geometry *g)
 	 * 24 bytes an extent and 88 an inode that is room for thousands of
 	 * files on the smallest image and millions of extents on a big one.
 	 */
-	meta_bytes = clamp(dev_bytes / 64, (u64)64 << 10, (u64)64 << 20);
+	meta_bytes = clamp(dev_bytes / 64, (u64)SIMFS_META_AREA_MIN,
+			   (u64)SIMFS_META_AREA_MAX);
 	g->meta_blocks = DIV_ROUND_UP(meta_bytes, block_size);
 	g->meta_start = 2;
 	g->data_start = g->meta_start + 2 * g->meta_blocks;
-	if (g->nr_blocks < g->data_start + 16)
+	if (g->nr_blocks < g->data_start + SIMFS_MIN_DATA_BLOCKS)
 		return -ENOSPC;
 	return 0;
 }
@@ -75,12 +77,50 @@ void simfs_dsb_seal(struct simfs_dsb *dsb)
 				offsetof(struct simfs_dsb, s_crc)));
 }
 
-int simfs_dsb_check(const struct simfs_dsb *dsb, char *err, size_t errlen)
+/* A sound superblock that must not be used: @err says which field. */
+static int __attribute__((format(printf, 3, 4)))
+refuse(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EPROTONOSUPPORT;
+}
+
+/* The index of the first non-zero byte of @p, or -1. */
+static long first_nonzero(const void *p, size_t len)
+{
+	const u8 *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return i;
+	return -1;
+}
+
+/* F-02, F-03: the table above format.h's struct simfs_dsb, in its order. */
+int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
+		    size_t errlen)
 {
 	u32 crc = simfs_crc32c(0, dsb, offsetof(struct simfs_dsb, s_crc));
 	u32 bs = simfs_le32_to_cpu(dsb->s_block_size);
+	u32 lbs = simfs_le32_to_cpu(dsb->s_lbs);
+	u32 io_opt = simfs_le32_to_cpu(dsb->s_io_opt);
 	u32 state = simfs_le32_to_cpu(dsb->s_state);
 	u32 feat = simfs_le32_to_cpu(dsb->s_features);
+	u32 inl = simfs_le32_to_cpu(dsb->s_inline_max);
+	u32 want_inl = feat & SIMFS_FEAT_INLINE_DATA ? SIMFS_INLINE_MAX : 0;
+	u64 nr = simfs_le64_to_cpu(dsb->s_nr_blocks);
+	u64 mstart = simfs_le64_to_cpu(dsb->s_meta_start);
+	u64 mblocks = simfs_le64_to_cpu(dsb->s_meta_blocks);
+	u64 dstart = simfs_le64_to_cpu(dsb->s_data_start);
+	u64 gen = simfs_le64_to_cpu(dsb->s_generation);
+	u64 mlen = simfs_le64_to_cpu(dsb->s_meta_len);
+	u64 min_mb, max_mb;
+	size_t label_len;
+	long at;
 
 	if (!simfs_dsb_has_magic(dsb)) {
 		snprintf(err, errlen, "no simfs magic");
@@ -92,25 +132,132 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, char *err, size_t errlen)
 			 simfs_le32_to_cpu(dsb->s_crc), crc);
 		return -EUCLEAN;
 	}
-	if (simfs_le32_to_cpu(dsb->s_version) != SIMFS_VERSION) {
-		snprintf(err, errlen, "unsupported simfs version (s_version) "
-			 "%u, this build reads %u",
-			 simfs_le32_to_cpu(dsb->s_version), SIMFS_VERSION);
-		return -EPROTONOSUPPORT;
-	}
+	if (simfs_le32_to_cpu(dsb->s_version) != SIMFS_VERSION)
+		return refuse(err, errlen, "unsupported simfs version "
+			      "(s_version) %u, this build reads %u",
+			      simfs_le32_to_cpu(dsb->s_version),
+			      SIMFS_VERSION);
+	if (feat & ~SIMFS_FEAT_KNOWN)
+		return refuse(err, errlen, "unknown feature bits (s_features) "
+			      "%#x", feat & ~SIMFS_FEAT_KNOWN);
 	if (bs < SIMFS_MIN_BLOCK_SIZE || bs > SIMFS_MAX_BLOCK_SIZE ||
-	    !is_power_of_2(bs)) {
-		snprintf(err, errlen, "bad block size (s_block_size) %u", bs);
-		return -EPROTONOSUPPORT;
-	}
-	if (state != SIMFS_STATE_CLEAN && state != SIMFS_STATE_MOUNTED) {
-		snprintf(err, errlen, "unknown state (s_state) %u", state);
-		return -EPROTONOSUPPORT;
-	}
-	if (feat & ~SIMFS_FEAT_KNOWN) {
-		snprintf(err, errlen, "unknown feature bits (s_features) %#x",
-			 feat & ~SIMFS_FEAT_KNOWN);
-		return -EPROTONOSUPPORT;
+	    !is_power_of_2(bs))
+		return refuse(err, errlen, "bad block size (s_block_size) %u: "
+			      "not a power of two from %u to %u", bs,
+			      SIMFS_MIN_BLOCK_SIZE, SIMFS_MAX_BLOCK_SIZE);
+	if (lbs < SIMFS_MIN_BLOCK_SIZE || lbs > bs || !is_power_of_2(lbs))
+		return refuse(err, errlen, "logical block size (s_lbs) %u: "
+			      "not a power of two from %u to the block size "
+			      "%u", lbs, SIMFS_MIN_BLOCK_SIZE, bs);
+	if (io_opt % lbs)
+		return refuse(err, errlen, "optimal I/O size (s_io_opt) %u: "
+			      "not 0 or a multiple of the logical block size "
+			      "%u", io_opt, lbs);
+	if (mstart != 2)
+		return refuse(err, errlen, "metadata start (s_meta_start) "
+			      "%llu: not 2", (unsigned long long)mstart);
+	min_mb = DIV_ROUND_UP(SIMFS_META_AREA_MIN, bs);
+	max_mb = DIV_ROUND_UP(SIMFS_META_AREA_MAX, bs);
+	if (mblocks < min_mb || mblocks > max_mb)
+		return refuse(err, errlen, "metadata area (s_meta_blocks) %llu "
+			      "blocks of %u bytes (s_block_size): not "
+			      "%llu..%llu", (unsigned long long)mblocks, bs,
+			      (unsigned long long)min_mb,
+			      (unsigned long long)max_mb);
+	if (dstart != mstart + 2 * mblocks)
+		return refuse(err, errlen, "data start (s_data_start) %llu: "
+			      "not s_meta_start + 2 x s_meta_blocks = %llu",
+			      (unsigned long long)dstart,
+			      (unsigned long long)(mstart + 2 * mblocks));
+	if (nr < dstart + SIMFS_MIN_DATA_BLOCKS)
+		return refuse(err, errlen, "block count (s_nr_blocks) %llu: "
+			      "below the data start %llu + %u",
+			      (unsigned long long)nr,
+			      (unsigned long long)dstart,
+			      SIMFS_MIN_DATA_BLOCKS);
+	if (!gen || gen >= SIMFS_MAX_GENERATION)
+		return refuse(err, errlen, "generation (s_generation) %llu out "
+			      "of range 1..%llu", (unsigned long long)gen,
+			      (unsigned long long)SIMFS_MAX_GENERATION - 1);
+	if ((gen & 1) != (u64)slot)
+		return refuse(err, errlen, "generation (s_generation) %llu in "
+			      "slot %d, which holds the %s ones",
+			      (unsigned long long)gen, slot,
+			      slot ? "odd" : "even");
+	if (mlen < SIMFS_META_HDR_SIZE || mlen > mblocks * bs || mlen % 8)
+		return refuse(err, errlen, "metadata copy length (s_meta_len) "
+			      "%llu: not a multiple of 8 from %u to the area's "
+			      "%llu bytes", (unsigned long long)mlen,
+			      SIMFS_META_HDR_SIZE,
+			      (unsigned long long)(mblocks * bs));
+	if (state != SIMFS_STATE_CLEAN && state != SIMFS_STATE_MOUNTED)
+		return refuse(err, errlen, "unknown state (s_state) %u", state);
+	if (state == SIMFS_STATE_MOUNTED && gen == 1)
+		return refuse(err, errlen, "state (s_state) %u, mounted, at "
+			      "generation 1, which only mkfs writes, clean",
+			      state);
+	if (inl != want_inl)
+		return refuse(err, errlen, "inline limit (s_inline_max) %u: "
+			      "not %u %s the inline_data feature (s_features)",
+			      inl, want_inl, want_inl ? "with" : "without");
+	label_len = strnlen(dsb->s_label, SIMFS_LABEL_LEN);
+	if (label_len == SIMFS_LABEL_LEN)
+		return refuse(err, errlen, "label (s_label): no NUL ends it "
+			      "within its %d bytes", SIMFS_LABEL_LEN);
+	at = first_nonzero(dsb->s_label + label_len,
+			   SIMFS_LABEL_LEN - label_len);
+	if (at >= 0)
+		return refuse(err, errlen, "label (s_label): byte %zu, after "
+			      "its end, is not zero", label_len + at);
+	at = first_nonzero(dsb->s_reserved, sizeof(dsb->s_reserved));
+	if (at >= 0)
+		return refuse(err, errlen, "reserved bytes (s_reserved): byte "
+			      "%ld is not zero", at);
+	return 0;
+}
+
+/* What only mkfs writes: the same in both slots (F-02). */
+static const struct {
+	const char *what, *field;
+	size_t off, len;
+} sb_fixed[] = {
+#define FIXED(what, f)	{ what, #f, offsetof(struct simfs_dsb, f),	\
+			  sizeof(((struct simfs_dsb *)0)->f) }
+	FIXED("block size", s_block_size),
+	FIXED("logical block size", s_lbs),
+	FIXED("optimal I/O size", s_io_opt),
+	FIXED("block count", s_nr_blocks),
+	FIXED("metadata area", s_meta_blocks),
+	FIXED("features", s_features),
+	FIXED("inline limit", s_inline_max),
+	FIXED("mkfs time", s_mkfs_time),
+	FIXED("uuid", s_uuid),
+	FIXED("label", s_label),
+#undef FIXED
+};
+
+int simfs_dsb_check_pair(const struct simfs_dsb *s0,
+			 const struct simfs_dsb *s1, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sb_fixed); i++) {
+		const u8 *a = (const u8 *)s0 + sb_fixed[i].off;
+		const u8 *b = (const u8 *)s1 + sb_fixed[i].off;
+		u64 va = 0, vb = 0;
+
+		if (!memcmp(a, b, sb_fixed[i].len))
+			continue;
+		if (sb_fixed[i].len > sizeof(u64))
+			return refuse(err, errlen, "%s (%s) differs from slot "
+				      "0's", sb_fixed[i].what,
+				      sb_fixed[i].field);
+		/* little-endian on disk */
+		for (size_t k = sb_fixed[i].len; k--;) {
+			va = va << 8 | a[k];
+			vb = vb << 8 | b[k];
+		}
+		return refuse(err, errlen, "%s (%s) %llu, slot 0 says %llu",
+			      sb_fixed[i].what, sb_fixed[i].field,
+			      (unsigned long long)vb, (unsigned long long)va);
 	}
 	return 0;
 }

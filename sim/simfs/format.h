@@ -25,6 +25,13 @@
  * because the committed copy may still point at them (ext4 and XFS hold
  * freed extents back until their transaction commits for the same reason).
  *
+ * F-01: space past end of file reads as zeroes whatever the device holds
+ * there, as in XFS and ext4.  A crash can leave written blocks past
+ * i_size (an extending write's blocks reached the disk, its new size was
+ * not committed): mount frees the ones wholly past EOF and fsck says it
+ * will; whatever the EOF block holds after EOF is zeroed when i_size
+ * moves out (truncate up, an extending write, fallocate).
+ *
  * Integers are little-endian.  Every variable-length record is padded to
  * 8 bytes.
  */
@@ -41,6 +48,11 @@
 #define SIMFS_MIN_BLOCK_SIZE	512
 #define SIMFS_MAX_BLOCK_SIZE	65536
 #define SIMFS_DEF_BLOCK_SIZE	4096
+/* Each metadata area: a 64th of the device within these, in whole blocks. */
+#define SIMFS_META_AREA_MIN	(64U << 10)
+#define SIMFS_META_AREA_MAX	(64U << 20)
+/* The smallest data area mkfs makes, in blocks. */
+#define SIMFS_MIN_DATA_BLOCKS	16
 
 #define SIMFS_ROOT_INO		1
 #define SIMFS_FIRST_INO		2
@@ -81,6 +93,54 @@
 
 #define SIMFS_SB_SIZE		256
 #define SIMFS_LABEL_LEN		32
+
+/*
+ * The superblock's fields and their valid values (F-02).  fsck and mount
+ * judge both slots by the same rules, whichever is newer, before either
+ * is used.  A slot whose checksum holds was written whole: a value out of
+ * range refuses the image, the field named.  Only a slot without the
+ * magic or with a bad checksum, what a torn or short write leaves, is
+ * passed over for the other (F-03).
+ *
+ *  s_magic        SIMFS_MAGIC (else not a slot: a torn write, or none)
+ *  s_version      SIMFS_VERSION
+ *  s_block_size   a power of two, SIMFS_MIN_BLOCK_SIZE..SIMFS_MAX_BLOCK_SIZE,
+ *                 at least the device's logical block size; slot 1 lies one
+ *                 block in, so it says what slot 0 says
+ *  s_lbs          the device's logical block size at mkfs: a power of two,
+ *                 512..s_block_size
+ *  s_io_opt       the device's optimal I/O size at mkfs: 0 (none), or a
+ *                 multiple of s_lbs (the kernel rounds io_opt down to the
+ *                 physical block size, itself a multiple of it)
+ *  s_nr_blocks    s_data_start + SIMFS_MIN_DATA_BLOCKS up to what the
+ *                 device holds
+ *  s_meta_start   2: the blocks after the two slots
+ *  s_meta_blocks  SIMFS_META_AREA_MIN..SIMFS_META_AREA_MAX bytes, rounded
+ *                 up to whole blocks
+ *  s_data_start   s_meta_start + 2 * s_meta_blocks
+ *  s_generation   1..SIMFS_MAX_GENERATION - 1; even in slot 0, odd in
+ *                 slot 1 (generation g is committed into slot g & 1)
+ *  s_meta_len     a multiple of 8, SIMFS_META_HDR_SIZE up to the area's
+ *                 s_meta_blocks * s_block_size bytes
+ *  s_meta_crc     any: checked against the copy of the slot in use only
+ *                 (a commit in flight overwrites the older slot's copy
+ *                 before it overwrites that slot)
+ *  s_state        SIMFS_STATE_CLEAN or SIMFS_STATE_MOUNTED; not MOUNTED
+ *                 at generation 1, which only mkfs writes, CLEAN
+ *  s_features     no bit outside SIMFS_FEAT_KNOWN
+ *  s_inline_max   SIMFS_INLINE_MAX with SIMFS_FEAT_INLINE_DATA, else 0 (the
+ *                 limit this build keeps inline files to)
+ *  s_mkfs_time    any (ns since the epoch; clocks can go back)
+ *  s_commit_time  any
+ *  s_uuid         any
+ *  s_label        NUL-terminated (up to 31 bytes), NULs after it
+ *  s_reserved     zero
+ *  s_crc          crc32c of the bytes before it
+ *
+ * A commit writes s_generation, s_meta_len, s_meta_crc, s_state,
+ * s_commit_time and s_crc; when both slots are sound, every other field
+ * is the same in both.
+ */
 
 struct simfs_dsb {
 	u8	s_magic[8];
@@ -246,13 +306,21 @@ void simfs_meta_free(struct simfs_meta *m);
 
 void simfs_dsb_seal(struct simfs_dsb *dsb);
 /*
- * 0 if @dsb has our magic and a good checksum and says what this build
- * understands.  -EUCLEAN: no magic or a bad checksum (a torn write: the
- * other slot may be used).  -EPROTONOSUPPORT: a sound superblock this
- * build must not use (version, block size, state or feature bits it does
- * not know), the field named in @err; never taken for a torn write.
+ * Superblock slot @slot (0 or 1) by the rules above (F-02, F-03): 0 if it
+ * has our magic and a good checksum and every field is in range.
+ * -EUCLEAN: no magic or a bad checksum (a torn write: the other slot may
+ * be used).  -EPROTONOSUPPORT: a sound superblock that must not be used
+ * (a version or feature this build does not know, a field out of range),
+ * the field named in @err; never taken for a torn write.
  */
-int simfs_dsb_check(const struct simfs_dsb *dsb, char *err, size_t errlen);
+int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
+		    size_t errlen);
+/*
+ * Two sound slots: 0, or -EPROTONOSUPPORT when they differ in a field
+ * only mkfs writes, the field of slot 1 named in @err.
+ */
+int simfs_dsb_check_pair(const struct simfs_dsb *s0,
+			 const struct simfs_dsb *s1, char *err, size_t errlen);
 bool simfs_dsb_has_magic(const void *buf);
 
 u32 simfs_crc32c(u32 crc, const void *data, size_t len);

@@ -34,7 +34,16 @@ int simfs_fsck(struct block_device *bdev, struct simfs_fsck_report *r)
 	r->generation = m.generation;
 	r->nr_inodes = m.nr_inodes;
 	r->clean = simfs_le32_to_cpu(dsb.s_state) == SIMFS_STATE_CLEAN;
-	if (!r->clean)
+	if (!r->clean && r->mount_pid > 0)
+		simfs_report(r, false, "mounted now, by pid %ld (its state "
+			     "stays MOUNTED until it unmounts); generation "
+			     "%llu is its last commit", r->mount_pid,
+			     (unsigned long long)m.generation);
+	else if (!r->clean && r->mount_pid)
+		simfs_report(r, false, "in use now, by a process that does "
+			     "not say which; generation %llu is its last "
+			     "commit", (unsigned long long)m.generation);
+	else if (!r->clean)
 		simfs_report(r, false, "not cleanly unmounted: the file "
 			     "system was still mounted when its process "
 			     "ended; generation %llu is the last complete "

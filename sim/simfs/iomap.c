@@ -186,7 +186,7 @@ static int simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 }
 
 /* ->iomap_next of the VFS tree's API: simfs has no end work */
-static DEFINE_IOMAP_ITER_NEXT(simfs_iomap_next, simfs_iomap_begin)
+SIM_DEFINE_IOMAP_NEXT(simfs_iomap_next, simfs_iomap_begin);
 
 const struct sim_iomap_fs_ops simfs_iomap_ops = {
 	.begin = simfs_iomap_begin,

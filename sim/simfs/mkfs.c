@@ -124,7 +124,8 @@ int simfs_mkfs(struct block_device *bdev, const struct simfs_mkfs_opts *o,
 	dsb->s_version = simfs_cpu_to_le32(SIMFS_VERSION);
 	dsb->s_block_size = simfs_cpu_to_le32(bs);
 	dsb->s_lbs = simfs_cpu_to_le32(lbs);
-	dsb->s_io_opt = simfs_cpu_to_le32(bdev_io_opt(bdev));
+	/* F-02: as blk_validate_limits() rounds io_opt to a sector size */
+	dsb->s_io_opt = simfs_cpu_to_le32(round_down(bdev_io_opt(bdev), lbs));
 	dsb->s_nr_blocks = simfs_cpu_to_le64(g.nr_blocks);
 	dsb->s_meta_start = simfs_cpu_to_le64(g.meta_start);
 	dsb->s_meta_blocks = simfs_cpu_to_le64(g.meta_blocks);

@@ -70,6 +70,9 @@ enum simfs_host_holder {
 struct simfs_host_lock {
 	int fd;
 	int holder;
+	/* after -EBUSY: who holds it (SIMFS_HOLD_NONE: it does not say) */
+	int busy_holder;
+	long busy_pid;
 };
 
 /*
@@ -77,7 +80,8 @@ struct simfs_host_lock {
  * holders (fsck, read-only mounts).  A holder that is finishing (CLOSING,
  * FSCK) is waited for up to @wait_ms, a mount (or an untagged holder) for
  * up to SIMFS_HOST_LOCK_GRACE_MS.  Returns 0, -EBUSY with one line
- * naming the holder in @err ("image is mounted (pid N)"), or another
+ * naming the holder in @err ("image is mounted (pid N)") and in
+ * l->busy_holder and l->busy_pid, or another
  * negative errno when @path cannot be opened or locked at all (callers
  * go on: opening the target then fails with a better reason, or a file
  * system without locks is used unlocked).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * simfs: the small extent-based file system that drives iomap as ext4 and
- * XFS do (DESIGN.md, "The filesystem").  Its read_iter/write_iter call
+ * XFS do (docs/architecture.md, "simfs").  Its read_iter/write_iter call
  * sim_iomap_dio_rw() for O_DIRECT with simfs_iomap_ops; ->iomap_begin maps
  * extents (mapped, unwritten, holes, inline data) and allocates for direct
  * writes, which always get unwritten extents with IOMAP_F_NEW (as XFS
@@ -203,6 +203,12 @@ struct simfs_fsck_report {
 	u64 nr_inodes;
 	u64 used_blocks;
 	bool clean;		/* superblock state CLEAN */
+	/*
+	 * Set by the caller when a live mount holds the image: its pid, or
+	 * -1 when the holder does not say.  State MOUNTED is then that
+	 * mount's, not a crash's.
+	 */
+	long mount_pid;
 	/* one call per problem/note; may be NULL */
 	void (*msg)(void *arg, bool error, const char *text);
 	void *arg;
@@ -327,6 +333,12 @@ int simfs_ext_set_flags(struct simfs_inode_info *ei, u64 lblk, u64 len,
 			u32 flags);
 /* Unmap [lblk, +len); freed blocks go to simfs_free_blocks(). */
 int simfs_ext_remove(struct simfs_inode_info *ei, u64 lblk, u64 len);
+/*
+ * F-01: free the written blocks from file block @from on (the ones past
+ * EOF: what a cut-short extending write leaves); unwritten extents there,
+ * preallocation, stay.  Returns the blocks freed or a negative errno.
+ */
+long simfs_ext_trim_written(struct simfs_inode_info *ei, u64 from);
 /* Drop every extent (inode eviction: blocks freed). */
 void simfs_ext_free_all(struct simfs_inode_info *ei);
 u64 simfs_ext_blocks(struct simfs_inode_info *ei);

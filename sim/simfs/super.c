@@ -25,8 +25,8 @@ DEFINE_SIM_STAT(stat_commit_errors, "simfs_commit_errors");
 struct simfs_sb_slots {
 	struct simfs_dsb slot[2];
 	bool valid[2];
-	bool unsupported[2];	/* sound checksum, contents we must not use */
-	char why[2][128];
+	int refused;		/* a sound slot breaking a rule, or -1 */
+	char why[2][200];
 	int best;		/* -1: none valid */
 };
 
@@ -48,54 +48,124 @@ static int read_slot(struct block_device *bdev, u64 pos, struct simfs_dsb *out)
 	return ret;
 }
 
+/* A sound superblock at byte @at that says block size @says. */
+static void misplaced(struct simfs_sb_slots *s, u32 at, u32 says)
+{
+	snprintf(s->why[1], sizeof(s->why[1]), "block size (s_block_size) "
+		 "%u, but it lies at byte %u, where slot 1 of %u-byte blocks "
+		 "lies", says, at, at);
+}
+
 /*
- * Read both slots.  Slot 1 sits one block in; if slot 0 is unreadable the
- * block size is unknown, so every size is tried.
+ * Slot 1 sits one block in.  With no slot 0 to say the block size (@ref
+ * NULL), every size is tried: a sound superblock where slot 1 of another
+ * block size would be is not slot 1, the search goes on, and if nothing
+ * else is found it is what the image is refused for.  With a sound slot
+ * 0 whose slot 1 is not where its block size puts it, the other places
+ * are looked at too: a sound superblock of the same file system there
+ * means slot 0's block size is the wrong one (F-02); another file
+ * system's leftover is passed over.
+ */
+static void find_slot1(struct block_device *bdev, struct simfs_sb_slots *s,
+		       const struct simfs_dsb *ref)
+{
+	unsigned int lbs = bdev_logical_block_size(bdev);
+	u32 skip = ref ? simfs_le32_to_cpu(ref->s_block_size) : 0;
+	char torn[sizeof(s->why[1])];
+	u32 found = 0, found_says = 0;
+
+	memcpy(torn, s->why[1], sizeof(torn));
+	for (u32 bs = max(lbs, (unsigned int)SIMFS_MIN_BLOCK_SIZE);
+	     bs <= SIMFS_MAX_BLOCK_SIZE; bs *= 2) {
+		u32 says;
+		int ret;
+
+		if (bs == skip)
+			continue;
+		if (read_slot(bdev, bs, &s->slot[1]))
+			break;
+		ret = simfs_dsb_check(&s->slot[1], 1, s->why[1],
+				      sizeof(s->why[1]));
+		if (ret == -EUCLEAN)
+			continue;
+		says = simfs_le32_to_cpu(s->slot[1].s_block_size);
+		if (ref) {
+			if (memcmp(s->slot[1].s_uuid, ref->s_uuid,
+				   sizeof(ref->s_uuid)))
+				continue;
+			if (!ret && !simfs_dsb_check_pair(ref, &s->slot[1],
+					s->why[1], sizeof(s->why[1])))
+				misplaced(s, bs, says);
+			s->refused = 1;
+			return;
+		}
+		if (says != bs) {
+			if (!found) {
+				found = bs;
+				found_says = says;
+			}
+			continue;
+		}
+		if (ret)
+			s->refused = 1;
+		else
+			s->valid[1] = true;
+		return;
+	}
+	if (found) {
+		misplaced(s, found, found_says);
+		s->refused = 1;
+	} else if (ref) {
+		memcpy(s->why[1], torn, sizeof(torn));
+	} else {
+		snprintf(s->why[1], sizeof(s->why[1]),
+			 "no valid copy at any block size");
+	}
+}
+
+/*
+ * Read both slots and judge them by the same rules (F-02, F-03): a slot
+ * without the magic or with a bad checksum is passed over, a sound one
+ * breaking a rule refuses the image, whichever generation it holds.
  */
 static int read_slots(struct block_device *bdev, struct simfs_sb_slots *s)
 {
-	unsigned int lbs = bdev_logical_block_size(bdev);
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	s->best = -1;
+	s->refused = -1;
 	ret = read_slot(bdev, 0, &s->slot[0]);
 	if (ret)
 		return ret;
-	ret = simfs_dsb_check(&s->slot[0], s->why[0], sizeof(s->why[0]));
+	ret = simfs_dsb_check(&s->slot[0], 0, s->why[0], sizeof(s->why[0]));
+	if (ret == -EPROTONOSUPPORT) {
+		s->refused = 0;
+		return 0;
+	}
 	s->valid[0] = !ret;
-	s->unsupported[0] = ret == -EPROTONOSUPPORT;
 	if (s->valid[0]) {
 		u32 bs = simfs_le32_to_cpu(s->slot[0].s_block_size);
 
+		/* a device too short for it: as a write that never landed */
 		if (!read_slot(bdev, bs, &s->slot[1])) {
-			ret = simfs_dsb_check(&s->slot[1], s->why[1],
+			ret = simfs_dsb_check(&s->slot[1], 1, s->why[1],
 					      sizeof(s->why[1]));
-			s->unsupported[1] = ret == -EPROTONOSUPPORT;
-			s->valid[1] = !ret &&
-				simfs_le32_to_cpu(s->slot[1].s_block_size) == bs;
+			if (!ret)
+				ret = simfs_dsb_check_pair(&s->slot[0],
+						&s->slot[1], s->why[1],
+						sizeof(s->why[1]));
+			if (ret == -EPROTONOSUPPORT)
+				s->refused = 1;
+			s->valid[1] = !ret;
+			if (ret == -EUCLEAN)
+				find_slot1(bdev, s, &s->slot[0]);
 		}
-	} else if (!s->unsupported[0]) {
-		for (u32 bs = max(lbs, (unsigned int)SIMFS_MIN_BLOCK_SIZE);
-		     bs <= SIMFS_MAX_BLOCK_SIZE; bs *= 2) {
-			if (read_slot(bdev, bs, &s->slot[1]))
-				break;
-			ret = simfs_dsb_check(&s->slot[1], s->why[1],
-					      sizeof(s->why[1]));
-			if (ret == -EPROTONOSUPPORT) {
-				s->unsupported[1] = true;
-				break;
-			}
-			if (!ret && simfs_le32_to_cpu(s->slot[1].s_block_size)
-				    == bs) {
-				s->valid[1] = true;
-				break;
-			}
-		}
-		if (!s->valid[1])
-			snprintf(s->why[1], sizeof(s->why[1]),
-				 "no valid copy at any block size");
+	} else {
+		find_slot1(bdev, s, NULL);
 	}
+	if (s->refused >= 0)
+		return 0;
 	if (s->valid[0] && s->valid[1])
 		s->best = simfs_le64_to_cpu(s->slot[1].s_generation) >
 			  simfs_le64_to_cpu(s->slot[0].s_generation);
@@ -113,10 +183,14 @@ bool simfs_probe(struct block_device *bdev)
 	/* a magic in either slot counts, even with a bad checksum */
 	if (read_slots(bdev, &s))
 		return false;
-	return s.best >= 0 || simfs_dsb_has_magic(&s.slot[0]);
+	return s.best >= 0 || s.refused >= 0 ||
+	       simfs_dsb_has_magic(&s.slot[0]);
 }
 
-/* Check the geometry a superblock describes against the device. */
+/*
+ * What the superblock's rules cannot know: the device under it (both
+ * slots agree on these fields when both are sound).
+ */
 static int check_geometry(struct block_device *bdev,
 			  const struct simfs_dsb *dsb, struct simfs_geometry *g,
 			  char *err, size_t errlen)
@@ -134,28 +208,11 @@ static int check_geometry(struct block_device *bdev,
 			 "logical block size %u", bs, lbs);
 		return -EINVAL;
 	}
-	if (g->meta_start != 2 || !g->meta_blocks ||
-	    g->data_start != g->meta_start + 2 * g->meta_blocks ||
-	    g->data_start >= g->nr_blocks) {
-		snprintf(err, errlen, "superblock layout is inconsistent "
-			 "(meta %llu+2x%llu, data %llu, blocks %llu)",
-			 (unsigned long long)g->meta_start,
-			 (unsigned long long)g->meta_blocks,
-			 (unsigned long long)g->data_start,
-			 (unsigned long long)g->nr_blocks);
-		return -EUCLEAN;
-	}
 	if (g->nr_blocks > (u64)bdev_nr_bytes(bdev) / bs) {
 		snprintf(err, errlen, "file system has %llu blocks of %u "
-			 "bytes but the device holds only %llu bytes",
-			 (unsigned long long)g->nr_blocks, bs,
+			 "bytes (s_nr_blocks) but the device holds only %llu "
+			 "bytes", (unsigned long long)g->nr_blocks, bs,
 			 (unsigned long long)bdev_nr_bytes(bdev));
-		return -EUCLEAN;
-	}
-	if (simfs_le64_to_cpu(dsb->s_meta_len) < SIMFS_META_HDR_SIZE ||
-	    simfs_le64_to_cpu(dsb->s_meta_len) > g->meta_blocks * bs) {
-		snprintf(err, errlen, "metadata copy length %llu out of range",
-			 (unsigned long long)simfs_le64_to_cpu(dsb->s_meta_len));
 		return -EUCLEAN;
 	}
 	return 0;
@@ -196,8 +253,8 @@ static int read_meta(struct block_device *bdev, const struct simfs_dsb *dsb,
 	}
 	ret = simfs_meta_parse(buf, len, m, err, errlen);
 	if (!ret && m->generation != gen) {
-		snprintf(err, errlen, "metadata copy is of generation %llu, "
-			 "superblock says %llu",
+		snprintf(err, errlen, "metadata copy is of generation %llu "
+			 "(m_generation), superblock says %llu (s_generation)",
 			 (unsigned long long)m->generation,
 			 (unsigned long long)gen);
 		ret = -EUCLEAN;
@@ -223,17 +280,15 @@ int simfs_load(struct block_device *bdev, struct simfs_dsb *dsb,
 	if (slot_state)
 		*slot_state = s.valid[0] | (s.valid[1] << 1);
 	/*
-	 * A superblock whose checksum holds was written on purpose: if it
-	 * says something this build does not understand (a newer version,
-	 * a feature bit), the image is not ours to read, whichever slot is
-	 * newer.  Only a bad checksum is a torn write.
+	 * A superblock whose checksum holds was written whole: if it says
+	 * something this build does not understand or a value out of range,
+	 * the image is not for this build to use, whichever slot is newer.
+	 * Only a missing magic or a bad checksum is a torn write (F-03).
 	 */
-	for (int i = 0; i < 2; i++) {
-		if (s.unsupported[i]) {
-			snprintf(err, errlen, "superblock slot %d: %s", i,
-				 s.why[i]);
-			return -EUCLEAN;
-		}
+	if (s.refused >= 0) {
+		snprintf(err, errlen, "superblock slot %d: %s", s.refused,
+			 s.why[s.refused]);
+		return -EUCLEAN;
 	}
 	if (s.best < 0) {
 		if (simfs_dsb_has_magic(&s.slot[0]))
@@ -326,6 +381,21 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 	}
 	atomic_long_add((long)ei->nr_ext * sizeof(struct simfs_dextent),
 			&sbi->meta_bytes);
+	/*
+	 * F-01: written blocks past EOF are what a crash leaves of an
+	 * extending write whose new size was not committed (fsck notes
+	 * them).  They are freed, as ext4's orphan cleanup truncates such
+	 * blocks at mount; the mount's first commit records it.
+	 */
+	if (S_ISREG(r->mode) && !(r->flags & SIMFS_IFL_INLINE)) {
+		long freed = simfs_ext_trim_written(ei,
+				DIV_ROUND_UP(r->size, (u64)sbi->geo.block_size));
+
+		if (freed < 0) {
+			ret = freed;
+			goto fail_hash;
+		}
+	}
 
 	if (r->flags & SIMFS_IFL_INLINE) {
 		if (simfs_inline_alloc(ei))

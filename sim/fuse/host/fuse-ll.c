@@ -3,7 +3,7 @@
  * The FUSE front end: libfuse3's low-level API, multithreaded session
  * (our own loop of workers, fuse-loop.c), each request handed to the
  * simulated kernel
- * through sfs.h.  Host code: it sees the system's headers only (libfuse,
+ * through fusevfs.h.  Host code: it sees the system's headers only (libfuse,
  * <linux/fuse.h>), never the kernel-shaped ones.
  *
  * Reads and writes are replied to from wherever the simulated kernel
@@ -12,7 +12,7 @@
  * FUSE worker that submitted it is already reading the next request; a
  * direct read is answered from the completion too, which runs on the
  * worker that submitted it when it reaps its own ring of the device (see
- * sfs_reap() in vfs.c and the loop in fuse-loop.c).
+ * fusevfs_reap() in vfs.c and the loop in fuse-loop.c).
  *
  * An open with O_DIRECT is answered with FOPEN_DIRECT_IO, so the kernel
  * FUSE client sends the user's offset and length through untouched, and
@@ -23,7 +23,7 @@
  * fuse_reply_iov().
  *
  * There is no ->create: the kernel then creates with MKNOD and opens with
- * OPEN, so every open comes through sfs_open() with its flags.
+ * OPEN, so every open comes through fusevfs_open() with its flags.
  */
 #define FUSE_USE_VERSION 312
 
@@ -46,22 +46,22 @@
 #include "fuse-loop.h"
 #include "fuse-route.h"
 #include "fuse-uring.h"
-#include "sfs.h"
+#include "fusevfs.h"
 
 #define ATTR_TIMEOUT 1.0
 
 struct ctx {
-	struct sfs_mount *m;
+	struct fusevfs_mount *m;
 	const struct iomapsim_mount_opts *o;
 	struct fuse_session *se;
 };
 
-static struct sfs_mount *M(fuse_req_t req)
+static struct fusevfs_mount *M(fuse_req_t req)
 {
 	return ((struct ctx *)fuse_req_userdata(req))->m;
 }
 
-static void to_stat(const struct sfs_attr *a, struct stat *st)
+static void to_stat(const struct fusevfs_attr *a, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = a->ino;
@@ -80,7 +80,7 @@ static void to_stat(const struct sfs_attr *a, struct stat *st)
 	st->st_ctim.tv_nsec = a->ctime_ns % 1000000000;
 }
 
-static void reply_entry(fuse_req_t req, const struct sfs_attr *a)
+static void reply_entry(fuse_req_t req, const struct fusevfs_attr *a)
 {
 	struct fuse_entry_param e;
 
@@ -94,7 +94,7 @@ static void reply_entry(fuse_req_t req, const struct sfs_attr *a)
 	fuse_reply_entry(req, &e);
 }
 
-static void reply_attr(fuse_req_t req, const struct sfs_attr *a)
+static void reply_attr(fuse_req_t req, const struct fusevfs_attr *a)
 {
 	struct stat st;
 
@@ -123,8 +123,8 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 
 static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct sfs_attr a;
-	int ret = sfs_lookup(M(req), parent, name, &a);
+	struct fusevfs_attr a;
+	int ret = fusevfs_lookup(M(req), parent, name, &a);
 
 	if (ret)
 		fuse_reply_err(req, -ret);
@@ -134,7 +134,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	sfs_forget(M(req), ino, nlookup);
+	fusevfs_forget(M(req), ino, nlookup);
 	fuse_reply_none(req);
 }
 
@@ -142,15 +142,15 @@ static void ll_forget_multi(fuse_req_t req, size_t count,
 			    struct fuse_forget_data *forgets)
 {
 	for (size_t i = 0; i < count; i++)
-		sfs_forget(M(req), forgets[i].ino, forgets[i].nlookup);
+		fusevfs_forget(M(req), forgets[i].ino, forgets[i].nlookup);
 	fuse_reply_none(req);
 }
 
 static void ll_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct sfs_attr a;
-	int ret = sfs_getattr(M(req), ino, &a);
+	struct fusevfs_attr a;
+	int ret = fusevfs_getattr(M(req), ino, &a);
 
 	if (ret)
 		fuse_reply_err(req, -ret);
@@ -174,37 +174,37 @@ static int64_t now_ns(void)
 static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
-	struct sfs_attr in = { 0 }, out;
+	struct fusevfs_attr in = { 0 }, out;
 	unsigned int valid = 0;
 	int ret;
 
 	if (to_set & FUSE_SET_ATTR_MODE) {
-		valid |= SFS_SET_MODE;
+		valid |= FUSEVFS_SET_MODE;
 		in.mode = attr->st_mode;
 	}
 	if (to_set & FUSE_SET_ATTR_UID) {
-		valid |= SFS_SET_UID;
+		valid |= FUSEVFS_SET_UID;
 		in.uid = attr->st_uid;
 	}
 	if (to_set & FUSE_SET_ATTR_GID) {
-		valid |= SFS_SET_GID;
+		valid |= FUSEVFS_SET_GID;
 		in.gid = attr->st_gid;
 	}
 	if (to_set & FUSE_SET_ATTR_SIZE) {
-		valid |= SFS_SET_SIZE;
+		valid |= FUSEVFS_SET_SIZE;
 		in.size = attr->st_size;
 	}
 	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)) {
-		valid |= SFS_SET_ATIME;
+		valid |= FUSEVFS_SET_ATIME;
 		in.atime_ns = (to_set & FUSE_SET_ATTR_ATIME_NOW) ? now_ns() :
 			      ts_ns(&attr->st_atim);
 	}
 	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
-		valid |= SFS_SET_MTIME;
+		valid |= FUSEVFS_SET_MTIME;
 		in.mtime_ns = (to_set & FUSE_SET_ATTR_MTIME_NOW) ? now_ns() :
 			      ts_ns(&attr->st_mtim);
 	}
-	ret = sfs_setattr(M(req), ino, valid, &in, &out);
+	ret = fusevfs_setattr(M(req), ino, valid, &in, &out);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -215,11 +215,11 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode)
 {
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
-	struct sfs_attr a;
+	struct fusevfs_attr a;
 	int ret;
 
-	ret = sfs_mknod(M(req), parent, name, mode & ~fc->umask, fc->uid,
-			fc->gid, &a);
+	ret = fusevfs_mknod(M(req), parent, name, mode & ~fc->umask, fc->uid,
+			    fc->gid, &a);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -244,12 +244,12 @@ static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	fuse_reply_err(req, -sfs_unlink(M(req), parent, name));
+	fuse_reply_err(req, -fusevfs_unlink(M(req), parent, name));
 }
 
 static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	fuse_reply_err(req, -sfs_rmdir(M(req), parent, name));
+	fuse_reply_err(req, -fusevfs_rmdir(M(req), parent, name));
 }
 
 static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -263,11 +263,11 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	if (flags & RENAME_NOREPLACE)
-		f |= SFS_RENAME_NOREPLACE;
+		f |= FUSEVFS_RENAME_NOREPLACE;
 	if (flags & RENAME_EXCHANGE)
-		f |= SFS_RENAME_EXCHANGE;
-	fuse_reply_err(req, -sfs_rename(M(req), parent, name, newparent,
-					newname, f));
+		f |= FUSEVFS_RENAME_EXCHANGE;
+	fuse_reply_err(req, -fusevfs_rename(M(req), parent, name, newparent,
+					    newname, f));
 }
 
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -276,12 +276,12 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	uint64_t fh;
 	int ret;
 
-	ret = sfs_open(M(req), ino, fi->flags, &fh, &ff);
+	ret = fusevfs_open(M(req), ino, fi->flags, &fh, &ff);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	if (ff & SFS_FOPEN_PARALLEL_WRITES) {
+	if (ff & FUSEVFS_FOPEN_PARALLEL_WRITES) {
 		struct fuse_open_out out = {
 			.fh = fh,
 			.open_flags = FOPEN_DIRECT_IO |
@@ -292,19 +292,19 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		ret = fuse_reply_iov(req, &iov, 1);
 	} else {
 		fi->fh = fh;
-		fi->direct_io = !!(ff & SFS_FOPEN_DIRECT_IO);
+		fi->direct_io = !!(ff & FUSEVFS_FOPEN_DIRECT_IO);
 		fi->keep_cache = 0;
 		ret = fuse_reply_open(req, fi);
 	}
 	/* the open was interrupted and will never be released */
 	if (ret == -ENOENT)
-		sfs_release(M(req), fh);
+		fusevfs_release(M(req), fh);
 }
 
 static void read_done(void *arg, long res, const void *buf)
 {
 	fuse_req_t req = arg;
-	struct sfs_mount *m = M(req);
+	struct fusevfs_mount *m = M(req);
 	int ret;
 
 	if (res < 0)
@@ -312,19 +312,19 @@ static void read_done(void *arg, long res, const void *buf)
 	else
 		ret = fuse_reply_buf(req, buf, res);
 	if (ret)
-		sfs_note_reply_error(m);
+		fusevfs_note_reply_error(m);
 }
 
 static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	sfs_read(M(req), fi->fh, size, off, read_done, req);
+	fusevfs_read(M(req), fi->fh, size, off, read_done, req);
 }
 
 static void write_done(void *arg, long res, const void *buf)
 {
 	fuse_req_t req = arg;
-	struct sfs_mount *m = M(req);
+	struct fusevfs_mount *m = M(req);
 	int ret;
 
 	if (res < 0)
@@ -332,13 +332,13 @@ static void write_done(void *arg, long res, const void *buf)
 	else
 		ret = fuse_reply_write(req, res);
 	if (ret)
-		sfs_note_reply_error(m);
+		fusevfs_note_reply_error(m);
 }
 
 static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
-	sfs_write(M(req), fi->fh, buf, size, off, write_done, req);
+	fusevfs_write(M(req), fi->fh, buf, size, off, write_done, req);
 }
 
 static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -349,20 +349,20 @@ static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void ll_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	fuse_reply_err(req, -sfs_release(M(req), fi->fh));
+	fuse_reply_err(req, -fusevfs_release(M(req), fi->fh));
 }
 
 static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		     struct fuse_file_info *fi)
 {
-	fuse_reply_err(req, -sfs_fsync(M(req), fi->fh, datasync));
+	fuse_reply_err(req, -fusevfs_fsync(M(req), fi->fh, datasync));
 }
 
 static void ll_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct sfs_attr a;
-	int ret = sfs_getattr(M(req), ino, &a);
+	struct fusevfs_attr a;
+	int ret = fusevfs_getattr(M(req), ino, &a);
 
 	if (!ret && !S_ISDIR(a.mode))
 		ret = -ENOTDIR;
@@ -406,7 +406,7 @@ static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	ret = sfs_readdir(M(req), ino, off, dir_fill, &d);
+	ret = fusevfs_readdir(M(req), ino, off, dir_fill, &d);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -423,15 +423,15 @@ static void ll_releasedir(fuse_req_t req, fuse_ino_t ino,
 static void ll_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 			struct fuse_file_info *fi)
 {
-	fuse_reply_err(req, -sfs_sync(M(req)));
+	fuse_reply_err(req, -fusevfs_sync(M(req)));
 }
 
 static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 {
-	struct sfs_statfs s;
+	struct fusevfs_statfs s;
 	struct statvfs st;
 
-	sfs_statfs(M(req), &s);
+	fusevfs_statfs(M(req), &s);
 	memset(&st, 0, sizeof(st));
 	st.f_bsize = s.bsize;
 	st.f_frsize = s.bsize;
@@ -448,8 +448,8 @@ static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 static void ll_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
-	fuse_reply_err(req, -sfs_setxattr(M(req), ino, name, value, size,
-					  flags));
+	fuse_reply_err(req, -fusevfs_setxattr(M(req), ino, name, value, size,
+					      flags));
 }
 
 static void reply_xattr_buf(fuse_req_t req, long ret, const char *buf,
@@ -472,8 +472,8 @@ static void ll_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	reply_xattr_buf(req, sfs_getxattr(M(req), ino, name, buf, size), buf,
-			size);
+	reply_xattr_buf(req, fusevfs_getxattr(M(req), ino, name, buf, size),
+			buf, size);
 	free(buf);
 }
 
@@ -485,20 +485,21 @@ static void ll_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	reply_xattr_buf(req, sfs_listxattr(M(req), ino, buf, size), buf, size);
+	reply_xattr_buf(req, fusevfs_listxattr(M(req), ino, buf, size), buf,
+			size);
 	free(buf);
 }
 
 static void ll_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	fuse_reply_err(req, -sfs_removexattr(M(req), ino, name));
+	fuse_reply_err(req, -fusevfs_removexattr(M(req), ino, name));
 }
 
 static void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 			 off_t offset, off_t length, struct fuse_file_info *fi)
 {
-	fuse_reply_err(req, -sfs_fallocate(M(req), fi->fh, mode, offset,
-					   length));
+	fuse_reply_err(req, -fusevfs_fallocate(M(req), fi->fh, mode, offset,
+					       length));
 }
 
 static const struct fuse_lowlevel_ops ll_ops = {
@@ -638,7 +639,7 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 					 "rules", IOMAPSIM_MAX_FAULTS);
 				return -1;
 			}
-			if (sfs_fault_check(v, ferr, sizeof(ferr)) < 0) {
+			if (fusevfs_fault_check(v, ferr, sizeof(ferr)) < 0) {
 				snprintf(err, errlen, "fault=%s: %s", v, ferr);
 				return -1;
 			}
@@ -665,7 +666,7 @@ static pthread_cond_t commit_cond = PTHREAD_COND_INITIALIZER;
 static bool commit_stop;
 
 struct commit_arg {
-	struct sfs_mount *m;
+	struct fusevfs_mount *m;
 	unsigned int interval;
 };
 
@@ -684,7 +685,7 @@ static void *commit_thread(void *p)
 		if (commit_stop)
 			break;
 		pthread_mutex_unlock(&commit_lock);
-		sfs_sync(a->m);
+		fusevfs_sync(a->m);
 		pthread_mutex_lock(&commit_lock);
 	}
 	pthread_mutex_unlock(&commit_lock);
@@ -777,7 +778,7 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		report(status_fd, msg);
 		return 1;
 	}
-	ret = sfs_mount_open(o, &c.m, err, sizeof(err));
+	ret = fusevfs_mount_open(o, &c.m, err, sizeof(err));
 	/* opening the device may close(2) the file: tag again */
 	simfs_host_lock_retag(&lk, SIMFS_HOLD_MOUNT);
 	if (ret) {
@@ -856,8 +857,8 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		unsigned int nr = o->max_threads ? o->max_threads :
 				  cpus > 2 ? (unsigned int)(2 * cpus) : 4;
 
-		ret = sfs_fuse_loop(c.se, c.m, nr, o->poll_us,
-				    o->uring != IOMAPSIM_URING_OFF) ?
+		ret = fuse_loop_serve(c.se, c.m, nr, o->poll_us,
+				      o->uring != IOMAPSIM_URING_OFF) ?
 			      1 :
 			      0;
 	}
@@ -876,7 +877,7 @@ out_signals:
 	fuse_remove_signal_handlers(c.se);
 out_session:
 	/* waits for replies still owed, then the clean commit */
-	if (sfs_mount_close(c.m))
+	if (fusevfs_mount_close(c.m))
 		ret = 1;
 	c.m = NULL;
 	/* the workers' clones of /dev/fuse: no reply is owed on them now */
@@ -888,7 +889,7 @@ out_session:
 	simfs_host_unlock(&lk);
 	return ret;
 out_fs:
-	sfs_mount_close(c.m);
+	fusevfs_mount_close(c.m);
 	fuse_opt_free_args(&args);
 	simfs_host_unlock(&lk);
 	return ret;

@@ -6,9 +6,9 @@
  * things that loop cannot do.
  *
  * A direct read leaves the worker queued on the worker's own ring of the
- * device (sfs_read(), sfs_reap() in vfs.c).  When the mount is otherwise
- * idle (no other request in service, no other I/O in flight) the worker
- * waits for it at once, as passthrough_ll's worker waits
+ * device (fusevfs_read(), fusevfs_reap() in vfs.c).  When the mount is
+ * otherwise idle (no other request in service, no other I/O in flight)
+ * the worker waits for it at once, as passthrough_ll's worker waits
  * in pread().  Under load it first takes the next request: a worker
  * keeps several reads in flight and ends them in batches, where waiting
  * for each would put it to sleep and wake it again every time.  Each
@@ -19,7 +19,7 @@
  * one system call where epoll takes two.
  *
  * A lone request costs what the kernel makes it cost: its read stays
- * on the worker's ring unsubmitted (sfs_own_defer()) until the worker,
+ * on the worker's ring unsubmitted (fusevfs_own_defer()) until the worker,
  * finding the mount otherwise idle, waits for it, and then one
  * io_uring_enter() submits it and sleeps until it is done, as
  * passthrough_ll's pread() would.  While the worker waits in the ring
@@ -72,11 +72,11 @@
 #include "fuse-route.h"
 #include "fuse-uring.h"
 #include "poll-gov.h"
-#include "sfs.h"
+#include "fusevfs.h"
 
 struct fuse_loop {
 	struct fuse_session *se;
-	struct sfs_mount *m;
+	struct fusevfs_mount *m;
 	struct poll_gov gov;
 	int fd;			/* /dev/fuse, non-blocking */
 	int stop_fd;		/* eventfd: the loop ends */
@@ -142,12 +142,12 @@ static int poll_receive(struct fuse_loop *l, struct fuse_buf *fbuf)
  */
 static void reap_wait(struct fuse_loop *l, bool poll, struct poll_own *win)
 {
-	struct sfs_spin spin = { 0 };
+	struct fusevfs_spin spin = { 0 };
 
-	if (poll && sfs_own_outstanding(l->m))
+	if (poll && fusevfs_own_outstanding(l->m))
 		spin.budget_us = win ? poll_own_begin(&l->gov, win) :
 				       poll_gov_begin(&l->gov, POLL_CQE);
-	sfs_reap_wait(l->m, &spin);
+	fusevfs_reap_wait(l->m, &spin);
 	if (!spin.budget_us)
 		return;
 	if (win)
@@ -212,7 +212,7 @@ static void *worker(void *arg)
 {
 	struct fuse_loop *l = arg;
 	struct fuse_buf fbuf = { .mem = NULL };
-	int own_fd = sfs_own_fd(l->m);
+	int own_fd = fusevfs_own_fd(l->m);
 	int epfd = epoll_create1(EPOLL_CLOEXEC);
 	int clone_fd = -1;
 	bool poll_next = false, sleep_next = false;
@@ -233,7 +233,7 @@ static void *worker(void *arg)
 		session_ended(l, err);
 		goto out;
 	}
-	if (own_fd >= 0 && sfs_own_defer(l->m, true))
+	if (own_fd >= 0 && fusevfs_own_defer(l->m, true))
 		own_fd = -1; /* wait for each request's reads, then */
 	/* without a clone (an old kernel), epoll it is */
 	if (own_fd >= 0 && l->route)
@@ -242,8 +242,8 @@ static void *worker(void *arg)
 		bool idle, lone, poll;
 		int res;
 
-		if (own_fd >= 0 && sfs_own_outstanding(l->m))
-			sfs_reap(l->m, false);
+		if (own_fd >= 0 && fusevfs_own_outstanding(l->m))
+			fusevfs_reap(l->m, false);
 		if (sleep_next && clone_fd < 0) {
 			/* a lone client's next request is not there yet */
 			sleep_next = false;
@@ -254,7 +254,7 @@ static void *worker(void *arg)
 			res = fuse_route_receive_blocking(l->se, &fbuf,
 							  clone_fd);
 			if (res > 0)
-				sfs_poll_stat(SFS_POLL_CLONE_READS, 1);
+				fusevfs_poll_stat(FUSEVFS_POLL_CLONE_READS, 1);
 		} else if (poll_next)
 			res = poll_receive(l, &fbuf);
 		else
@@ -272,22 +272,22 @@ static void *worker(void *arg)
 			session_ended(l, res < 0 ? res : 0);
 			break;
 		}
-		lone = serving(l) && !sfs_unreplied(l->m);
+		lone = serving(l) && !fusevfs_unreplied(l->m);
 		poll = poll_gov_arrival(&l->gov, lone);
 		fuse_session_process_buf(l->se, &fbuf);
 		/* nothing else in service, and no I/O but this request's */
-		idle = served(l) && sfs_unreplied(l->m) <= 1;
+		idle = served(l) && fusevfs_unreplied(l->m) <= 1;
 		/* alone: wait for the read now, then look out for the next */
 		if (idle || own_fd < 0)
 			reap_wait(l, poll && idle, NULL);
-		idle = idle && !sfs_unreplied(l->m);
+		idle = idle && !fusevfs_unreplied(l->m);
 		poll_next = idle && poll;
 		sleep_next = idle && !poll && own_fd >= 0;
 	}
 out:
 	/* nothing may be left on this worker's ring when it goes */
-	sfs_own_defer(l->m, false);
-	sfs_reap(l->m, true);
+	fusevfs_own_defer(l->m, false);
+	fusevfs_reap(l->m, true);
 	if (epfd >= 0)
 		close(epfd);
 	free(fbuf.mem);
@@ -328,8 +328,8 @@ static void *uring_thread(void *arg)
 	struct uring_thread *u = arg;
 	struct fuse_loop *l = u->l;
 	struct fuse_buf fbuf = { .mem = NULL };
-	int own_fd = sfs_own_fd(l->m);
-	bool own = own_fd >= 0 && !sfs_own_defer(l->m, true);
+	int own_fd = fusevfs_own_fd(l->m);
+	bool own = own_fd >= 0 && !fusevfs_own_defer(l->m, true);
 	struct poll_own win;
 	cpu_set_t all, mine;
 	bool pinned = false;
@@ -349,16 +349,16 @@ static void *uring_thread(void *arg)
 		bool idle, lone, poll;
 		int res;
 
-		if (own && sfs_own_outstanding(l->m))
-			sfs_reap(l->m, false);
+		if (own && fusevfs_own_outstanding(l->m))
+			fusevfs_reap(l->m, false);
 		res = fuse_uring_receive(u->q, &fbuf, true);
 		if (res == 0 || res == -EINTR || res == -EAGAIN)
 			continue;
 		if (res < 0)
 			break;
-		sfs_poll_stat(SFS_POLL_URING_REQS, 1);
+		fusevfs_poll_stat(FUSEVFS_POLL_URING_REQS, 1);
 		/* requests already in the queue's ring are not in service yet */
-		lone = serving(l) && !sfs_unreplied(l->m) &&
+		lone = serving(l) && !fusevfs_unreplied(l->m) &&
 		       !fuse_uring_pending(u->q);
 		if (!u->pinned && CPU_COUNT(&all)) {
 			lone_run = lone ? lone_run + 1 : 0;
@@ -377,7 +377,7 @@ static void *uring_thread(void *arg)
 		 */
 		poll = pinned && lone;
 		fuse_session_process_buf(l->se, &fbuf);
-		idle = served(l) && sfs_unreplied(l->m) <= 1 &&
+		idle = served(l) && fusevfs_unreplied(l->m) <= 1 &&
 		       !fuse_uring_pending(u->q);
 		if (idle || !own) {
 			/* replies owed to others do not wait for this read */
@@ -385,8 +385,8 @@ static void *uring_thread(void *arg)
 			reap_wait(l, poll && idle, &win);
 		}
 	}
-	sfs_own_defer(l->m, false);
-	sfs_reap(l->m, true);
+	fusevfs_own_defer(l->m, false);
+	fusevfs_reap(l->m, true);
 	fuse_uring_flush(u->q);
 	free(fbuf.mem);
 	return NULL;
@@ -452,8 +452,8 @@ static void join_woken(pthread_t tid)
 	} while (pthread_timedjoin_np(tid, NULL, &t) == ETIMEDOUT);
 }
 
-int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
-		  unsigned int nr_threads, unsigned int poll_us, bool uring)
+int fuse_loop_serve(struct fuse_session *se, struct fusevfs_mount *m,
+		    unsigned int nr_threads, unsigned int poll_us, bool uring)
 {
 	struct fuse_loop l = { .se = se, .m = m };
 	pthread_t *tids = calloc(nr_threads, sizeof(*tids));

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The FUSE request loop (fuse-loop.c).  A host header. */
-#ifndef _SFS_FUSE_LOOP_H
-#define _SFS_FUSE_LOOP_H
+#ifndef _FUSE_LOOP_H
+#define _FUSE_LOOP_H
 
 #include <stdbool.h>
 
 struct fuse_session;
-struct sfs_mount;
+struct fusevfs_mount;
 
 /*
  * Serve @se, the FUSE session of mount @m, with @nr_threads workers until
@@ -16,7 +16,7 @@ struct sfs_mount;
  * -errno for a failure to read or to start.  @uring: accept FUSE over
  * io_uring if the kernel offers it (fuse-uring.c).
  */
-int sfs_fuse_loop(struct fuse_session *se, struct sfs_mount *m,
-		  unsigned int nr_threads, unsigned int poll_us, bool uring);
+int fuse_loop_serve(struct fuse_session *se, struct fusevfs_mount *m,
+		    unsigned int nr_threads, unsigned int poll_us, bool uring);
 
-#endif /* _SFS_FUSE_LOOP_H */
+#endif /* _FUSE_LOOP_H */

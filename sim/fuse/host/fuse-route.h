@@ -4,8 +4,8 @@
  * the routing that sends each reply to the descriptor its request came
  * from (fuse-route.c).  A host header.
  */
-#ifndef _SFS_FUSE_ROUTE_H
-#define _SFS_FUSE_ROUTE_H
+#ifndef _FUSE_ROUTE_H
+#define _FUSE_ROUTE_H
 
 #include <stdbool.h>
 
@@ -36,4 +36,4 @@ int fuse_route_clone(struct fuse_session *se);
 int fuse_route_receive_blocking(struct fuse_session *se, struct fuse_buf *fbuf,
 				int clone_fd);
 
-#endif /* _SFS_FUSE_ROUTE_H */
+#endif /* _FUSE_ROUTE_H */

@@ -5,8 +5,8 @@
  * back in the same system call that fetches the next request
  * (fuse-uring.c).  A host header.
  */
-#ifndef _SFS_FUSE_URING_H
-#define _SFS_FUSE_URING_H
+#ifndef _FUSE_URING_H
+#define _FUSE_URING_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,4 +97,4 @@ bool fuse_uring_reply(const struct iovec *iov, int count, ssize_t *ret);
 /* Whether any queue is up (a reply may need looking up). */
 bool fuse_uring_active(void);
 
-#endif /* _SFS_FUSE_URING_H */
+#endif /* _FUSE_URING_H */

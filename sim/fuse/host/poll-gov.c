@@ -52,7 +52,7 @@
  *
  * Windows, hits, time spent, polls refused for want of an idle CPU,
  * decisions ("trials") and the arms' mean cycles go to the mount's stats
- * (sfs_poll_stat()).
+ * (fusevfs_poll_stat()).
  *
  * A host file: system headers only.
  */
@@ -63,7 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "poll-gov.h"
-#include "sfs.h"
+#include "fusevfs.h"
 
 #define GOV_MARGIN_PCT	3	/* polling must beat sleeping by this */
 #define GOV_CUT_PCT	10	/* a polling epoch this much slower ends */
@@ -148,10 +148,10 @@ static void decide(struct poll_gov *g)
 	else
 		g->backoff = 1;
 	STORE(g->on, win);
-	sfs_poll_stat(SFS_POLL_TRIALS, 1);
+	fusevfs_poll_stat(FUSEVFS_POLL_TRIALS, 1);
 	if (win)
-		sfs_poll_stat(SFS_POLL_TRIALS_WON, 1);
-	sfs_poll_stat(SFS_POLL_ON, win);
+		fusevfs_poll_stat(FUSEVFS_POLL_TRIALS_WON, 1);
+	fusevfs_poll_stat(FUSEVFS_POLL_ON, win);
 	/* the winner's epochs, this next one the first of them */
 	g->arm = win;
 	g->left = g->backoff - 1;
@@ -174,8 +174,8 @@ static void epoch_end(struct poll_gov *g)
 		mean = 0;
 	g->mean_ns[arm] = mean;
 	g->tried[arm] = true;
-	sfs_poll_stat(arm ? SFS_POLL_CYCLE_POLLING_NS :
-			    SFS_POLL_CYCLE_SLEEPING_NS, (long)mean);
+	fusevfs_poll_stat(arm ? FUSEVFS_POLL_CYCLE_POLLING_NS :
+			    FUSEVFS_POLL_CYCLE_SLEEPING_NS, (long)mean);
 	if (!g->tried[!arm])
 		g->arm = !arm;	/* the first epoch: now the other arm */
 	else if (arm != on || !g->backoff)
@@ -281,7 +281,7 @@ static unsigned int idle_cpus(struct poll_gov *g, enum poll_site site)
 	busy = r > 1 + LOAD(g->spinning) ? r - 1 - LOAD(g->spinning) : 0;
 	idle = busy < g->ncpu ? g->ncpu - busy : 0;
 	STORE(g->idle_cpus[site], idle);
-	sfs_poll_stat(SFS_POLL_IDLE_CPUS, idle);
+	fusevfs_poll_stat(FUSEVFS_POLL_IDLE_CPUS, idle);
 	return idle;
 }
 
@@ -293,7 +293,7 @@ static bool take_place(struct poll_gov *g, enum poll_site site)
 
 	do {
 		if (n + 1 > idle) {
-			sfs_poll_stat(SFS_POLL_NO_IDLE_CPU, 1);
+			fusevfs_poll_stat(FUSEVFS_POLL_NO_IDLE_CPU, 1);
 			return false;
 		}
 	} while (!__atomic_compare_exchange_n(&g->spinning, &n, n + 1, true,
@@ -343,10 +343,10 @@ void poll_gov_end(struct poll_gov *g, enum poll_site site, bool polled,
 		return;
 	__atomic_fetch_add(&g->windows, 1, __ATOMIC_RELAXED);
 	if (site == POLL_REQ) {
-		sfs_poll_stat(SFS_POLL_WINDOWS, 1);
-		sfs_poll_stat(SFS_POLL_SPENT_NS, (long)spent_ns);
+		fusevfs_poll_stat(FUSEVFS_POLL_WINDOWS, 1);
+		fusevfs_poll_stat(FUSEVFS_POLL_SPENT_NS, (long)spent_ns);
 		if (hit)
-			sfs_poll_stat(SFS_POLL_HITS, 1);
+			fusevfs_poll_stat(FUSEVFS_POLL_HITS, 1);
 	}
 	/* racy read-modify-writes between workers: estimates, not counts */
 	rate = LOAD(g->hit_rate[site]);

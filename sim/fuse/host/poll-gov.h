@@ -3,8 +3,8 @@
  * The FUSE workers' poll governor (poll-gov.c): whether a worker that
  * left the mount idle busy-polls, where, and how long.  A host header.
  */
-#ifndef _SFS_POLL_GOV_H
-#define _SFS_POLL_GOV_H
+#ifndef _POLL_GOV_H
+#define _POLL_GOV_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -95,4 +95,4 @@ unsigned int poll_own_begin(struct poll_gov *g, struct poll_own *w);
 void poll_own_end(struct poll_gov *g, struct poll_own *w, bool polled,
 		  bool hit, uint64_t spent_ns);
 
-#endif /* _SFS_POLL_GOV_H */
+#endif /* _POLL_GOV_H */

@@ -101,6 +101,8 @@ int simfs_host_lock(const char *path, int holder, bool shared,
 
 	l->fd = open(path, (shared ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	l->holder = SIMFS_HOLD_NONE;
+	l->busy_holder = SIMFS_HOLD_NONE;
+	l->busy_pid = 0;
 	if (l->fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s", strerror(errno));
@@ -130,6 +132,8 @@ int simfs_host_lock(const char *path, int holder, bool shared,
 	if (ret == -EAGAIN) {
 		close(l->fd);
 		l->fd = -1;
+		l->busy_holder = other;
+		l->busy_pid = pid;
 		simfs_host_lock_describe(other, pid, err, errlen);
 		return -EBUSY;
 	}
