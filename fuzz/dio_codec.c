@@ -322,7 +322,14 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 	for (i = 0; i < ARRAY_SIZE(iocb_bits); i++)
 		if (h[26] & iocb_bits[i].bit)
 			r->ki_flags |= iocb_bits[i].flag;
-	r->dio_flags = h[27] & DIO_FLAGS_MASK;
+	in->dio_bits = h[27] & DIO_FLAGS_MASK;
+	for (i = 0; i < ARRAY_SIZE(dio_bits); i++) {
+		if (!(in->dio_bits & 1 << i))
+			continue;
+		r->dio_flags |= dio_bits[i].flag;
+		if (!dio_bits[i].flag)
+			in->missing = dio_bits[i].name;
+	}
 	in->seed = get32(h + 28);
 
 	nr_ext = h[32] % (DIO_MAX_EXT + 1);
@@ -344,9 +351,14 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 		x->len = len - (x->type == IOMAP_INLINE ?
 					inline_short(get16(e + 2), get16(e + 4),
 						     fsb) : 0);
-		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++)
-			if (e[1] & 1 << k)
-				x->flags |= ext_bits[k].flag;
+		in->ext_bits[r->nr_map] = e[1] & ((1 << ARRAY_SIZE(ext_bits)) - 1);
+		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++) {
+			if (!(e[1] & 1 << k))
+				continue;
+			x->flags |= ext_bits[k].flag;
+			if (!ext_bits[k].flag)
+				in->missing = ext_bits[k].name;
+		}
 		x->addr = TESTFS_ADDR_AUTO;
 		cursor = x->off + len;
 		r->nr_map++;
@@ -441,7 +453,7 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	       size_t *len, char *why, size_t whylen)
 {
 	u8 *h = buf, *p;
-	unsigned int fsb = r->fs_block, i, nf = 0;
+	unsigned int fsb = r->fs_block, i, nf = 0, dflags;
 	u64 span_limit, len_limit, cursor = 0;
 	int flags = r->ki_flags;
 
@@ -450,9 +462,10 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	    !is_power_of_2(r->lbs) || r->lbs < 512 || r->lbs > 4096 ||
 	    r->lbs > fsb)
 		return refuse(why, whylen, "geometry %u/%u", fsb, r->lbs);
-	if (r->nr_pc || r->sync_mount || r->end_error || r->fsync_error)
+	if (r->nr_pc || r->sync_mount || r->end_error || r->fsync_error ||
+	    r->unmapped)
 		return refuse(why, whylen,
-			      "page cache, sync mount or end/fsync errors");
+			      "page cache, sync mount, end/fsync errors or unmapped memory");
 	if (r->nr_map > DIO_MAX_EXT)
 		return refuse(why, whylen, "%u extents", r->nr_map);
 	if (r->buf_offset > 0xffff || r->done_before > 0xffff ||
@@ -460,7 +473,9 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	    (r->len && r->iter == IOMAPSIM_ITER_IOVEC &&
 	     r->iovec_segs > r->len))
 		return refuse(why, whylen, "buffer layout or done_before");
-	if (r->dio_flags & ~DIO_FLAGS_MASK)
+	for (i = 0, dflags = r->dio_flags; i < ARRAY_SIZE(dio_bits); i++)
+		dflags &= ~dio_bits[i].flag;
+	if (dflags)
 		return refuse(why, whylen, "dio flags %#x", r->dio_flags);
 	if (r->dma_alignment && (r->dma_alignment >= 4096 ||
 				 !is_power_of_2(r->dma_alignment + 1)))
@@ -498,7 +513,9 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	}
 	if (flags)
 		return refuse(why, whylen, "ki_flags %#x", flags);
-	h[27] = r->dio_flags;
+	for (i = 0; i < ARRAY_SIZE(dio_bits); i++)
+		if (r->dio_flags & dio_bits[i].flag)
+			h[27] |= 1 << i;
 	h[35] = (r->dma_alignment ? __builtin_ctz(r->dma_alignment + 1) : 0) |
 		(r->no_poll ? DEV_NO_POLL : 0);
 	if (enc_iov(r, h))
@@ -604,7 +621,7 @@ void dio_print_cmdline(const struct dio_input *in, FILE *out)
 			(long long)x->off, (unsigned long long)x->len);
 		sep = ":";
 		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++) {
-			if (x->flags & ext_bits[k].flag) {
+			if (in->ext_bits[i] & 1 << k) {
 				fprintf(out, "%s%s", sep, ext_bits[k].name);
 				sep = "+";
 			}
@@ -657,7 +674,7 @@ void dio_print_cmdline(const struct dio_input *in, FILE *out)
 		fputs(" --async", out);
 	sep = " --dio-flags ";
 	for (i = 0; i < ARRAY_SIZE(dio_bits); i++) {
-		if (r->dio_flags & dio_bits[i].flag) {
+		if (in->dio_bits & 1 << i) {
 			fprintf(out, "%s%s", sep, dio_bits[i].name);
 			sep = ",";
 		}

@@ -80,6 +80,15 @@ struct dio_input {
 	struct iomapsim_request req;
 	u64 seed;
 	char spec[IOMAPSIM_MAX_FAULTS][DIO_FAULT_SPEC];
+	/*
+	 * The dio and extent flag bits as the input gives them, by name:
+	 * a flag the iomap code linked in lacks decodes to nothing in @req,
+	 * and @missing names it (the input cannot be expressed here, as
+	 * `iomapsim run` refuses the flag).
+	 */
+	u8 dio_bits;
+	u8 ext_bits[DIO_MAX_EXT];
+	const char *missing;
 };
 
 /* Every byte string decodes to a request (which may still be refused). */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_bio_pages: bio_iov_iter_get_pages() and length-alignment masks for
- * every iterator type (SEMANTICS.md B-13..B-19, I-11, I-12).
+ * every iterator type (docs/rules.md B-13..B-19, I-11, I-12).
  *
- * The input builds one iterator (iter_model.h: UBUF, IOVEC, KVEC or BVEC,
+ * The input builds one iterator (iter_input.h: UBUF, IOVEC, KVEC or BVEC,
  * either direction, any segment layout) and then fills bios from it the
  * way direct I/O does: nr_vecs from bio_iov_vecs_to_alloc() (or chosen by
  * the input), a bio from fs_bio_set, bio_iov_iter_get_pages() with a mask
@@ -28,7 +28,7 @@
  *
  * Input: 16-byte header (8 bytes iterator header, then mask shift, vecs,
  * rounds, fault flags, pin N, pin bytes (u16), allocation N), then the
- * iterator's segment records (iter_model.h).
+ * iterator's segment records (iter_input.h).
  */
 #include <string.h>
 
@@ -41,7 +41,7 @@
 #include <sim/fault.h>
 #include <sim/stats.h>
 
-#include "iter_model.h"
+#include "iter_input.h"
 
 #define MAX_ROUNDS 8
 
@@ -76,7 +76,7 @@ static void describe(FILE *out, void *arg)
 
 	fprintf(out, "%s iterator, %u segment(s), %zu bytes, mask %#x, "
 		"bio #%u", iter_type_name[s->is.m.type], s->is.m.nr,
-		s->is.m.data, s->mask, s->round);
+		s->is.data, s->mask, s->round);
 }
 
 /* The model of one bio_iov_iter_get_pages() on a non-BVEC iterator. */
@@ -90,8 +90,8 @@ struct bio_model {
 static void model_get_pages(struct state *s, unsigned int max_vecs,
 			    struct bio_model *b)
 {
-	struct model *m = &s->is.m;
-	bool user = model_user_backed(m);
+	struct iter_model *m = &s->is.m;
+	bool user = iter_model_user_backed(m);
 	size_t nb;
 
 	memset(b, 0, sizeof(*b));
@@ -99,8 +99,8 @@ static void model_get_pages(struct state *s, unsigned int max_vecs,
 		size_t off0 = 0, n, left;
 		unsigned int pages;
 
-		n = model_extract_len(m, UINT_MAX - b->size,
-				      max_vecs - b->vcnt, &off0);
+		n = iter_model_extract_len(m, UINT_MAX - b->size,
+					   max_vecs - b->vcnt, &off0);
 		if (user && n && ++s->user_extractions == s->pin_nth) {
 			if (!s->pin_bytes) {
 				b->ret = -EFAULT; /* nothing pinned */
@@ -127,14 +127,14 @@ static void model_get_pages(struct state *s, unsigned int max_vecs,
 			left -= l;
 		}
 		b->size += n;
-		model_advance(m, n);
+		iter_model_advance(m, n);
 	} while (m->count && b->vcnt < max_vecs);
 
 	/* B-17: round down to the mask, revert the cut, drop empty bvecs */
 	nb = b->size & s->mask;
 	if (!nb)
 		return;
-	model_revert(m, nb);
+	iter_model_revert(m, nb);
 	b->size -= nb;
 	while (nb) {
 		unsigned int *l = &b->len[b->vcnt - 1];
@@ -185,7 +185,6 @@ static char *bv_addr(const struct bio_vec *bv)
  */
 static void device_io(struct state *s, struct bio *bio, size_t p)
 {
-	struct model *m = &s->is.m;
 	struct bvec_iter it;
 	struct bio_vec bv;
 	size_t done = 0;
@@ -201,9 +200,9 @@ static void device_io(struct state *s, struct bio *bio, size_t p)
 				pat[i] = (char)(s->round * 41 + done + i * 3);
 			memcpy(a, pat, bv.bv_len);
 			/* the model's idea of where those bytes belong */
-			model_shadow_write(m, p + done, pat, bv.bv_len);
+			iter_shadow_write(&s->is, p + done, pat, bv.bv_len);
 		} else {
-			model_check_bytes(m, p + done, a, bv.bv_len);
+			iter_check_bytes(&s->is, p + done, a, bv.bv_len);
 		}
 		done += bv.bv_len;
 	}
@@ -215,10 +214,11 @@ static void device_io(struct state *s, struct bio *bio, size_t p)
 /* BVEC: B-15 exactly. */
 static void round_bvec(struct state *s, struct bio *bio)
 {
-	struct model *m = &s->is.m;
+	struct iter_model *m = &s->is.m;
 	const struct bio_vec *bvec = s->is.it.bvec;
 	unsigned long nr_segs = s->is.it.nr_segs;
-	size_t off = s->is.it.iov_offset, count = m->count, p = model_pos(m);
+	size_t off = s->is.it.iov_offset, count = m->count;
+	size_t p = iter_model_pos(m);
 	int ret;
 
 	ret = bio_iov_iter_get_pages(bio, &s->is.it, s->mask);
@@ -233,7 +233,7 @@ static void round_bvec(struct state *s, struct bio *bio)
 		   "BVEC bio does not reuse the iterator's array: vcnt %u "
 		   "done %u size %u", bio->bi_vcnt, bio->bi_iter.bi_bvec_done,
 		   bio->bi_iter.bi_size);
-	model_advance(m, count);
+	iter_model_advance(m, count);
 	iter_check(&s->is, "bvec get_pages");
 	check_pins(bio, false);
 	device_io(s, bio, p);
@@ -241,10 +241,10 @@ static void round_bvec(struct state *s, struct bio *bio)
 
 static int round_pages(struct state *s, struct bio *bio)
 {
-	struct model *m = &s->is.m;
+	struct iter_model *m = &s->is.m;
 	static struct bio_model b;
-	bool user = model_user_backed(m);
-	size_t p = model_pos(m), done = 0;
+	bool user = iter_model_user_backed(m);
+	size_t p = iter_model_pos(m), done = 0;
 	long pinned = sim_stat_get("pages_pinned");
 	int ret;
 
@@ -278,10 +278,10 @@ static int round_pages(struct state *s, struct bio *bio)
 		char *a = bv_addr(bv);
 
 		FUZZ_CHECK(bv->bv_len == b.len[i] && bv->bv_len &&
-				   a == model_byte_addr(m, p + done) &&
+				   a == iter_model_byte_addr(m, p + done) &&
 				   a + bv->bv_len - 1 ==
-					   model_byte_addr(m, p + done +
-							   bv->bv_len - 1),
+					   iter_model_byte_addr(
+						   m, p + done + bv->bv_len - 1),
 			   "bvec %u (len %u) is not bytes %zu.. of the "
 			   "iterator (model len %u)", i, bv->bv_len, done,
 			   b.len[i]);
@@ -325,10 +325,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	iter_check(&s->is, "init");
 
 	for (s->round = 0; s->round < rounds; s->round++) {
-		struct model *m = &s->is.m;
-		bool bvec = m->type == T_BVEC;
+		struct iter_model *m = &s->is.m;
+		bool bvec = m->type == ITER_BVEC;
 		int vecs = bio_iov_vecs_to_alloc(&s->is.it, BIO_MAX_VECS);
-		int want = bvec ? 0 : model_npages(m, BIO_MAX_VECS);
+		int want = bvec ? 0 : iter_model_npages(m, BIO_MAX_VECS);
 		unsigned int nr_vecs;
 		struct bio *bio;
 		int ret = 0;

@@ -50,7 +50,7 @@
 #include <sim/stats.h>
 #include <sim/trace.h>
 
-#include "generation.h"
+#include <sim/iomap_features.h>
 #include "dio_codec.h"
 #include "fuzz_common.h"
 
@@ -60,6 +60,7 @@ struct run {
 	struct iomapsim_outcome out;
 	u64 trace_hash, trace_count;
 	long split_errors;	/* bios the block layer refused to split */
+	long build_errors;	/* bios that could not be built */
 	u8 *buf;	/* the caller's buffer afterwards (len bytes) */
 	/*
 	 * check_outcome() found a read's buffer exactly the file's bytes up
@@ -250,7 +251,15 @@ static struct span request_span(const struct iomapsim_request *req, bool apart)
  * @own_check, what a read returns is left to check_outcome(), against
  * the file model (the runner's own comparison would say the same).
  */
-static struct sim_stat *split_error_stat;
+static struct sim_stat *split_error_stat, *build_error_stat;
+
+/* A counter of the simulator's, found by name the first time. */
+static long stat_now(struct sim_stat **st, const char *name)
+{
+	if (!*st)
+		*st = sim_stat_find(name);
+	return *st ? (long)sim_stat_read(*st) : 0;
+}
 
 static void run_once(const struct dio_input *in, bool no_simple,
 		     bool own_check, struct run *r, u8 *buf, bool filled)
@@ -270,13 +279,15 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	FUZZ_CHECK(!sim_engine_init(&eo), "engine did not start");
 	sim_task_set_cpu(0);
 	sim_trace_reset();
-	if (!split_error_stat)
-		split_error_stat = sim_stat_find("bio_split_error");
-	r->split_errors = split_error_stat ? sim_stat_read(split_error_stat) : 0;
+	r->split_errors = stat_now(&split_error_stat, "bio_split_error");
+	r->build_errors = stat_now(&build_error_stat,
+				       "bio_iov_build_failed");
 	r->rc = iomapsim_run(&req, &r->out, r->err, sizeof(r->err));
-	if (split_error_stat)
-		r->split_errors = sim_stat_read(split_error_stat) -
-				  r->split_errors;
+	r->split_errors = stat_now(&split_error_stat, "bio_split_error") -
+			  r->split_errors;
+	r->build_errors = stat_now(&build_error_stat,
+				       "bio_iov_build_failed") -
+			      r->build_errors;
 	if (iomapsim_iov_gather(&req, buf, gathered[r - runs]))
 		r->buf = gathered[r - runs];
 	/* what a request the runner refused leaves there is not its data */
@@ -519,17 +530,19 @@ static NO_COVERAGE bool read_is_exact(const struct iomapsim_request *r,
 /* S-01..S-07 (and the sim switches): may the simple path take it? */
 static bool simple_eligible(const struct iomapsim_request *r)
 {
-	/* what differs between API generations (sim/testfs/generation.h) */
-	const struct iomapsim_generation *g = iomapsim_generation();
+	/* what differs between iomap codes (<sim/iomap_features.h>) */
+	const unsigned int refuses = IOMAPSIM_SIMPLE_REFUSES_FLAGS;
 
+	if (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE)
+		return false;
 	if (r->dops || r->done_before || r->write)
 		return false;
 	if (!r->len)	/* S-03 */
-		return g->empty_read_simple && !r->no_simple &&
-		       !r->no_simple_mount && !(r->dio_flags & g->simple_refuses_flags);
+		return IOMAPSIM_EMPTY_READ_SIMPLE && !r->no_simple &&
+		       !r->no_simple_mount && !(r->dio_flags & refuses);
 	if (r->len > r->fs_block)	/* s_blocksize */
 		return false;
-	if (r->dio_flags & g->simple_refuses_flags)	/* S-05, S-08 */
+	if (r->dio_flags & refuses)	/* S-05, S-08 */
 		return false;
 	if (r->pos + (loff_t)r->len > r->size || r->encrypted)
 		return false;
@@ -551,7 +564,7 @@ static bool simple_eligible(const struct iomapsim_request *r)
  */
 /*
  * K9, the kernel's behaviour, reported: under IOCB_NOWAIT the simple path
- * sets REQ_NOWAIT on its bio (seed 002 v6, and the vfs tree), the generic
+ * sets REQ_NOWAIT on its bio (S-22, and the vfs tree), the generic
  * path on none of its bios.  A REQ_NOWAIT bio that must be split to the
  * queue's limits ends with BLK_STS_AGAIN (B-30), so a read whose one bio
  * needs a split (more segments than max_segments) is -EAGAIN on the simple
@@ -580,7 +593,7 @@ static bool differential_fair(const struct iomapsim_request *r)
 
 /*
  * Known issues: inputs that hit a reported problem outside the code under
- * test are skipped (counted, see the README), so that the campaign finds
+ * test are skipped (counted, docs/fuzzing.md), so that the campaign finds
  * new bugs instead of the same one.  Each names its reproducer; delete the
  * entry once it is fixed and the reproducer is under regressions/.
  *
@@ -619,25 +632,65 @@ static bool stale_map(const struct iomapsim_request *r)
  * device's unit (generic_atomic_write_valid()), so what is left is a
  * buffer that faults part way, which the kernel answers with that WARN
  * too; tests/iomap_generic.c (test_atomic_short_bio_releases_pins)
- * covers it, and that its pins are released (K8).
+ * covers it, and that its pins are released (K8).  A bounced one is
+ * short when a bounce folio cannot be had: bio_iov_iter_bounce_write()
+ * stops at the first folio_alloc_greedy() that fails and submits what
+ * it has, as the kernel's does under fail_page_alloc.
  */
 static bool atomic_short_bio(const struct iomapsim_request *r)
 {
 	return r->write && has_flag(r, IOMAP_F_ATOMIC_BIO) &&
 	       (r->short_pin_nth || r->iter != IOMAPSIM_ITER_UBUF ||
-		r->len > r->atomic_max);
+		r->len > r->atomic_max ||
+		((r->dio_flags & IOMAP_DIO_BOUNCE) && r->alloc_fail_nth));
+}
+
+/*
+ * Inline data across a page boundary: code with iomap_inline_data_valid()
+ * (G-22, older trees) warns and fails with -EIO, as the kernel would for
+ * a file system that broke that contract (gfs2 and erofs keep inline
+ * data within a page).  testfs's inline data lies in its page-aligned
+ * model at the extent's file offset.
+ */
+static bool inline_across_page(const struct iomapsim_request *r)
+{
+	if (!IOMAPSIM_INLINE_ONE_PAGE)
+		return false;
+	for (unsigned int i = 0; i < r->nr_map; i++)
+		if (r->map[i].type == IOMAP_INLINE &&
+		    offset_in_page(r->map[i].off) + r->map[i].len > PAGE_SIZE)
+			return true;
+	return false;
+}
+
+/*
+ * K11, finding 0004: code that checks the memory while building the bio
+ * (bio_iov_iter_get_pages() with a DMA mask) refuses a later IOVEC
+ * segment off the alignment after taking the ones before it, and leaves
+ * the iterator past them; iomap's re-expansion then sends the next pass's
+ * iov_iter_npages() off the end of the iovec array: heap bytes decide
+ * nr_vecs (the determinism oracle fails), and ASan stops on the read.
+ */
+static bool iov_refused_past_segments(const struct iomapsim_request *r)
+{
+	return IOMAPSIM_DMA_CHECKED_AT_BUILD &&
+	       iomapsim_iov_later_misaligned(r, r->dma_alignment ?: 511);
 }
 
 static const char *known_issue(const struct iomapsim_request *r)
 {
 	if (stale_map(r))
 		return "stale mapping from ->iomap_begin (file system bug)";
-	/* K7: see fuzz/README.md */
+	/* K7: see docs/fuzzing.md */
 	if (r->write && has_flag(r, IOMAP_F_INTEGRITY) &&
-	    iomapsim_generation()->integrity_write_needs_profile)
+	    IOMAPSIM_INTEGRITY_WRITE_NEEDS_PROFILE)
 		return "IOMAP_F_INTEGRITY write on a device without integrity";
 	if (atomic_short_bio(r))
 		return "atomic write the VFS would refuse, or a faulting buffer";
+	if (inline_across_page(r))
+		return "inline data across a page (file system contract)";
+	if (iov_refused_past_segments(r))
+		return "a later segment off the DMA alignment (K11)";
 
 	return NULL;
 }
@@ -708,7 +761,7 @@ static const char *runner_model_gap(const struct iomapsim_request *r)
  * tail zeroing's 0 replaces the error (G-38), so the request reports
  * those bytes written while the device holds zeroes.  Only the data
  * oracle is excused, and only for a short write ending mid-block in such
- * a block.  tests/iomap_generic.c test_short_write_rezeroes_its_head;
+ * a block.  tests/iomap_generic.c test_short_write_keeps_its_head;
  * reproducers: fuzz/known/dio/k6-*.
  */
 static bool rezeroed_head(const struct iomapsim_request *r, long moved)
@@ -726,6 +779,28 @@ static bool rezeroed_head(const struct iomapsim_request *r, long moved)
 			       (e->flags & IOMAP_F_NEW);
 	}
 	return false;
+}
+
+/*
+ * Finding tail-zeroing-replaces-error, in the code under test (upstream's
+ * shape; xfs on this machine's 6.18 kernel answers the same,
+ * tests/oracle-kernel.c, tests/findings/dio-write-efault.c): a write
+ * whose first bio cannot be built (its source cannot be pinned, a piece
+ * shorter than a logical block is all it would hold after the length
+ * trim, a bounce buffer cannot be allocated, or in kernel-source mode the
+ * DMA check refuses it) in a pass that
+ * starts mid-block, where the block needs zeroing (unwritten, new, or at
+ * or past EOF): the pass falls through to the sub-block tail zeroing,
+ * whose "ret = iomap_dio_zero()" replaces the error with 0 (G-38); with
+ * nothing copied, iomap_iter() stops and the write returns 0 (or
+ * done_before).  Only the "nothing written, no error" oracle is excused,
+ * only for a sub-block start and a run where a bio could not be built.
+ * Reproducer: fuzz/known/dio/k10-tail-zeroing-replaces-error.
+ */
+static bool tail_zeroing_replaced_error(const struct iomapsim_request *r,
+					const struct run *run)
+{
+	return r->write && run->build_errors > 0 && r->pos % r->fs_block;
 }
 
 static void check_outcome(const struct dio_input *in, struct run *run)
@@ -762,9 +837,13 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			   "ki_pos moved after ki_complete: %lld -> %lld",
 			   (long long)o->ki_pos_at_complete,
 			   (long long)o->ki_pos);
-		FUZZ_CHECK(ret >= 0 || o->completion == IOMAP_DIO_COMP_WORKQUEUE,
-			   "error completion (%ld) ran in %s, not the "
-			   "workqueue (G-51, S-28)", ret,
+		/* before IOMAP_DIO_INLINE_COMP a failed read ended in end_io */
+		FUZZ_CHECK(ret >= 0 || o->completion ==
+				   (IOMAPSIM_ERROR_COMPLETION_PUNTED || r->write ?
+					    IOMAP_DIO_COMP_WORKQUEUE :
+					    IOMAP_DIO_COMP_END_IO),
+			   "error completion (%ld) ran in %s (G-51, G-61, S-28)",
+			   ret,
 			   iomap_dio_comp_ctx_name(o->completion) ?: "none");
 		FUZZ_CHECK(ret < 0 || r->write ||
 				   o->completion == IOMAP_DIO_COMP_END_IO,
@@ -799,6 +878,17 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 		   ret);
 	if (!r->len)
 		FUZZ_CHECK(ret == 0, "empty request returned %ld (G-02)", ret);
+	/*
+	 * A direct write moves something or fails: "nothing written, no
+	 * error" makes a caller that retries short writes spin for ever.
+	 * The one 0 iomap means is G-44's: ->iomap_begin said -ENOTBLK, and
+	 * the file system does the rest with buffered I/O.
+	 */
+	FUZZ_CHECK(!r->write || !r->len || ret < 0 || moved > 0 ||
+			   r->begin_error == -ENOTBLK ||
+			   tail_zeroing_replaced_error(r, run),
+		   "a direct write of %zu bytes returned %ld: nothing "
+		   "written and no error", r->len, ret);
 	if (!r->write) {
 		/* only the dio allocation (G-03) comes before G-07 */
 		FUZZ_CHECK(r->pos < r->size || ret == 0 ||
@@ -883,13 +973,13 @@ static void check_same(const struct run *a, const struct run *b,
 	FUZZ_CHECK(x->ki_pos == y->ki_pos, "%s: ki_pos %lld vs %lld", what,
 		   (long long)x->ki_pos, (long long)y->ki_pos);
 	/*
-	 * S-19 in generation (b): a simple read refused for its memory
-	 * (-EINVAL) leaves the iterator past what it extracted
-	 * (sim/testfs/generation.c)
+	 * S-19 where the simple read checks the DMA alignment as it builds
+	 * its bio: refused for its memory (-EINVAL), it leaves the iterator
+	 * past what it extracted (<sim/iomap_features.h>)
 	 */
 	FUZZ_CHECK(x->iter_count == y->iter_count ||
 			   (x->ret == -EINVAL &&
-			    iomapsim_generation()->simple_einval_moves_iter),
+			    IOMAPSIM_SIMPLE_EINVAL_MOVES_ITER),
 		   "%s: iterator count %zu vs %zu", what, x->iter_count,
 		   y->iter_count);
 	if (r->write)
@@ -1016,9 +1106,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	dio_decode(data, size, in);
 	fuzz_set_describer(describe, in);
 	check_codec(in);
-	/* N-06..N-14: the proposal entry points, absent from a (b) tree */
-	if (in->req.mode != TESTFS_MODE_OPS &&
-	    !iomapsim_generation()->proposal_apis) {
+	/* N-06..N-14: the proposal entry points, absent from every tree */
+	/* and flags the iomap code linked in lacks: not expressible here */
+	if ((in->req.mode != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL) ||
+	    in->missing) {
 		fuzz_set_describer(NULL, NULL);
 		return 0;
 	}
@@ -1112,11 +1203,15 @@ void fuzz_json_input(const u8 *data, size_t size, FILE *out)
 	static struct dio_input in;
 
 	dio_decode(data, size, &in);
-	if (in.req.mode != TESTFS_MODE_OPS &&
-	    !iomapsim_generation()->proposal_apis) {
+	if (in.req.mode != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL) {
 		/* `iomapsim run --iomap next|begin` refuses it the same way */
-		fprintf(out, "refused: --iomap: no proposal entry points in generation (%c)\n",
-			iomapsim_generation()->id);
+		fprintf(out, "refused: --iomap: the proposal entry points are not in this build's iomap code\n");
+		return;
+	}
+	if (in.missing) {
+		/* as `iomapsim run` refuses the flag */
+		fprintf(out, "refused: %s is not in this build's iomap code\n",
+			in.missing);
 		return;
 	}
 	/* as `iomapsim run` prints it, the runner's data check included */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_iov_iter: struct iov_iter operations against a model
- * (SEMANTICS.md 3.I, I-01..I-12).
+ * (docs/rules.md 3.I, I-01..I-12).
  *
  * The input builds one iterator (UBUF, IOVEC, KVEC, BVEC or DISCARD, either
  * direction) over segments carved from a page-aligned arena, then runs a
@@ -15,7 +15,8 @@
  * may have fired except the ones the input asked for (a copy in the wrong
  * direction warns, as in the kernel).
  *
- * The model lives in iter_model.c (shared with fuzz_bio_pages).
+ * The model is tests/model/iov_iter_model.c, the one the unit tests check
+ * against; iter_input.c builds the iterator (shared with fuzz_bio_pages).
  *
  * Input: an 8-byte header (type, direction, segment count, flags, count
  * trim, arena offset), 4 bytes per segment (gap, length, BVEC page
@@ -34,7 +35,7 @@
 #include <sim/engine.h>
 #include <sim/fault.h>
 
-#include "iter_model.h"
+#include "iter_input.h"
 
 #define MAX_OPS 64
 #define XFER_SIZE 65536 /* copy buffers: a u16 length always fits */
@@ -55,7 +56,7 @@ static void describe(FILE *out, void *arg)
 	struct state *s = arg;
 
 	fprintf(out, "%s iterator, %u segment(s), %zu bytes, op #%u",
-		iter_type_name[s->is.m.type], s->is.m.nr, s->is.m.data, s->op);
+		iter_type_name[s->is.m.type], s->is.m.nr, s->is.data, s->op);
 }
 
 /* ---- operations ------------------------------------------------------ */
@@ -83,10 +84,10 @@ static const char *const op_name[NR_OPS] = {
 };
 
 /* Bytes copied out of the iterator must be its memory, the rest as was. */
-static void check_copied_out(const struct model *m, size_t p,
+static void check_copied_out(const struct iter_state *is, size_t p,
 			     const char *buf, size_t got, size_t len)
 {
-	model_check_bytes(m, p, buf, got);
+	iter_check_bytes(is, p, buf, got);
 	for (size_t i = got; i < len; i++)
 		FUZZ_CHECK(buf[i] == (char)0xee,
 			   "byte %zu past the copy was overwritten", i);
@@ -94,33 +95,33 @@ static void check_copied_out(const struct model *m, size_t p,
 
 static void op_copy(struct state *s, size_t n)
 {
-	struct model *m = &s->is.m;
-	size_t p = model_pos(m), got, want;
+	struct iter_model *m = &s->is.m;
+	size_t p = iter_model_pos(m), got, want;
 
 	if (!s->is.it.data_source) {
 		for (size_t i = 0; i < n; i++)
 			src_buf[i] = (char)(s->op * 31 + i * 7 + 1);
 		got = copy_to_iter(src_buf, n, &s->is.it);
-		want = model_copy(m, n);
+		want = iter_model_copy(m, n);
 		FUZZ_CHECK(got == want, "copy_to_iter(%zu) = %zu, model %zu",
 			   n, got, want);
-		if (m->type != T_DISCARD)
-			model_shadow_write(m, p, src_buf, got);
+		if (m->type != ITER_DISCARD)
+			iter_shadow_write(&s->is, p, src_buf, got);
 		return;
 	}
 	memset(dst_buf, 0xee, n);
 	got = copy_from_iter(dst_buf, n, &s->is.it);
-	want = model_copy(m, n);
+	want = iter_model_copy(m, n);
 	FUZZ_CHECK(got == want, "copy_from_iter(%zu) = %zu, model %zu", n, got,
 		   want);
-	check_copied_out(m, p, dst_buf, got, n);
+	check_copied_out(&s->is, p, dst_buf, got, n);
 }
 
 static void op_copy_page(struct state *s, size_t off, size_t n)
 {
-	struct model *m = &s->is.m;
+	struct iter_model *m = &s->is.m;
 	struct page *pg = virt_to_page(page_buf);
-	size_t p = model_pos(m), got, want;
+	size_t p = iter_model_pos(m), got, want;
 
 	off %= 3 * PAGE_SIZE;
 	n = min(n, sizeof(page_buf) - off);
@@ -128,24 +129,24 @@ static void op_copy_page(struct state *s, size_t off, size_t n)
 		for (size_t i = 0; i < sizeof(page_buf); i++)
 			page_buf[i] = (char)(s->op * 13 + i * 3 + 5);
 		got = copy_page_to_iter(pg, off, n, &s->is.it);
-		want = model_copy(m, n);
+		want = iter_model_copy(m, n);
 		FUZZ_CHECK(got == want,
 			   "copy_page_to_iter(+%zu, %zu) = %zu, model %zu",
 			   off, n, got, want);
-		if (m->type != T_DISCARD)
-			model_shadow_write(m, p, page_buf + off, got);
+		if (m->type != ITER_DISCARD)
+			iter_shadow_write(&s->is, p, page_buf + off, got);
 		return;
 	}
 	memset(page_buf, 0xee, sizeof(page_buf));
 	got = copy_page_from_iter(pg, off, n, &s->is.it);
-	want = model_copy(m, n);
+	want = iter_model_copy(m, n);
 	FUZZ_CHECK(got == want,
 		   "copy_page_from_iter(+%zu, %zu) = %zu, model %zu", off, n,
 		   got, want);
 	for (size_t i = 0; i < off; i++)
 		FUZZ_CHECK(page_buf[i] == (char)0xee,
 			   "page byte %zu before the copy was overwritten", i);
-	check_copied_out(m, p, page_buf + off, got,
+	check_copied_out(&s->is, p, page_buf + off, got,
 			 sizeof(page_buf) - off);
 }
 
@@ -165,7 +166,7 @@ static void op_wrong_dir(struct state *s, size_t n)
 }
 
 /* Each page holds the bytes the model says, at the right offsets. */
-static void check_extracted_pages(const struct model *m, size_t p,
+static void check_extracted_pages(const struct iter_model *m, size_t p,
 				  struct page **pages, size_t off0, size_t got)
 {
 	unsigned int npages = DIV_ROUND_UP(off0 + got, PAGE_SIZE);
@@ -176,9 +177,9 @@ static void check_extracted_pages(const struct model *m, size_t p,
 		char *base = page_address(pages[k]);
 
 		FUZZ_CHECK(base + (off0 + first) % PAGE_SIZE ==
-				   model_byte_addr(m, p + first) &&
+				   iter_model_byte_addr(m, p + first) &&
 			   base + (off0 + last) % PAGE_SIZE ==
-				   model_byte_addr(m, p + last),
+				   iter_model_byte_addr(m, p + last),
 			   "extracted page %u does not hold bytes %zu..%zu",
 			   k, first, last);
 	}
@@ -186,16 +187,16 @@ static void check_extracted_pages(const struct model *m, size_t p,
 
 static void op_extract(struct state *s, struct fuzz_in *in)
 {
-	struct model *m = &s->is.m;
+	struct iter_model *m = &s->is.m;
 	size_t maxsize = fuzz_u16(in);
 	unsigned int maxpages = 1 + fuzz_u8(in) % MAX_EXTRACT_PAGES;
 	u8 how = fuzz_u8(in);
 	bool own_array = how & 1, alloc_fail = !own_array && (how & 2);
 	size_t pin_limit = (how & 4) ? fuzz_u16(in) : SIZE_MAX;
-	bool user = model_user_backed(m);
+	bool user = iter_model_user_backed(m);
 	struct page *array[MAX_EXTRACT_PAGES];
 	struct page **pages = own_array ? array : NULL;
-	size_t p = model_pos(m), off0 = SIZE_MAX, moff0 = 0, want;
+	size_t p = iter_model_pos(m), off0 = SIZE_MAX, moff0 = 0, want;
 	unsigned int npages;
 	ssize_t got;
 
@@ -214,7 +215,7 @@ static void op_extract(struct state *s, struct fuzz_in *in)
 		FUZZ_CHECK(got == 0, "empty extraction returned %zd", got);
 		goto out;
 	}
-	if (m->type == T_DISCARD) {
+	if (m->type == ITER_DISCARD) {
 		FUZZ_CHECK(got == -EFAULT, "DISCARD extraction returned %zd",
 			   got);
 		goto out;
@@ -223,7 +224,7 @@ static void op_extract(struct state *s, struct fuzz_in *in)
 		FUZZ_CHECK(got == -ENOMEM,
 			   "extraction with a failing page array: %zd", got);
 		/* KVEC steps over empty segments before allocating */
-		if (m->type == T_KVEC)
+		if (m->type == ITER_KVEC)
 			while (m->k < m->nr && m->len[m->k] == m->off) {
 				m->k++;
 				m->off = 0;
@@ -234,7 +235,7 @@ static void op_extract(struct state *s, struct fuzz_in *in)
 		FUZZ_CHECK(got == -EFAULT, "failed pin returned %zd", got);
 		goto out;
 	}
-	want = model_extract_len(m, maxsize, maxpages, &moff0);
+	want = iter_model_extract_len(m, maxsize, maxpages, &moff0);
 	if (user)
 		want = min(want, pin_limit);
 	FUZZ_CHECK(got == (ssize_t)want,
@@ -255,7 +256,7 @@ static void op_extract(struct state *s, struct fuzz_in *in)
 	}
 	if (user)
 		unpin_user_pages(pages, npages);
-	model_advance(m, got);
+	iter_model_advance(m, got);
 out:
 	if (!own_array)
 		kfree(pages);
@@ -263,22 +264,24 @@ out:
 
 static void run_op(struct state *s, struct fuzz_in *in, unsigned int op)
 {
-	struct model *m = &s->is.m;
+	struct iter_model *m = &s->is.m;
 	size_t n, got, want;
 
 	switch (op) {
 	case OP_ADVANCE:
 		n = fuzz_u16(in);
 		iov_iter_advance(&s->is.it, n);
-		model_advance(m, n);
+		iter_model_advance(m, n);
 		break;
 	case OP_REVERT:
 		/* never before the start: that is a caller bug (BUG) */
 		n = fuzz_u16(in);
-		n %= (m->type == T_DISCARD ? m->data - min(m->count, m->data) :
-					     model_pos(m)) + 1;
+		if (m->type == ITER_DISCARD)
+			n %= s->is.data - min(m->count, s->is.data) + 1;
+		else
+			n %= iter_model_pos(m) + 1;
 		iov_iter_revert(&s->is.it, n);
-		model_revert(m, n);
+		iter_model_revert(m, n);
 		break;
 	case OP_TRUNCATE:
 		n = fuzz_u16(in);
@@ -288,9 +291,9 @@ static void run_op(struct state *s, struct fuzz_in *in, unsigned int op)
 	case OP_REEXPAND:
 		/* at most what truncation removed (I-07) */
 		n = fuzz_u16(in);
-		if (m->type == T_DISCARD)
+		if (m->type == ITER_DISCARD)
 			break; /* its position is not tracked */
-		n %= m->data - model_pos(m) + 1;
+		n %= s->is.data - iter_model_pos(m) + 1;
 		iov_iter_reexpand(&s->is.it, n);
 		m->count = n;
 		break;
@@ -298,15 +301,15 @@ static void run_op(struct state *s, struct fuzz_in *in, unsigned int op)
 		op_copy(s, fuzz_u16(in));
 		break;
 	case OP_ZERO: {
-		size_t p = model_pos(m);
+		size_t p = iter_model_pos(m);
 
 		n = fuzz_u16(in);
 		got = iov_iter_zero(n, &s->is.it);
-		want = model_copy(m, n);
+		want = iter_model_copy(m, n);
 		FUZZ_CHECK(got == want, "iov_iter_zero(%zu) = %zu, model %zu",
 			   n, got, want);
-		if (m->type != T_DISCARD)
-			model_shadow_write(m, p, NULL, got);
+		if (m->type != ITER_DISCARD)
+			iter_shadow_write(&s->is, p, NULL, got);
 		break;
 	}
 	case OP_COPY_PAGE:
@@ -319,16 +322,16 @@ static void run_op(struct state *s, struct fuzz_in *in, unsigned int op)
 	case OP_NPAGES: {
 		int maxp = 1 + fuzz_u16(in) % 300;
 		int a = iov_iter_npages(&s->is.it, maxp);
-		int b = model_npages(m, maxp);
+		int b = iter_model_npages(m, maxp);
 
 		FUZZ_CHECK(a == b, "iov_iter_npages(%d) = %d, model %d", maxp,
 			   a, b);
 		break;
 	}
 	case OP_ALIGNMENT:
-		if (m->count && m->type != T_DISCARD) {
+		if (m->count && m->type != ITER_DISCARD) {
 			unsigned long a = iov_iter_alignment(&s->is.it);
-			unsigned long b = model_alignment(m);
+			unsigned long b = iter_model_alignment(m);
 
 			/* BVEC reports bv_offset, not the address: low bits */
 			FUZZ_CHECK(((a ^ b) & (PAGE_SIZE - 1)) == 0,
@@ -341,7 +344,7 @@ static void run_op(struct state *s, struct fuzz_in *in, unsigned int op)
 		unsigned long am = (1UL << (sh & 15) % 12) - 1;
 		unsigned long lm = (1UL << (sh >> 4) % 12) - 1;
 		bool a = iov_iter_is_aligned(&s->is.it, am, lm);
-		bool b = model_is_aligned(m, am, lm);
+		bool b = iter_model_is_aligned(m, am, lm);
 
 		FUZZ_CHECK(a == b,
 			   "iov_iter_is_aligned(%#lx, %#lx) = %d, model %d",

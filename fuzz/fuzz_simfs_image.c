@@ -4,7 +4,10 @@
  *
  * The input is an image in small: a superblock and the metadata copy it
  * points at, placed on a 2 MiB in-memory device (the ram backend) where a
- * commit of that generation would have put them.  With the RESEAL mode
+ * commit of that generation would have put them.  Every other byte of the
+ * device is stale, never zero, as a used disk's blocks are: an extent
+ * past i_size (what a crash leaves of an extending write) then maps
+ * bytes a file must not show.  With the RESEAL mode
  * bit the harness recomputes every checksum and length the mutation broke
  * (s_meta_len, m_len, s_meta_crc, the superblock's crc), so mutations get
  * past the checksums to the structure checks; without it, the checksums
@@ -17,6 +20,9 @@
  *    seed: lookups and readdir, buffered and direct reads and writes,
  *    truncate (to zero too), fallocate (punch, zero range, allocate),
  *    creates, mkdir, unlink, rmdir;
+ *  - F-01: whenever an operation moves a file's i_size out, what lies
+ *    between the old end of file and the new one reads as zeroes, but
+ *    for the bytes the operation itself wrote;
  *  - a clean unmount must succeed, and fsck must then call it clean;
  *  - no sanitizer report, no WARN_ON, no context violation, every
  *    allocation, bio and page given back.
@@ -69,7 +75,8 @@ struct state {
 };
 
 static struct block_device *bdev;
-static u8 *iobuf;
+static u8 *iobuf, *chkbuf;
+static const u8 zeroes[4096];
 
 static void describe(FILE *out, void *arg)
 {
@@ -143,6 +150,83 @@ static ssize_t rw(struct file *f, bool write, bool direct, size_t len,
 	return simfs_rw_sync(f, write, direct, iobuf, len, pos);
 }
 
+/* Stale bytes everywhere, never zero: sector n holds 0x80 | n % 128. */
+static void fill_stale(void)
+{
+	u8 *disk = sim_bdev_ram_data(bdev);
+
+	for (u64 sec = 0; sec < DEV_SIZE / 512; sec++)
+		memset(disk + sec * 512, 0x80 | (sec & 0x7f), 512);
+}
+
+/* The offset of the first non-zero byte of buf[0, len), or len. */
+static size_t zero_up_to(const u8 *buf, size_t len)
+{
+	size_t at = 0;
+
+	while (at < len) {
+		size_t n = min(len - at, sizeof(zeroes));
+
+		if (memcmp(buf + at, zeroes, n))
+			break;
+		at += n;
+	}
+	while (at < len && !buf[at])
+		at++;
+	return at;
+}
+
+/*
+ * File bytes [@from, @to), read into chkbuf from file offset @at, are
+ * zeroes: the file grew from @old to @size over them.
+ */
+static void zero_in_chunk(loff_t at, loff_t from, loff_t to, loff_t old,
+			  loff_t size)
+{
+	size_t n, i;
+
+	if (from >= to)
+		return;
+	n = to - from;
+	i = zero_up_to(chkbuf + (from - at), n);
+	FUZZ_CHECK(i == n, "byte %lld reads %#x: the file grew from %lld to "
+		   "%lld, and this lies past its old end of file",
+		   (long long)(from + i), chkbuf[from - at + i],
+		   (long long)old, (long long)size);
+}
+
+/*
+ * F-01: @ei's i_size was @old before an operation that wrote
+ * [@wpos, @wend) (empty: none).  What it grew by reads as zeroes but for
+ * those bytes: nothing the device held past the old end of file shows.
+ */
+static void check_grown(struct simfs_inode_info *ei, loff_t old, loff_t wpos,
+			loff_t wend)
+{
+	loff_t size = i_size_read(&ei->vfs_inode);
+	struct file *f;
+
+	if (size <= old)
+		return;
+	if (wend <= wpos)
+		wpos = wend = size;
+	f = simfs_file_open(ei, O_RDONLY);
+	FUZZ_CHECK(!IS_ERR(f), "open to read back: %ld", PTR_ERR(f));
+	for (loff_t at = old; at < size;) {
+		loff_t end = min_t(loff_t, size, at + IO_MAX);
+		ssize_t got = simfs_rw_sync(f, false, false, chkbuf, end - at,
+					    at);
+
+		FUZZ_CHECK(got == end - at, "read back of %lld bytes at %lld "
+			   "(i_size %lld): %zd", (long long)(end - at),
+			   (long long)at, (long long)size, got);
+		zero_in_chunk(at, at, min(end, wpos), old, size);
+		zero_in_chunk(at, max(at, wend), end, old, size);
+		at = end;
+	}
+	simfs_file_release(f);
+}
+
 struct pick {
 	struct state *s;
 	u32 want, seen;
@@ -214,7 +298,8 @@ static void file_op(struct state *s, struct simfs_inode_info *ei)
 	struct inode *inode = &ei->vfs_inode;
 	loff_t pos = some_pos(s, direct);
 	size_t len = some_len(s, direct);
-	int ret;
+	loff_t old = i_size_read(inode), wend = 0;
+	ssize_t ret;
 
 	if (IS_ERR(f))
 		return;
@@ -222,13 +307,15 @@ static void file_op(struct state *s, struct simfs_inode_info *ei)
 	case 0:
 		s->what = direct ? "direct read" : "buffered read";
 		ret = rw(f, false, direct, len, pos);
-		FUZZ_CHECK(ret >= 0 || ret == -EINVAL, "read: %d", ret);
+		FUZZ_CHECK(ret >= 0 || ret == -EINVAL, "read: %zd", ret);
 		break;
 	case 1:
 		s->what = direct ? "direct write" : "buffered write";
 		ret = rw(f, true, direct, len, pos);
 		FUZZ_CHECK(ret >= 0 || ret == -ENOSPC || ret == -EINVAL,
-			   "write: %d", ret);
+			   "write: %zd", ret);
+		if (ret > 0)
+			wend = pos + ret;
 		break;
 	case 2: {
 		static const loff_t sz[] = { 0, 1, 14, 128, 129, 4096, 5000,
@@ -239,27 +326,28 @@ static void file_op(struct state *s, struct simfs_inode_info *ei)
 		inode_dio_wait(inode);
 		ret = simfs_truncate(ei, sz[rnd(s) % ARRAY_SIZE(sz)]);
 		inode_unlock(inode);
-		FUZZ_CHECK(!ret || ret == -ENOSPC, "truncate: %d", ret);
+		FUZZ_CHECK(!ret || ret == -ENOSPC, "truncate: %zd", ret);
 		break;
 	}
 	case 3:
 		s->what = "punch hole";
 		ret = simfs_fallocate(f, FALLOC_FL_PUNCH_HOLE |
 				      FALLOC_FL_KEEP_SIZE, pos, len);
-		FUZZ_CHECK(!ret || ret == -ENOSPC, "punch: %d", ret);
+		FUZZ_CHECK(!ret || ret == -ENOSPC, "punch: %zd", ret);
 		break;
 	case 4:
 		s->what = "zero range";
 		ret = simfs_fallocate(f, FALLOC_FL_ZERO_RANGE, pos, len);
-		FUZZ_CHECK(!ret || ret == -ENOSPC, "zero range: %d", ret);
+		FUZZ_CHECK(!ret || ret == -ENOSPC, "zero range: %zd", ret);
 		break;
 	default:
 		s->what = "fallocate";
 		ret = simfs_fallocate(f, 0, pos, len);
-		FUZZ_CHECK(!ret || ret == -ENOSPC, "fallocate: %d", ret);
+		FUZZ_CHECK(!ret || ret == -ENOSPC, "fallocate: %zd", ret);
 		break;
 	}
 	simfs_file_release(f);
+	check_grown(ei, old, pos, wend);
 }
 
 static void workload(struct state *s, struct super_block *sb)
@@ -342,7 +430,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_simfs_image: ram device: %s\n", err);
 		abort();
 	}
-	if (posix_memalign((void **)&iobuf, 4096, IO_MAX))
+	if (posix_memalign((void **)&iobuf, 4096, IO_MAX) ||
+	    posix_memalign((void **)&chkbuf, 4096, IO_MAX))
 		abort();
 	return 0;
 }
@@ -374,7 +463,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		return 0;
 	memcpy(meta, data + in.pos, s->meta_len);
 
-	sim_bdev_ram_zero(bdev, 0, DEV_SIZE);
+	fill_stale();
 	place(s, sb, meta, s->meta_len);
 	free(meta);
 	fuzz_set_describer(describe, s);

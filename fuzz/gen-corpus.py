@@ -6,10 +6,10 @@
 
 fuzz_iov_iter and fuzz_bio_pages: one seed per iterator type and
 direction, with segment layouts and operation sequences that reach every
-operation.  fuzz_dio: one seed per request the iomap unit suites run,
-captured at run time by the corpus tap (fuzz/dio_tap.c) and encoded by
-the target's own codec (fuzz/dio_codec.c), so the byte layout is defined
-in one place.  BUILD_DIR (default build-fz-gcc) is a configured non-fuzz
+operation.  fuzz_dio: one seed per request the iomap and cli suites
+run, captured at run time by the corpus tap (fuzz/dio_tap.c) and encoded
+by the target's own codec (fuzz/dio_codec.c), so the byte layout is
+defined in one place.  BUILD_DIR (default build-fz-gcc) is a configured non-fuzz
 build where the tapped suites are built.
 
 File names are the content's SHA-1 (as libFuzzer names corpus files), so
@@ -143,7 +143,7 @@ PER_SUITE = 128
 
 
 def dio_seeds(build):
-    """Every request the iomap unit suites run, encoded by the target's
+    """Every request the iomap and cli suites run, encoded by the target's
     own codec: the suites are rebuilt with the corpus tap (fuzz/dio_tap.c,
     target fuzz_corpus_taps) and run once with IOMAPSIM_CORPUS_OUT set."""
     p = subprocess.run(["cmake", "--build", build, "-j2", "--target",
@@ -156,14 +156,16 @@ def dio_seeds(build):
                         "tap_iomapsim"], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
     if p.returncode:
-        print("  tap_iomapsim does not build: iomap_cli's requests skipped")
-    taps = sorted(glob.glob(os.path.join(build, "fuzz", "tap_iomap_*")))
+        print("  tap_iomapsim does not build: the cli suites' requests "
+              "skipped")
+    taps = sorted(glob.glob(os.path.join(build, "fuzz", "tap_iomap_*")) +
+                  glob.glob(os.path.join(build, "fuzz", "tap_cli_*")))
     if not taps:
-        raise SystemExit("gen-corpus: no iomap unit suites to tap")
+        raise SystemExit("gen-corpus: no iomap or cli suites to tap")
     seeds = []
     for tap in taps:
         with tempfile.TemporaryDirectory() as out:
-            # tests/iomap_cli.c runs $IOMAPSIM_BIN/iomapsim: the tapped one
+            # tests/cli_*.c run $IOMAPSIM_BIN/iomapsim: the tapped one
             env = dict(os.environ, IOMAPSIM_CORPUS_OUT=out, CK_FORK="no",
                        IOMAPSIM_SRC=TOP,
                        IOMAPSIM_BIN=os.path.join(build, "fuzz", "tapbin"))

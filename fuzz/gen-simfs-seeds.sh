@@ -7,11 +7,62 @@
 # workload (directories, inline and extent files, direct and buffered
 # writes, holes, unwritten extents, xattrs, renames, unlinks), unmounts,
 # and writes the committed superblock and metadata copy as fuzz inputs
-# (one with the RESEAL mode bit, one without).  Needs root and /dev/fuse.
-# OUTDIR defaults to fuzz/corpus/simfs_image.
+# (one with the RESEAL mode bit, one without), and a third seed in the
+# state a crash leaves when extending writes' blocks reached the disk but
+# their sizes did not (F-01): i_size cut below the written extents.
+# Needs root and /dev/fuse.  OUTDIR defaults to fuzz/corpus/simfs_image.
+#
+# gen-simfs-seeds.sh --cut-short SEED... writes only that third kind,
+# from seeds already made (RESEAL ones), into OUTDIR as well.
 set -eu
-bin=$(realpath "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
+
+# A RESEAL seed with each written file's i_size cut: the first such file
+# to 0, the next inside its first block, the next inside its second,
+# and so on (the harness reseals); a new workload seed.
+cut_short() {	# seed file, outdir
+	python3 - "$1" "$2" <<'PY'
+import hashlib, os, struct, sys
+src, out = sys.argv[1], sys.argv[2]
+d = bytearray(open(src, "rb").read())
+assert d[0] & 1, "not a RESEAL seed"
+bs = struct.unpack_from("<I", d, 16 + 12)[0]
+meta = 16 + 256
+off, k = meta + 64, 0
+for _ in range(struct.unpack_from("<Q", d, meta + 16)[0]):
+    mode, = struct.unpack_from("<I", d, off + 8)
+    size, = struct.unpack_from("<Q", d, off + 24)
+    ne, il, nd, nx = struct.unpack_from("<IIII", d, off + 68)
+    ext = off + 88
+    written = any(not struct.unpack_from("<I", d, ext + 24 * i + 20)[0] & 1
+                  for i in range(ne))
+    cut = [0, 100, bs + 1000][k % 3]
+    if mode & 0o170000 == 0o100000 and written and cut < size:
+        struct.pack_into("<Q", d, off + 24, cut)
+        k += 1
+    off = ext + 24 * ne + ((il + 7) & ~7)
+    for _ in range(nd):
+        off += 16 + ((struct.unpack_from("<H", d, off + 8)[0] + 7) & ~7)
+    for _ in range(nx):
+        nl, vl = struct.unpack_from("<H2xI", d, off)
+        off += 8 + ((nl + vl + 7) & ~7)
+assert k, "no written file to cut"
+d[1] = 31
+d[4] ^= 0x33
+name = hashlib.sha1(d).hexdigest()
+open(os.path.join(out, name), "wb").write(d)
+print(f"{name}: {k} files cut short")
+PY
+}
+
+if [ "${1:-}" = --cut-short ]; then
+	shift
+	for f; do
+		cut_short "$f" "$(dirname "$f")"
+	done
+	exit 0
+fi
+bin=$(realpath "$1")
 out=${2:-$top/fuzz/corpus/simfs_image}
 tmp=$(mktemp -d /var/tmp/simfs-seeds.XXXXXX)
 mnt=$tmp/mnt
@@ -75,6 +126,8 @@ os.setxattr(sys.argv[2], "user.iomapsim.dops", b"bio_set")' \
 	fusermount3 -u "$mnt"
 	# fsck waits for the daemon's last commit (the image lock)
 	"$bin" fsck -q "$img" >/dev/null
-	extract "$img" 1 $((bs / 256))
+	extract "$img" 1 $((bs / 256)) >"$tmp/made"
+	cat "$tmp/made"
+	cut_short "$out/$(cut -d: -f1 "$tmp/made")" "$out"
 	extract "$img" 0 7
 done

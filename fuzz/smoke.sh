@@ -12,6 +12,9 @@
 #
 #   FUZZ_SMOKE_SECONDS=N   seconds per target (default 10)
 #   FUZZ_SMOKE_DIR=DIR     build and scratch directory (build-fuzz-smoke)
+#   IOMAPSIM_KERNEL_TREE=T fuzz a kernel tree's iomap code instead
+#   FUZZ_SMOKE_TARGETS=... the targets (default all; fuzz_dio alone is the
+#                          one that runs a tree's code)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${FUZZ_SMOKE_SECONDS:-10}
@@ -39,6 +42,7 @@ if ! CC=$cc \
 	CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
 	LIB_FUZZING_ENGINE="-fsanitize=fuzzer" \
 	SRC=$top WORK=$dir/work OUT=$dir/out IOMAPSIM_JOBS=2 \
+	IOMAPSIM_FUZZ_TARGETS="${FUZZ_SMOKE_TARGETS:-}" \
 	"$top/.clusterfuzzlite/build.sh" >"$dir/build.log" 2>&1; then
 	cat "$dir/build.log"
 	echo "FAIL: fuzz targets do not build (log: $dir/build.log)"

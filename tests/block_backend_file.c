@@ -500,10 +500,15 @@ START_TEST(test_file_bounce_misaligned)
 
 	if (!bdev)
 		return;
-	raw = kmalloc(3 * 4096, GFP_KERNEL);
+	/*
+	 * Page-aligned, so that the 512 bytes at @p sit in one page: split
+	 * over two, the bvecs' lengths would break the mask too, and the
+	 * block layer refuses the bio before the device sees it (B-30).
+	 */
+	raw = bb_alloc(3 * 4096);
 	p = raw + 8;	/* aligned to 8 only */
 	if (bdev_dma_alignment(bdev) < 8) {
-		kfree(raw);
+		bb_free(raw, 3 * 4096);
 		sim_bdev_destroy(bdev);
 		BB_SKIP("the host file takes 8-byte aligned memory (mask %u)",
 		     bdev_dma_alignment(bdev));
@@ -526,7 +531,7 @@ START_TEST(test_file_bounce_misaligned)
 	/* an aligned buffer is not bounced */
 	roundtrip(bdev, 64, 4096, 7);
 	ck_assert_int_eq(sim_stat_get("bdev_file_bounce"), 2);
-	kfree(raw);
+	bb_free(raw, 3 * 4096);
 	sim_bdev_destroy(bdev);
 }
 END_TEST
@@ -708,21 +713,21 @@ START_TEST(test_file_thread_ring_event_loop)
 	bb_fill(w, N * LEN, 0, 5);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, N * LEN), 0);
 
-	fd = sim_bdev_file_thread_fd(bdev);
+	fd = sim_bdev_submitter_fd(bdev);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(sim_bdev_file_thread_fd(bdev), fd);
-	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 0);
+	ck_assert_int_eq(sim_bdev_submitter_fd(bdev), fd);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
 	memset(r, 0, N * LEN);
 	for (int i = 0; i < N; i++)
 		bb_submit_async(bb_bio(bdev, REQ_OP_READ,
 				       (sector_t)i * (LEN >> 9), r + i * LEN,
 				       LEN), &a[i]);
-	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), N);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), N);
 
 	/* nobody else ends them: they wait for this thread */
 	deadline = bb_now_ns() + 5000000000ull;
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
-	while (sim_bdev_file_thread_outstanding(bdev) &&
+	while (sim_bdev_submitter_outstanding(bdev) &&
 	       bb_now_ns() < deadline) {
 		if (poll(&p, 1, 100) > 0) {
 			u64 v;
@@ -730,9 +735,9 @@ START_TEST(test_file_thread_ring_event_loop)
 			ck_assert_int_eq(read(fd, &v, sizeof(v)), sizeof(v));
 			ck_assert_uint_ge(v, 1);
 		}
-		sim_bdev_file_thread_reap(bdev, false);
+		sim_bdev_submitter_reap(bdev, false);
 	}
-	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 0);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
 	for (int i = 0; i < N; i++) {
 		ck_assert_int_eq(a[i].ended, 1);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);
@@ -741,10 +746,10 @@ START_TEST(test_file_thread_ring_event_loop)
 
 	/* waiting: one read, reaped (busy-polled first: it went out alone) */
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
-	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 1);
-	ck_assert_int_eq(sim_bdev_file_thread_reap(bdev, true), 1);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
+	ck_assert_int_eq(sim_bdev_submitter_reap(bdev, true), 1);
 	ck_assert_int_eq(a[0].ended, 1);
-	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 0);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
 
 	bb_free(w, N * LEN);
 	bb_free(r, N * LEN);
@@ -764,7 +769,7 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true };
 	struct block_device *bdev = open_file(1 << 20, &o);
 	enum { LEN = 4096 };
-	struct sim_file_spin spin = { 0 };
+	struct sim_bdev_spin spin = { 0 };
 	struct bb_async a[2];
 	char *w, *r;
 
@@ -777,19 +782,19 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, 2 * LEN), 0);
 
 	/* not deferring: out with the bio, as before */
-	ck_assert_int_ge(sim_bdev_file_thread_fd(bdev), 0);
+	ck_assert_int_ge(sim_bdev_submitter_fd(bdev), 0);
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
-	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 1);
+	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
 	ck_assert(!spin.polled);
 	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait") +
 				 sim_stat_get("bdev_file_deferred_late"),
 			 0);
 
-	ck_assert_int_eq(sim_bdev_file_thread_defer(bdev, true), 0);
+	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, true), 0);
 	memset(r, 0, 2 * LEN);
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
-	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(bdev), 1);
-	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 1);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
+	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
 	ck_assert(!spin.polled);
 	ck_assert_int_eq(a[0].ended, 1);
 	ck_assert_int_eq(a[0].status, BLK_STS_OK);
@@ -802,7 +807,7 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 	sim_stats_reset();
 	spin.budget_us = 1000000;
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 8, r + LEN, LEN), &a[1]);
-	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 1);
+	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
 	ck_assert(spin.polled);
 	ck_assert_int_eq(sim_stat_get("bdev_file_poll_windows"), 1);
 	ck_assert_int_eq(sim_stat_get("bdev_file_poll_hits"), spin.hit);
@@ -817,14 +822,14 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 	spin.budget_us = 0;
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 8, r + LEN, LEN), &a[1]);
-	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 2);
+	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 2);
 	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 0);
 	ck_assert_int_eq(sim_stat_get("bdev_file_deferred_late"), 0);
 
 	/* turning it off submits what is held */
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
-	ck_assert_int_eq(sim_bdev_file_thread_defer(bdev, false), 0);
-	ck_assert_int_eq(sim_bdev_file_thread_wait(bdev, &spin), 1);
+	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, false), 0);
+	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
 	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 0);
 	ck_assert_int_eq(a[0].ended, 1);
 
@@ -834,17 +839,127 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 }
 END_TEST
 
-/* Not a file device (a ram device): no thread ring to be had. */
+/*
+ * Which reads a deferring owner's ring takes.  A direct I/O read marked
+ * REQ_SYNC | REQ_IDLE, as iomap_dio_bio_iter() marks every bio in trees
+ * since the bio_opf rework, is the owner's: held, and submitted when it
+ * waits.  A read submit_bio_wait() sleeps for (REQ_SYNC too) is not:
+ * held, only the sweep would submit it, SIM_BDEV_FILE_SWEEP_MS late.
+ */
+START_TEST(test_file_thread_ring_which_reads)
+{
+	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true };
+	struct block_device *bdev = open_file(1 << 20, &o);
+	enum { LEN = 4096 };
+	struct sim_bdev_spin spin = { 0 };
+	struct bb_async a;
+	char *w, *r;
+
+	if (!bdev)
+		return;
+	blk_sim_set_completion(bdev, BLK_SIM_COMPLETE_INLINE);
+	w = bb_alloc(LEN);
+	r = bb_alloc(LEN);
+	bb_fill(w, LEN, 0, 9);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, LEN), 0);
+	ck_assert_int_ge(sim_bdev_submitter_fd(bdev), 0);
+	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, true), 0);
+	sim_stats_reset();
+
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ | REQ_SYNC | REQ_IDLE, 0, r,
+			       LEN),
+			&a);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
+	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
+	ck_assert_int_eq(a.status, BLK_STS_OK);
+	ck_assert(bb_check(r, LEN, 0, 9));
+	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 1);
+
+	memset(r, 0, LEN);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, r, LEN), 0);
+	ck_assert(bb_check(r, LEN, 0, 9));
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
+	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 1);
+	ck_assert_int_eq(sim_stat_get("bdev_file_deferred_late"), 0);
+
+	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, false), 0);
+	bb_free(w, LEN);
+	bb_free(r, LEN);
+	sim_bdev_destroy(bdev);
+}
+END_TEST
+
+/*
+ * The FUSE mount's stack: through a fault wrapper, the submitter's
+ * context is the file device's ring.  Its reads submitted to the
+ * wrapper wait there for the thread, and the wrapper reaps them.
+ */
+START_TEST(test_file_thread_ring_through_wrapper)
+{
+	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true };
+	struct block_device *file = open_file(1 << 20, &o);
+	struct block_device *bdev;
+	enum { LEN = 4096 };
+	struct bb_async a;
+	char err[256] = "";
+	char *w, *r;
+	int fd;
+
+	if (!file)
+		return;
+	fd = sim_bdev_submitter_fd(file);
+	ck_assert_int_ge(fd, 0);
+	bdev = sim_bdev_fault_wrap(file, err, sizeof(err));
+	ck_assert_msg(!IS_ERR(bdev), "%s", err);
+	blk_sim_set_completion(file, BLK_SIM_COMPLETE_INLINE);
+	blk_sim_set_completion(bdev, BLK_SIM_COMPLETE_INLINE);
+	ck_assert_int_eq(sim_bdev_submitter_fd(bdev), fd);
+	w = bb_alloc(LEN);
+	r = bb_alloc(LEN);
+	bb_fill(w, LEN, 0, 11);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, LEN), 0);
+
+	memset(r, 0, LEN);
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
+	ck_assert_int_eq(sim_bdev_submitter_reap(bdev, true), 1);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
+	ck_assert_int_eq(a.ended, 1);
+	ck_assert_int_eq(a.status, BLK_STS_OK);
+	ck_assert(bb_check(r, LEN, 0, 11));
+
+	bb_free(w, LEN);
+	bb_free(r, LEN);
+	sim_bdev_destroy(bdev);
+}
+END_TEST
+
+/*
+ * Not a file device (a ram device, bare or wrapped): no context to be
+ * had, and a wait says no window was opened.
+ */
 START_TEST(test_file_thread_ring_other_device)
 {
 	struct block_device *ram = sim_bdev_ram_create(NULL, NULL, 0);
+	struct sim_bdev_spin spin = { .budget_us = 10, .polled = true,
+				      .hit = true, .spent_ns = 1 };
+	struct block_device *wrapped;
+	char err[256] = "";
 
 	ck_assert(!IS_ERR(ram));
-	ck_assert_int_eq(sim_bdev_file_thread_fd(ram), -EOPNOTSUPP);
-	ck_assert_uint_eq(sim_bdev_file_thread_outstanding(ram), 0);
-	ck_assert_int_eq(sim_bdev_file_thread_reap(ram, true), 0);
-	ck_assert_int_eq(sim_bdev_file_thread_defer(ram, true), -EOPNOTSUPP);
-	sim_bdev_destroy(ram);
+	ck_assert_int_eq(sim_bdev_submitter_fd(ram), -EOPNOTSUPP);
+	ck_assert_uint_eq(sim_bdev_submitter_outstanding(ram), 0);
+	ck_assert_int_eq(sim_bdev_submitter_reap(ram, true), 0);
+	ck_assert_int_eq(sim_bdev_submitter_wait(ram, &spin), 0);
+	ck_assert(!spin.polled && !spin.hit && !spin.spent_ns);
+	ck_assert_int_eq(sim_bdev_submitter_defer(ram, true), -EOPNOTSUPP);
+
+	wrapped = sim_bdev_fault_wrap(ram, err, sizeof(err));
+	ck_assert_msg(!IS_ERR(wrapped), "%s", err);
+	ck_assert_int_eq(sim_bdev_submitter_fd(wrapped), -EOPNOTSUPP);
+	ck_assert_int_eq(sim_bdev_submitter_defer(wrapped, true),
+			 -EOPNOTSUPP);
+	sim_bdev_destroy(wrapped);
 }
 END_TEST
 
@@ -879,6 +994,8 @@ static Suite *file_suite(void)
 	tcase_add_test(thr, test_file_threaded);
 	tcase_add_test(thr, test_file_thread_ring_event_loop);
 	tcase_add_test(thr, test_file_thread_ring_lone_read_deferred);
+	tcase_add_test(thr, test_file_thread_ring_which_reads);
+	tcase_add_test(thr, test_file_thread_ring_through_wrapper);
 	tcase_add_test(thr, test_file_thread_ring_other_device);
 	suite_add_tcase(s, thr);
 	return s;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The per-CPU bio alloc cache (seed 004: on by default): hits and misses,
+ * The per-CPU bio alloc cache (B-03: on by default): hits and misses,
  * which bios take part, frees on another CPU, the hard-IRQ list and its
  * splice, soft-IRQ frees, the size cap, the reserve exception, draining.
  */
@@ -104,7 +104,7 @@ START_TEST(test_bioset_without_cache)
 }
 END_TEST
 
-/* covers B-03: before seed 004 only callers asking for it used the cache */
+/* covers B-03: the older rule, where only callers asking used the cache */
 START_TEST(test_legacy_opt_in)
 {
 	struct bio *a, *b;
@@ -163,7 +163,7 @@ static void alloc_bio_atomic(void *arg)
 }
 
 /*
- * covers B-03 (seed 004): the per-CPU cache relies on bios being
+ * covers B-03: the per-CPU cache relies on bios being
  * allocated in task context only; an allocation from hard-IRQ context is
  * flagged (a warning and bio_cache_alloc_not_task), not silently served.
  */

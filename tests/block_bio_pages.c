@@ -476,6 +476,26 @@ START_TEST(test_dma_mask_misaligned)
 END_TEST
 
 /*
+ * The four-argument form refuses @iter with -EINVAL (DMA mask 511): the
+ * bio empty and unpinned, @nr_pins pages pinned since @pinned_total and
+ * let go, the iterator at the start of @head with @count bytes left.
+ */
+static void check_dma_refused(struct bio *bio, struct iov_iter *iter,
+			      long pinned_total, long nr_pins,
+			      const struct iovec *head, size_t count)
+{
+	ck_assert_int_eq(bio_iov_iter_get_pages_dma(bio, iter, 511, 511),
+			 -EINVAL);
+	ck_assert_uint_eq(bio->bi_vcnt, 0);
+	ck_assert_uint_eq(bio->bi_iter.bi_size, 0);
+	ck_assert(!bio_flagged(bio, BIO_PAGE_PINNED));
+	ck_assert_int_eq(td_stat("pages_pin_total") - pinned_total, nr_pins);
+	ck_assert_ptr_eq(iter_iov(iter), head);
+	ck_assert_uint_eq(iter->iov_offset, 0);
+	ck_assert_uint_eq(iov_iter_count(iter), count);
+}
+
+/*
  * covers B-29 (newer trees): the second iovec segment is the misaligned
  * one: what the first one pinned is released
  */
@@ -483,6 +503,7 @@ START_TEST(test_dma_mask_second_segment)
 {
 	char *buf = td_buf(3 * PAGE_SIZE);
 	long pinned = pins();
+	long pinned_total = td_stat("pages_pin_total");
 	struct iovec iov[2] = {
 		{ buf, 2048 },
 		{ buf + PAGE_SIZE + 8, 2048 },
@@ -492,14 +513,76 @@ START_TEST(test_dma_mask_second_segment)
 
 	iov_iter_init(&iter, ITER_DEST, iov, 2, 4096);
 	bio = read_bio(&iter);
-	ck_assert_int_eq(bio_iov_iter_get_pages_dma(bio, &iter, 511, 511),
-			 -EINVAL);
-	ck_assert_uint_eq(bio->bi_vcnt, 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, 0);
-	ck_assert(!bio_flagged(bio, BIO_PAGE_PINNED));
+	/*
+	 * Only the first segment's page was ever pinned; the aligned first
+	 * segment was taken, as the extraction leaves it.
+	 */
+	check_dma_refused(bio, &iter, pinned_total, 1, &iov[1], 2048);
 	ck_assert_int_eq(pins(), pinned);
-	/* the aligned first segment was taken, as the extraction leaves it */
-	ck_assert_uint_eq(iov_iter_count(&iter), 2048);
+	bio_put(bio);
+	free(buf);
+}
+END_TEST
+
+/*
+ * covers B-29, B-30 (newer trees): a segment whose start is on the DMA
+ * mask but whose length is not is refused before any of it is pinned,
+ * the iterator untouched; the three-argument form takes it (the split
+ * refuses it later).
+ */
+START_TEST(test_dma_mask_segment_length)
+{
+	char *buf = td_buf(3 * PAGE_SIZE);
+	long pinned_total = td_stat("pages_pin_total");
+	struct iovec iov[2] = {
+		{ buf, 2730 },
+		{ buf + 2730, 1366 },
+	};
+	struct iov_iter iter;
+	struct bio *bio;
+
+	iov_iter_init(&iter, ITER_DEST, iov, 2, 4096);
+	bio = read_bio(&iter);
+	check_dma_refused(bio, &iter, pinned_total, 0, &iov[0], 4096);
+
+	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
+	ck_assert_uint_eq(bio->bi_iter.bi_size, 4096);
+	bio_release_pages(bio, false);
+	bio_put(bio);
+	free(buf);
+}
+END_TEST
+
+/*
+ * covers B-29, I-07 (newer trees): a refused bio leaves the iterator past
+ * the segments it had taken, and iomap_dio_bio_iter() re-expands the
+ * count by what its earlier bios did not submit: when one of them was
+ * submitted, the count is then longer than the segments left.  The next
+ * bio must be refused at the misaligned segment before anything of it is
+ * extracted, as iov_iter_extract_bvecs() does, not walk past the last
+ * segment (first_iovec_segment()'s BUG).
+ */
+START_TEST(test_dma_mask_checked_before_extraction)
+{
+	char *buf = td_buf(3 * PAGE_SIZE);
+	long pinned_total;
+	struct iovec iov[2] = {
+		{ buf, 512 },
+		{ buf + PAGE_SIZE + 8, 512 },
+	};
+	struct iov_iter iter;
+	struct bio *bio;
+
+	iov_iter_init(&iter, ITER_DEST, iov, 2, 1024);
+	iov_iter_advance(&iter, 512);
+	iov_iter_reexpand(&iter, 1024);
+	pinned_total = td_stat("pages_pin_total");
+	/*
+	 * Not sized by bio_iov_vecs_to_alloc(): iov_npages() trusts the
+	 * count and would read past the iovec array (as the kernel's does).
+	 */
+	bio = bio_alloc(NULL, 2, REQ_OP_READ, GFP_KERNEL);
+	check_dma_refused(bio, &iter, pinned_total, 0, &iov[1], 1024);
 	bio_put(bio);
 	free(buf);
 }
@@ -561,6 +644,8 @@ static Suite *bio_pages_suite(void)
 	tcase_add_test(tc, test_check_pages_dirty_deferred);
 	tcase_add_test(tc, test_dma_mask_misaligned);
 	tcase_add_test(tc, test_dma_mask_second_segment);
+	tcase_add_test(tc, test_dma_mask_segment_length);
+	tcase_add_test(tc, test_dma_mask_checked_before_extraction);
 	tcase_add_test(tc, test_dma_mask_bvec);
 	suite_add_tcase(s, tc);
 	return s;

@@ -15,6 +15,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/mm.h>
+#include <sim/bdev-backend.h>
 #include <sim/engine.h>
 #include <sim/stats.h>
 #include "harness.h"

@@ -4,11 +4,13 @@
 # with the reason printed) where root, /dev/fuse or losetup is missing.
 # simfs_fsx (random ops against a model) and simfs_powerloss (log-writes
 # replay) pick a new seed each run and print it; see their headers.
-foreach(t simfs_mount simfs_mount_loop simfs_mount_safety simfs_fsx
-		simfs_powerloss simfs_lazy_umount)
+foreach(t fuse_mount fuse_mount_loop fuse_mount_safety fuse_mount_eof
+		fuse_lazy_umount simfs_fsx simfs_powerloss)
 	if(TEST ${t})
+		string(REGEX MATCH "^[a-z]+" layer ${t})
 		set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77
-			RUN_SERIAL TRUE TIMEOUT 600 LABELS "simfs;integration")
+			RUN_SERIAL TRUE TIMEOUT 600
+			LABELS "${layer};integration")
 	endif()
 endforeach()
 
@@ -30,7 +32,7 @@ if(TARGET testfs AND TARGET iomapsim)
 endif()
 
 # The poll governor is host code of the FUSE loop: its header is there.
-if(TARGET simfs_poll_gov)
-	target_include_directories(simfs_poll_gov PRIVATE
+if(TARGET fuse_poll_gov)
+	target_include_directories(fuse_poll_gov PRIVATE
 		${CMAKE_SOURCE_DIR}/sim/fuse/host)
 endif()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * User-buffer alignment (SEMANTICS B-29, B-30): the block layer, not
+ * User-buffer alignment (B-29, B-30): the block layer, not
  * iomap, refuses memory the device cannot DMA to.  When a bio is split
  * to the queue limits at submission (bio_split_rw_at()), a bvec whose
  * offset or length breaks dma_alignment (default mask 511) fails the
@@ -13,17 +13,22 @@
  * BLK_STS_NOTSUPP the same way.
  */
 #include <linux/blkdev.h>
+#include <sim/iomap_features.h>
 #include "iomap_common.h"
 
 enum way { SIMPLE_SYNC, SIMPLE_ASYNC, GENERIC_SYNC, GENERIC_ASYNC,
 	   WRITE_SYNC, WRITE_ASYNC, NR_WAYS };
+
+/* the ways the iomap code under test has: no simple ones without it */
+#define FIRST_WAY (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE ?	\
+		   GENERIC_SYNC : SIMPLE_SYNC)
 
 static const char *const way_names[] = {
 	"simple read, sync", "simple read, async", "generic read, sync",
 	"generic read, async", "write, sync", "write, async",
 };
 
-/* The 4 KiB request the issue starts from, taken one of six ways. */
+/* The 4 KiB request of B-29's measurements, taken one of six ways. */
 static void way_req(struct iomapsim_request *r, enum way w)
 {
 	req_init(r);
@@ -244,6 +249,71 @@ START_TEST(test_fast_path_and_kernel_iters)
 END_TEST
 
 /*
+ * The same memory, 1 byte into a page, under a sub-block write into a
+ * hole (1 KiB at 512): the head and tail of its block are zeroed around
+ * the data bio.  The embedded copy checks nothing for one bvec within a
+ * page, as above, and writes it; code that checks the memory up front
+ * (bdev_iter_is_aligned()) or while building the bio (G-33, B-29) must
+ * fail it with -EINVAL.  The tail zeroing of code whose iomap_dio_zero()
+ * returns an int replaces the second (G-38, K10).
+ */
+START_TEST(test_subblock_write_off_dma_alignment)
+{
+	const bool checked = IOMAPSIM_DMA_CHECKED_UPFRONT ||
+			     IOMAPSIM_DMA_CHECKED_AT_BUILD;
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	way_req(&r, _i);
+	r.size = 1 << 20;
+	req_map(&r, IOMAP_HOLE, 0, r.size, 0);
+	r.pos = 512;
+	r.len = 1024;
+	r.buf_offset = 1;
+	run_ok(&r, &o);
+	ck_assert_msg(o.ret == (checked ? -EINVAL : 1024), ": ret %ld",
+		      o.ret);
+	ck_assert_int_eq(o.ki_pos, checked ? r.pos : r.pos + 1024);
+	ck_assert_int_eq(o.leaks, 0);
+	ck_assert_int_eq(o.context_violations, 0);
+	if (!checked)
+		ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
+/*
+ * 33 segments of 32 KiB and one of 512 bytes 1 byte into a page: the
+ * first bio takes 32 segments, the second one more and then meets the
+ * misaligned one.  Wherever that is refused (the split of the one bio
+ * holding both, or the extraction, or the check up front) the write
+ * fails with -EINVAL, and the iterator may count no more than its
+ * remaining segments hold (I-05): an iterator past them sends the next
+ * walk (iov_iter_npages() in the next pass) off the end of the array.
+ */
+START_TEST(test_refused_bio_keeps_iterator_on_segments)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	req_init(&r);
+	r.size = 2 << 20;
+	r.write = true;
+	r.iter = IOMAPSIM_ITER_IOVEC;
+	r.nr_iov = r.iovec_segs = 34;
+	for (unsigned int k = 0; k < 33; k++)
+		r.iov[k] = (typeof(r.iov[k])){ .len = 32768, .page_off = -1 };
+	r.iov[33] = (typeof(r.iov[33])){ .len = 512, .page_off = 1 };
+	r.len = 33 * 32768 + 512;
+	run_ok(&r, &o);
+	ck_assert_int_eq(o.ret, -EINVAL);
+	ck_assert_msg(!o.iter_past_segments,
+		      "the iterator counts %zu bytes, more than its segments hold",
+		      o.iter_count);
+	ck_assert_int_eq(o.leaks, 0);
+}
+END_TEST
+
+/*
  * A queue without poll support (a loop device): an async IOCB_HIPRI
  * request's bio is REQ_POLLED and ends with BLK_STS_NOTSUPP at
  * submission (blk_mq_submit_bio()), -EOPNOTSUPP; a sync one is never
@@ -267,11 +337,14 @@ static Suite *align_suite(void)
 	Suite *s = suite_create("iomap_align");
 	TCase *tc = sim_tcase("align");
 
-	tcase_add_loop_test(tc, test_default_mask, 0, NR_WAYS);
-	tcase_add_loop_test(tc, test_device_masks, 0, NR_WAYS);
-	tcase_add_loop_test(tc, test_segments, 0, NR_WAYS);
-	tcase_add_loop_test(tc, test_fast_path_and_kernel_iters, 0, NR_WAYS);
-	tcase_add_loop_test(tc, test_no_poll_device, 0, NR_WAYS);
+	tcase_add_loop_test(tc, test_default_mask, FIRST_WAY, NR_WAYS);
+	tcase_add_loop_test(tc, test_device_masks, FIRST_WAY, NR_WAYS);
+	tcase_add_loop_test(tc, test_segments, FIRST_WAY, NR_WAYS);
+	tcase_add_loop_test(tc, test_fast_path_and_kernel_iters, FIRST_WAY, NR_WAYS);
+	tcase_add_loop_test(tc, test_subblock_write_off_dma_alignment,
+			    WRITE_SYNC, NR_WAYS);
+	tcase_add_test(tc, test_refused_bio_keeps_iterator_on_segments);
+	tcase_add_loop_test(tc, test_no_poll_device, FIRST_WAY, NR_WAYS);
 	suite_add_tcase(s, tc);
 	return s;
 }

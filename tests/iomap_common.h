@@ -16,6 +16,7 @@
 #include <linux/pagemap.h>
 #include <linux/workqueue.h>
 #include <sim/iomap.h>
+#include <sim/iomap_features.h>
 #include <sim/report.h>
 #include "harness.h"
 #include "request.h"
@@ -71,6 +72,12 @@ static inline void run_ok(const struct iomapsim_request *r,
 {
 	run_expect(r, o, 0, 0);
 }
+
+/*
+ * File-system error reports a failed dio makes (G-55): code from before
+ * fserror_report_io() makes none, and that is its right answer.
+ */
+#define FSERROR_REPORTS(n) (IOMAPSIM_FSERROR ? (n) : 0)
 
 /* The n-th recorded filesystem callback. */
 static inline const struct testfs_cb *cb_at(const struct iomapsim_outcome *o,

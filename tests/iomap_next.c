@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The ->iomap_next() integration discussed in the simple-path thread
- * (SEMANTICS N-06..N-14), run side by side with the baseline: which
+ * (N-06..N-14), run side by side with the baseline: which
  * callbacks each style costs per request, and that results do not
  * depend on the style.
  */
@@ -30,8 +30,8 @@ static void expect_cbs(const struct iomapsim_outcome *o,
 /*
  * covers S-12, S-24, N-08, N-09, N-11, N-12, N-13: the callbacks a simple
  * 4 KiB read costs in each style (what the thread's measurements were
- * about): baseline begin+end; Joanne's iomap_iter version next(begin)
- * then next(end); with NO_IOMAP_END only next(begin); Fengnan's
+ * about): baseline begin+end; the iomap_iter version next(begin) then
+ * next(end) (N-08); with NO_IOMAP_END only next(begin); the N-13
  * iomap_dio_rw_begin with NO_IOMAP_END only the raw begin.
  */
 START_TEST(test_callback_cost_per_style)

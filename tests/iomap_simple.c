@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The simple dio path (seed 002, SEMANTICS 3.S): eligibility both ways,
+ * The simple dio path (docs/rules.md 3.S): eligibility both ways,
  * the fallbacks inside it, its own errors, its completion ways, and its
  * bio_set.
  */
@@ -10,7 +10,7 @@
 #include <sim/rand.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
-#include "generation.h"
+#include <sim/iomap_features.h>
 #include "iomap_common.h"
 
 /* The minimal request that passes every condition: 4 KiB sync read. */
@@ -239,6 +239,89 @@ START_TEST(test_accept_other_dio_flags)
 }
 END_TEST
 
+/*
+ * covers S-05, S-08, S-14: every public IOMAP_DIO_* flag this code has,
+ * alone on the minimal read, as the code decides it: the baseline refuses
+ * FORCE_WAIT, PARTIAL and BOUNCE inside iomap_dio_rw(); where the file
+ * system calls iomap_dio_read_simple() itself it does so only for a read
+ * it would give no flags (IOMAPSIM_SIMPLE_REFUSES_FLAGS).  A refused read
+ * falls back with "dio_flags" and still reads the file.
+ */
+START_TEST(test_dio_flags_by_code)
+{
+	static const unsigned int f[] = {
+		IOMAP_DIO_FORCE_WAIT, IOMAP_DIO_OVERWRITE_ONLY,
+		IOMAP_DIO_PARTIAL, IOMAP_DIO_FSBLOCK_ALIGNED,
+		IOMAP_DIO_BOUNCE,
+	};
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+	unsigned int i, seen = 0;
+
+	for (i = 0; i < ARRAY_SIZE(f); i++) {
+		/* a flag this code lacks is 0 (<sim/iomap_fs.h>) */
+		if (!f[i])
+			continue;
+		seen++;
+		base_req(&r);
+		r.dio_flags = f[i];
+		/*
+		 * a bounced read unpins user pages where it completes, which
+		 * may sleep (test_bounce_read_user_needs_offload): kernel
+		 * memory here
+		 */
+		if (f[i] == IOMAP_DIO_BOUNCE)
+			r.iter = IOMAPSIM_ITER_KVEC;
+		run_ok(&r, &o);
+		if (f[i] & IOMAPSIM_SIMPLE_REFUSES_FLAGS) {
+			expect_generic(&o, IOMAP_SIMPLE_DIO_FLAGS);
+			ck_assert_int_eq(o.ret, 4096);
+		} else {
+			expect_simple(&o, 4096);
+		}
+		ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+	}
+	ck_assert_uint_ge(seen, 3);
+}
+END_TEST
+
+/*
+ * covers S-10: private data is passed through: a file system that hands
+ * iomap_dio_rw() private data still gets the simple path.
+ */
+START_TEST(test_private_data)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	base_req(&r);
+	r.private_data = true;
+	run_ok(&r, &o);
+	expect_simple(&o, 4096);
+	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
+/*
+ * covers S-18: the simple path's bio comes from its own bio_set with
+ * GFP_KERNEL, which cannot fail, under IOCB_NOWAIT too: no failable
+ * allocation is seen, and the read is served.
+ */
+START_TEST(test_nowait_bio_alloc)
+{
+	struct iomapsim_request r;
+	struct iomapsim_outcome o;
+
+	base_req(&r);
+	r.ki_flags = IOCB_NOWAIT;
+	r.alloc_fail_nth = 1;
+	run_ok(&r, &o);
+	expect_simple(&o, 4096);
+	ck_assert_int_eq(o.alloc_seen, 0);
+	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
+}
+END_TEST
+
 /* covers S-06: ending exactly at i_size passes, one block past refuses */
 START_TEST(test_refuse_beyond_eof)
 {
@@ -319,7 +402,6 @@ END_TEST
  */
 START_TEST(test_why_agrees_with_observed)
 {
-	const struct iomapsim_generation *gen = iomapsim_generation();
 	struct testfs_opts opts = { .size = 64 << 10 };
 	struct sim_rand rng;
 	struct testfs *tf;
@@ -361,14 +443,16 @@ START_TEST(test_why_agrees_with_observed)
 			      iomap_dio_simple_why(&iocb, &iter, NULL, flags,
 						   done);
 		/*
-		 * Generation (b): the file system calls the simple read only
-		 * for a request it would give iomap_dio_rw() no flags, after
-		 * its own residual and direction checks (fs-dio.c).
+		 * Where the file system calls the simple read itself, it does
+		 * so only for a request it would give iomap_dio_rw() no
+		 * flags, after its own residual and direction checks
+		 * (fs-dio.c).
 		 */
-		if (gen->id == 'b' && why != IOMAP_SIMPLE_DISABLED &&
+		if (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_FS_CALLED &&
+		    why != IOMAP_SIMPLE_DISABLED &&
 		    why != IOMAP_SIMPLE_DONE_BEFORE &&
 		    why != IOMAP_SIMPLE_WRITE &&
-		    (flags & gen->simple_refuses_flags))
+		    (flags & IOMAPSIM_SIMPLE_REFUSES_FLAGS))
 			why = IOMAP_SIMPLE_DIO_FLAGS;
 		iomap_dio_obs_start(&obs);
 		ret = testfs_dio_rw(tf, &iocb, &iter, flags, done);
@@ -382,8 +466,9 @@ START_TEST(test_why_agrees_with_observed)
 			ck_assert_int_eq(obs.fallback, why);
 			generic++;
 		} else if (!obs.generic) {
-			/* (b)'s simple read answers an empty one itself */
-			if (why != IOMAP_SIMPLE_EMPTY || !gen->empty_read_simple)
+			/* iomap_dio_read_simple() answers an empty one */
+			if (why != IOMAP_SIMPLE_EMPTY ||
+			    !IOMAPSIM_EMPTY_READ_SIMPLE)
 				ck_assert_int_eq(why, IOMAP_SIMPLE_OK);
 			simple++;
 		}
@@ -462,7 +547,7 @@ START_TEST(test_fallback_delalloc)
 	expect_generic(&o, IOMAP_SIMPLE_NOT_MAPPED);
 	ck_assert_int_eq(o.ret, -EIO);
 	ck_assert_int_eq(o.ki_pos, 8192);
-	ck_assert_int_eq(o.fserror_reports, 1);
+	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
 }
 END_TEST
 
@@ -737,7 +822,7 @@ START_TEST(test_bio_error_sync)
 	expect_simple(&o, -EIO);
 	ck_assert_int_eq(o.ki_pos, 8192);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_SUBMITTER);
-	ck_assert_int_eq(o.fserror_reports, 1);
+	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
 	ck_assert_int_eq(o.fserror_last.type, FSERR_DIRECTIO_READ);
 	ck_assert_int_eq(o.fserror_last.pos, 8192);
 	ck_assert_int_eq(o.fserror_last.len, 4096);
@@ -762,7 +847,7 @@ START_TEST(test_bio_error_async)
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 	ck_assert_int_eq(o.ki_complete_ctx, IOMAP_DIO_COMP_WORKQUEUE);
 	ck_assert_int_eq(o.ki_pos, 8192);
-	ck_assert_int_eq(o.fserror_reports, 1);
+	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
 }
 END_TEST
 
@@ -792,7 +877,7 @@ START_TEST(test_bio_status_errno)
 	run_ok(&r, &o);
 	expect_simple(&o, statuses[_i / 2].err);
 	ck_assert_int_eq(o.fserror_reports,
-			 statuses[_i / 2].err == -EAGAIN ? 0 : 1);
+			 FSERROR_REPORTS(statuses[_i / 2].err == -EAGAIN ? 0 : 1));
 	if (r.async)
 		ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 }
@@ -1174,7 +1259,7 @@ END_TEST
  * covers S-13, N-01, N-13: the simple path calls ->iomap_begin directly
  * and so skips the iterator's sanity checks: a mapping the file system
  * marked stale is used without the warning the generic path (and
- * Fengnan's iomap_dio_simple_iter_done()) gives.
+ * the N-13 variant's iomap_dio_simple_iter_done()) gives.
  */
 START_TEST(test_stale_mapping_unchecked)
 {
@@ -1262,6 +1347,9 @@ static Suite *simple_suite(void)
 	tcase_add_test(tc, test_too_large_small_block);
 	tcase_add_loop_test(tc, test_refuse_dio_flags, 0, 3);
 	tcase_add_loop_test(tc, test_accept_other_dio_flags, 0, 3);
+	tcase_add_test(tc, test_dio_flags_by_code);
+	tcase_add_test(tc, test_private_data);
+	tcase_add_test(tc, test_nowait_bio_alloc);
 	tcase_add_test(tc, test_refuse_beyond_eof);
 	tcase_add_test(tc, test_refuse_encrypted);
 	tcase_add_loop_test(tc, test_accept_iterators, 0, 5);

@@ -2,16 +2,14 @@
 /*
  * struct iov_iter: constructors, advance/revert/truncate/reexpand, copies,
  * zeroing, page counting, alignment and page extraction, for every
- * iterator type direct I/O sees (SEMANTICS.md 3.I, I-01..I-12).
+ * iterator type direct I/O sees (docs/rules.md 3.I, I-01..I-12).
  *
  * "User memory" is plain process memory (aligned_alloc), as the runtime
  * treats it; kernel buffers come from kmalloc so the leak check sees them.
  *
- * The position model at the top (struct iter_model) describes where an
- * IOVEC/KVEC/BVEC iterator must stand after each operation in terms of
- * absolute byte positions, independently of how lib/iov_iter.c walks its
- * segments; the randomized properties at the bottom drive both and compare.
- * fuzz/fuzz_iov_iter.c is meant to reuse it.
+ * The randomized properties at the bottom drive an iterator and the
+ * position model (tests/model/iov_iter_model.h, which the iov_iter fuzz
+ * targets share) side by side and compare.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -27,255 +25,7 @@
 #include <sim/rand.h>
 
 #include "harness.h"
-
-/* ==== position model ================================================== */
-
-#define MODEL_MAX_SEGS 16
-
-/*
- * An iterator over segments 0..nr-1 of lengths len[j]; start[j] is where
- * segment j begins in the concatenated data (start[nr] is the total).
- * The iterator stands on segment k at offset off, with count bytes left
- * to iterate (which may be less than the data after it: truncation).
- * addr[j] is where segment j's bytes live, for checking copies.
- */
-struct iter_model {
-	unsigned int nr;
-	size_t len[MODEL_MAX_SEGS];
-	size_t start[MODEL_MAX_SEGS + 1];
-	char *addr[MODEL_MAX_SEGS];
-	unsigned int k;
-	size_t off;
-	size_t count;
-};
-
-static void model_init(struct iter_model *m, unsigned int nr, const size_t *len,
-		       char *const *addr, size_t count)
-{
-	unsigned int j;
-
-	memset(m, 0, sizeof(*m));
-	m->nr = nr;
-	for (j = 0; j < nr; j++) {
-		m->len[j] = len[j];
-		m->addr[j] = addr[j];
-		m->start[j + 1] = m->start[j] + len[j];
-	}
-	m->count = count;
-}
-
-/* Absolute position of the next byte. */
-static size_t model_pos(const struct iter_model *m)
-{
-	return m->start[m->k] + m->off;
-}
-
-static size_t model_total(const struct iter_model *m)
-{
-	return m->start[m->nr];
-}
-
-/* Where the byte at absolute position @p lives (p < total). */
-static char *model_byte_addr(const struct iter_model *m, size_t p)
-{
-	unsigned int j;
-
-	for (j = 0; j < m->nr; j++)
-		if (p < m->start[j + 1])
-			return m->addr[j] + (p - m->start[j]);
-	return NULL;
-}
-
-/* The non-empty segment holding the byte at absolute position @p. */
-static unsigned int model_seg_of(const struct iter_model *m, size_t p)
-{
-	unsigned int j;
-
-	for (j = 0; j < m->nr; j++)
-		if (p < m->start[j + 1])
-			break;
-	return j;
-}
-
-/*
- * Replay on @shadow (a copy of the memory starting at @base) what a copy
- * of @src[0..n) (zeroes when @src is NULL) into the iterator at absolute
- * position @p must have written.
- */
-static void model_shadow_write(const struct iter_model *m, char *shadow,
-			       const char *base, size_t p, const char *src,
-			       size_t n)
-{
-	while (n) {
-		unsigned int j = model_seg_of(m, p);
-		size_t in = p - m->start[j];
-		size_t c = min(m->len[j] - in, n);
-		char *dst = shadow + (m->addr[j] + in - base);
-
-		if (src) {
-			memcpy(dst, src, c);
-			src += c;
-		} else {
-			memset(dst, 0, c);
-		}
-		p += c;
-		n -= c;
-	}
-}
-
-/*
- * I-05: advance by min(n, count).  Nothing moves on an empty iterator.
- * Otherwise the iterator stands on the first segment (from the current
- * one on) whose end lies beyond the new position: consumed and
- * zero-length segments are dropped, and the offset is always inside the
- * current segment (or 0 past the last one).
- */
-static void model_advance(struct iter_model *m, size_t n)
-{
-	size_t p;
-	unsigned int j;
-
-	if (n > m->count)
-		n = m->count;
-	if (!m->count)
-		return;
-	m->count -= n;
-	p = model_pos(m) + n;
-	for (j = m->k; j < m->nr; j++)
-		if (p < m->start[j + 1])
-			break;
-	m->k = j;
-	m->off = p - m->start[j];
-}
-
-/*
- * I-08: revert by n (0 < n <= MAX_RW_COUNT, never before the start).
- * Within the current segment when n <= off; otherwise the iterator lands
- * strictly inside the last non-empty segment before the current one that
- * contains the new position.
- */
-static void model_revert(struct iter_model *m, size_t n)
-{
-	size_t p;
-	unsigned int j;
-
-	if (!n)
-		return;
-	m->count += n;
-	if (n <= m->off) {
-		m->off -= n;
-		return;
-	}
-	p = model_pos(m) - n;
-	for (j = m->k; j-- > 0;)
-		if (m->start[j] <= p && p < m->start[j + 1])
-			break;
-	m->k = j;
-	m->off = p - m->start[j];
-}
-
-/*
- * I-09/I-10: a copy (or zeroing) of min(n, count) bytes.  Afterwards the
- * iterator stands inside the segment holding the last byte, or at offset
- * 0 of the segment right after it when that byte ended its segment (a
- * copy does not skip zero-length segments beyond it, unlike advance).
- * Returns the bytes copied.
- */
-static size_t model_copy(struct iter_model *m, size_t n)
-{
-	size_t last;
-	unsigned int j;
-
-	if (n > m->count)
-		n = m->count;
-	if (!n)
-		return 0;
-	m->count -= n;
-	last = model_pos(m) + n - 1;
-	for (j = m->k; j < m->nr; j++)
-		if (last < m->start[j + 1])
-			break;
-	if (last + 1 < m->start[j + 1]) {
-		m->k = j;
-		m->off = last + 1 - m->start[j];
-	} else {
-		m->k = j + 1;
-		m->off = 0;
-	}
-	return n;
-}
-
-/* I-11: pages touched by the remaining count bytes, segment by segment. */
-static int model_npages(const struct iter_model *m)
-{
-	size_t p = model_pos(m), left = m->count;
-	unsigned int j;
-	int npages = 0;
-
-	for (j = m->k; j < m->nr && left; j++) {
-		size_t from = max(p, m->start[j]);
-		size_t n = min(m->start[j + 1] - from, left);
-		unsigned long first, last;
-
-		if (!n)
-			continue;
-		first = (unsigned long)model_byte_addr(m, from) >> PAGE_SHIFT;
-		last = (unsigned long)(model_byte_addr(m, from) + n - 1) >>
-		       PAGE_SHIFT;
-		npages += last - first + 1;
-		left -= n;
-	}
-	return npages;
-}
-
-/*
- * I-12 for UBUF/IOVEC/KVEC: one extraction takes what is left of the
- * first non-empty segment from the position, capped by count, maxsize
- * and the maxpages pages counted from its offset into its first page.
- * Returns the bytes (count > 0); *offset0 gets that offset.
- */
-static size_t model_extract_len(const struct iter_model *m, size_t maxsize,
-				unsigned int maxpages, size_t *offset0)
-{
-	size_t p = model_pos(m), from = p, avail = 0;
-	unsigned int j;
-
-	for (j = m->k; j < m->nr; j++) {
-		from = max(p, m->start[j]);
-		avail = m->start[j + 1] - from;
-		if (avail)
-			break;
-	}
-	*offset0 = offset_in_page(model_byte_addr(m, from));
-	avail = min(avail, m->count);
-	avail = min(avail, maxsize);
-	return min(avail, maxpages * PAGE_SIZE - *offset0);
-}
-
-/* Index of the iterator's current segment in the array it was built on. */
-static unsigned int iter_seg_index(const struct iov_iter *i, const void *segs)
-{
-	if (iov_iter_is_bvec(i))
-		return i->bvec - (const struct bio_vec *)segs;
-	if (iov_iter_is_kvec(i))
-		return i->kvec - (const struct kvec *)segs;
-	return iter_iov(i) - (const struct iovec *)segs;
-}
-
-/* Does the iterator stand where the model says?  (message names a field) */
-static const char *model_mismatch(const struct iter_model *m,
-				  const struct iov_iter *i, const void *segs)
-{
-	if (i->count != m->count)
-		return "count";
-	if (iter_seg_index(i, segs) != m->k)
-		return "segment";
-	if (i->nr_segs != m->nr - m->k)
-		return "nr_segs";
-	if (i->iov_offset != m->off)
-		return "iov_offset";
-	return NULL;
-}
+#include "iov_iter_model.h"
 
 /* ==== helpers ========================================================= */
 
@@ -715,6 +465,52 @@ START_TEST(test_revert_zero_is_noop)
 	before = i;
 	iov_iter_revert(&i, 0);
 	assert_iter_eq(&i, &before);
+}
+END_TEST
+
+/*
+ * covers I-08's iov_iter_restore(): back to a saved state after moving
+ * forward across segments, for every segmented type and UBUF, with
+ * nothing else moved; a DISCARD warns and is left as it is.
+ */
+START_TEST(test_save_and_restore)
+{
+	static char buf[3 * 4096];
+	struct iovec iov[3] = { { buf, 100 }, { buf + 100, 0 },
+				{ buf + 4096, 8192 } };
+	struct kvec kv[3] = { { buf, 100 }, { buf + 100, 0 },
+			      { buf + 4096, 8192 } };
+	struct bio_vec bv[2];
+	struct iov_iter_state st;
+	struct iov_iter i, saved;
+
+	bvec_set_page(&bv[0], virt_to_page(buf), 100, 0);
+	bvec_set_page(&bv[1], virt_to_page(buf + 4096), 8192, 0);
+	for (int t = 0; t < 4; t++) {
+		if (t == 0)
+			iov_iter_init(&i, ITER_SOURCE, iov, 3, 8292);
+		else if (t == 1)
+			iov_iter_kvec(&i, ITER_SOURCE, kv, 3, 8292);
+		else if (t == 2)
+			iov_iter_bvec(&i, ITER_SOURCE, bv, 2, 8292);
+		else
+			iov_iter_ubuf(&i, ITER_SOURCE, buf, 8292);
+		iov_iter_advance(&i, 50);
+		saved = i;
+		iov_iter_save_state(&i, &st);
+		iov_iter_advance(&i, 5000);
+		ck_assert_uint_eq(i.count, 8292 - 5050);
+		iov_iter_restore(&i, &st);
+		assert_iter_eq(&i, &saved);
+	}
+
+	sim_test_expect_warnings(1);
+	iov_iter_discard(&i, READ, 10);
+	iov_iter_save_state(&i, &st);
+	iov_iter_advance(&i, 4);
+	saved = i;
+	iov_iter_restore(&i, &st);
+	assert_iter_eq(&i, &saved);
 }
 END_TEST
 
@@ -1498,6 +1294,48 @@ START_TEST(test_extract_pin_failure)
 }
 END_TEST
 
+/*
+ * covers I-12: unmapped user memory (munmap, PROT_NONE): an extraction
+ * pins the pages before it and stops there; one that starts there fails
+ * with -EFAULT, nothing pinned or consumed.
+ */
+START_TEST(test_extract_unmapped)
+{
+	char *mem = user_pages(3);
+	struct page *pages[3];
+	struct page **pp = pages;
+	struct iov_iter i, before;
+	size_t offset0;
+
+	sim_fault_unmapped_set((unsigned long)mem + 2 * PAGE_SIZE);
+	iov_iter_ubuf(&i, ITER_SOURCE, mem + 512, 3 * PAGE_SIZE - 512);
+	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, SIZE_MAX, 3, 0,
+						&offset0),
+			 2 * PAGE_SIZE - 512);
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + PAGE_SIZE)), 1);
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + 2 * PAGE_SIZE)),
+			 0);
+	ck_assert_uint_eq(i.count, PAGE_SIZE);
+	unpin_user_pages(pages, 2);
+
+	before = i;
+	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, SIZE_MAX, 3, 0,
+						&offset0),
+			 -EFAULT);
+	assert_iter_eq(&i, &before);
+	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + 2 * PAGE_SIZE)),
+			 0);
+
+	/* mapped again: the rest comes */
+	sim_fault_unmapped_set(0);
+	ck_assert_int_eq(iov_iter_extract_pages(&i, &pp, SIZE_MAX, 3, 0,
+						&offset0),
+			 PAGE_SIZE);
+	unpin_user_pages(pages, 1);
+	free(mem);
+}
+END_TEST
+
 /* covers I-12: the page list allocation can fail: -ENOMEM, no pins */
 START_TEST(test_extract_alloc_failure)
 {
@@ -1544,16 +1382,13 @@ END_TEST
 
 /* ==== randomized properties =========================================== */
 
-enum layout_type { LAYOUT_IOVEC, LAYOUT_KVEC, LAYOUT_BVEC, LAYOUT_UBUF };
-
 /* One random iterator with its backing memory and its model. */
 struct rand_layout {
-	enum layout_type type;
 	char *arena;
 	size_t arena_len;
-	struct iovec iov[MODEL_MAX_SEGS];
-	struct kvec kv[MODEL_MAX_SEGS];
-	struct bio_vec bv[MODEL_MAX_SEGS];
+	struct iovec iov[ITER_MODEL_MAX_SEGS];
+	struct kvec kv[ITER_MODEL_MAX_SEGS];
+	struct bio_vec bv[ITER_MODEL_MAX_SEGS];
 	const void *segs;
 	struct iter_model m;
 };
@@ -1566,25 +1401,24 @@ struct rand_layout {
  * offset as a page).  UBUF is one segment.  The iterator is set up over
  * them with count = all the data, or (one time in three) less.
  */
-static void layout_make(struct rand_layout *l, enum layout_type type,
+static void layout_make(struct rand_layout *l, enum iter_type type,
 			struct sim_rand *r, size_t maxlen, bool allow_empty,
 			unsigned int direction, struct iov_iter *i)
 {
-	size_t len[MODEL_MAX_SEGS], where[MODEL_MAX_SEGS];
+	size_t len[ITER_MODEL_MAX_SEGS], where[ITER_MODEL_MAX_SEGS];
 	size_t cursor = 0, total = 0, count;
-	char *addr[MODEL_MAX_SEGS];
+	char *addr[ITER_MODEL_MAX_SEGS];
 	unsigned int nr, j;
 
 	memset(l, 0, sizeof(*l));
-	l->type = type;
-	nr = type == LAYOUT_UBUF ? 1 : 1 + sim_rand_below(r, MODEL_MAX_SEGS);
-	if (type == LAYOUT_UBUF)
+	nr = type == ITER_UBUF ? 1 : 1 + sim_rand_below(r, ITER_MODEL_MAX_SEGS);
+	if (type == ITER_UBUF)
 		allow_empty = false;
 	for (j = 0; j < nr; j++) {
 		bool empty = allow_empty && !sim_rand_below(r, 4);
 
 		len[j] = empty ? 0 : 1 + sim_rand_below(r, maxlen);
-		if (type == LAYOUT_BVEC) {
+		if (type == ITER_BVEC) {
 			/*
 			 * Half start at a page start, half of the rest end
 			 * at a page end, so that runs of page-contiguous
@@ -1620,37 +1454,26 @@ static void layout_make(struct rand_layout *l, enum layout_type type,
 
 	count = sim_rand_below(r, 3) ? total : sim_rand_below(r, total + 1);
 	switch (type) {
-	case LAYOUT_IOVEC:
+	case ITER_IOVEC:
 		iov_iter_init(i, direction, l->iov, nr, count);
 		l->segs = l->iov;
 		break;
-	case LAYOUT_KVEC:
+	case ITER_KVEC:
 		iov_iter_kvec(i, direction, l->kv, nr, count);
 		l->segs = l->kv;
 		break;
-	case LAYOUT_BVEC:
+	case ITER_BVEC:
 		iov_iter_bvec(i, direction, l->bv, nr, count);
 		l->segs = l->bv;
 		break;
-	case LAYOUT_UBUF:
+	case ITER_UBUF:
 		iov_iter_ubuf(i, direction, addr[0], count);
 		l->segs = NULL;
 		break;
+	default:
+		ck_abort_msg("no random layout of iterator type %d", type);
 	}
-	model_init(&l->m, nr, len, addr, count);
-}
-
-/* The model's verdict on the iterator, any type: NULL or a field name. */
-static const char *layout_mismatch(const struct rand_layout *l,
-				   const struct iov_iter *i)
-{
-	if (l->type != LAYOUT_UBUF)
-		return model_mismatch(&l->m, i, l->segs);
-	if (i->count != l->m.count)
-		return "count";
-	if (i->iov_offset != model_pos(&l->m))
-		return "iov_offset";
-	return NULL;
+	iter_model_init(&l->m, type, nr, len, addr, count);
 }
 
 static void layout_free(struct rand_layout *l)
@@ -1665,7 +1488,7 @@ static void layout_free(struct rand_layout *l)
  * the bytes it says (a shadow copy of the arena) and count pages as it
  * says.
  */
-static void roundtrip_property(enum layout_type type, u64 seed)
+static void roundtrip_property(enum iter_type type, u64 seed)
 {
 	static char src[4 * PAGE_SIZE];
 	struct sim_rand r;
@@ -1686,7 +1509,7 @@ static void roundtrip_property(enum layout_type type, u64 seed)
 		memcpy(shadow, l.arena, l.arena_len);
 
 		for (op = 0; op < 24; op++) {
-			size_t room = model_total(m) - model_pos(m);
+			size_t room = iter_model_total(m) - iter_model_pos(m);
 			size_t n, got, want, p0;
 			unsigned int what = sim_rand_below(&r, 6);
 			const char *bad;
@@ -1695,12 +1518,12 @@ static void roundtrip_property(enum layout_type type, u64 seed)
 			case 0: /* advance, sometimes past count */
 				n = sim_rand_below(&r, m->count + PAGE_SIZE);
 				iov_iter_advance(&i, n);
-				model_advance(m, n);
+				iter_model_advance(m, n);
 				break;
 			case 1: /* revert, never before the start */
-				n = sim_rand_below(&r, model_pos(m) + 1);
+				n = sim_rand_below(&r, iter_model_pos(m) + 1);
 				iov_iter_revert(&i, n);
-				model_revert(m, n);
+				iter_model_revert(m, n);
 				break;
 			case 2:
 				n = sim_rand_below(&r, m->count + 100);
@@ -1716,29 +1539,29 @@ static void roundtrip_property(enum layout_type type, u64 seed)
 			case 5:
 				n = sim_rand_below(&r, min(m->count + 100,
 							   sizeof(src)));
-				p0 = model_pos(m);
+				p0 = iter_model_pos(m);
 				if (what == 4)
 					got = copy_to_iter(src, n, &i);
 				else
 					got = iov_iter_zero(n, &i);
-				want = model_copy(m, n);
+				want = iter_model_copy(m, n);
 				ck_assert_msg(
 					got == want,
 					"seed %llu iter %u op %u: copied %zu, model %zu",
 					(unsigned long long)seed, iter, op, got,
 					want);
-				model_shadow_write(m, shadow, l.arena, p0,
-						   what == 4 ? src : NULL,
-						   want);
+				iter_model_shadow_write(m, shadow, l.arena, p0,
+							what == 4 ? src : NULL,
+							want);
 				break;
 			}
-			bad = layout_mismatch(&l, &i);
+			bad = iter_model_mismatch(m, &i, l.segs);
 			ck_assert_msg(
 				!bad,
 				"seed %llu iter %u op %u (kind %u): %s differs from the model",
 				(unsigned long long)seed, iter, op, what, bad);
 			ck_assert_int_eq(iov_iter_npages(&i, INT_MAX),
-					 model_npages(m));
+					 iter_model_npages(m, INT_MAX));
 		}
 		ck_assert_msg(
 			!memcmp(shadow, l.arena, l.arena_len),
@@ -1752,28 +1575,28 @@ static void roundtrip_property(enum layout_type type, u64 seed)
 /* covers I-05, I-06, I-07, I-08, I-09, I-10, I-11 */
 START_TEST(test_property_ubuf)
 {
-	roundtrip_property(LAYOUT_UBUF, 0x0bf);
+	roundtrip_property(ITER_UBUF, 0x0bf);
 }
 END_TEST
 
 /* covers I-05, I-06, I-07, I-08, I-09, I-10, I-11 */
 START_TEST(test_property_iovec)
 {
-	roundtrip_property(LAYOUT_IOVEC, 0x10e51);
+	roundtrip_property(ITER_IOVEC, 0x10e51);
 }
 END_TEST
 
 /* covers I-05, I-06, I-07, I-08, I-09, I-10, I-11 */
 START_TEST(test_property_kvec)
 {
-	roundtrip_property(LAYOUT_KVEC, 0x4fec);
+	roundtrip_property(ITER_KVEC, 0x4fec);
 }
 END_TEST
 
 /* covers I-05, I-06, I-07, I-08, I-09, I-10, I-11 */
 START_TEST(test_property_bvec)
 {
-	roundtrip_property(LAYOUT_BVEC, 0xb5ec);
+	roundtrip_property(ITER_BVEC, 0xb5ec);
 }
 END_TEST
 
@@ -1786,7 +1609,7 @@ END_TEST
  * pages none.  For UBUF/IOVEC/KVEC the amount is also exact: what is left
  * of the first non-empty segment, capped by maxsize and maxpages.
  */
-static void extract_property(enum layout_type type, u64 seed)
+static void extract_property(enum iter_type type, u64 seed)
 {
 	struct sim_rand r;
 	unsigned int iter;
@@ -1799,7 +1622,7 @@ static void extract_property(enum layout_type type, u64 seed)
 		unsigned int calls = 0;
 
 		/* no empty bvecs: an extraction standing on one returns 0 */
-		layout_make(&l, type, &r, 3 * PAGE_SIZE, type != LAYOUT_BVEC,
+		layout_make(&l, type, &r, 3 * PAGE_SIZE, type != ITER_BVEC,
 			    ITER_DEST, &i);
 		while (m->count) {
 			struct page *array[8], **pages;
@@ -1808,7 +1631,7 @@ static void extract_property(enum layout_type type, u64 seed)
 				sim_rand_below(&r, 3) ?
 					SIZE_MAX :
 					1 + sim_rand_below(&r, 3 * PAGE_SIZE);
-			size_t offset0 = SIZE_MAX, p0 = model_pos(m), x;
+			size_t offset0 = SIZE_MAX, p0 = iter_model_pos(m), x;
 			bool alloc = sim_rand_below(&r, 2);
 			unsigned int nr, k;
 			const char *bad;
@@ -1827,9 +1650,9 @@ static void extract_property(enum layout_type type, u64 seed)
 			nr = DIV_ROUND_UP(offset0 + n, PAGE_SIZE);
 			ck_assert_uint_le(nr, maxpages);
 
-			if (type != LAYOUT_BVEC) {
+			if (type != ITER_BVEC) {
 				size_t want_off0;
-				size_t want = model_extract_len(
+				size_t want = iter_model_extract_len(
 					m, maxsize, maxpages, &want_off0);
 
 				ck_assert_uint_eq(offset0, want_off0);
@@ -1842,8 +1665,8 @@ static void extract_property(enum layout_type type, u64 seed)
 			 * start, so checking those points covers every byte.
 			 */
 			for (x = 0; x < (size_t)n;) {
-				char *a = model_byte_addr(m, p0 + x);
-				unsigned int j = model_seg_of(m, p0 + x);
+				char *a = iter_model_byte_addr(m, p0 + x);
+				unsigned int j = iter_model_seg_of(m, p0 + x);
 				size_t y = offset0 + x;
 
 				ck_assert_ptr_eq(virt_to_page(a),
@@ -1854,7 +1677,7 @@ static void extract_property(enum layout_type type, u64 seed)
 					 PAGE_SIZE - y % PAGE_SIZE);
 			}
 			/* user pages: one pin each; kernel pages: none */
-			pins = type == LAYOUT_UBUF || type == LAYOUT_IOVEC;
+			pins = type == ITER_UBUF || type == ITER_IOVEC;
 			for (k = 0; k < nr; k++)
 				ck_assert_int_eq(sim_page_pincount(pages[k]),
 						 pins);
@@ -1866,8 +1689,8 @@ static void extract_property(enum layout_type type, u64 seed)
 			if (alloc)
 				kvfree(pages);
 
-			model_advance(m, n);
-			bad = layout_mismatch(&l, &i);
+			iter_model_advance(m, n);
+			bad = iter_model_mismatch(m, &i, l.segs);
 			ck_assert_msg(
 				!bad,
 				"seed %llu iter %u call %u: %s differs from the model",
@@ -1881,16 +1704,16 @@ static void extract_property(enum layout_type type, u64 seed)
 /* covers I-12 */
 START_TEST(test_extract_property_user)
 {
-	extract_property(LAYOUT_UBUF, 0x0bf);
-	extract_property(LAYOUT_IOVEC, 0x10e);
+	extract_property(ITER_UBUF, 0x0bf);
+	extract_property(ITER_IOVEC, 0x10e);
 }
 END_TEST
 
 /* covers I-12 */
 START_TEST(test_extract_property_kernel)
 {
-	extract_property(LAYOUT_KVEC, 0x4e);
-	extract_property(LAYOUT_BVEC, 0xb5);
+	extract_property(ITER_KVEC, 0x4e);
+	extract_property(ITER_BVEC, 0xb5);
 }
 END_TEST
 
@@ -1915,6 +1738,7 @@ static Suite *iov_iter_suite(void)
 	tcase_add_test(tc, test_iovec_revert_lands_in_previous_segment);
 	tcase_add_test(tc, test_iovec_roundtrip_from_leading_empty_segment);
 	tcase_add_test(tc, test_kvec_advance_revert);
+	tcase_add_test(tc, test_save_and_restore);
 	tcase_add_test(tc, test_bvec_advance_revert);
 	tcase_add_test(tc, test_discard_advance_revert);
 	tcase_add_test(tc, test_revert_zero_is_noop);
@@ -1955,6 +1779,7 @@ static Suite *iov_iter_suite(void)
 	tcase_add_test(tc, test_extract_empty);
 	tcase_add_test(tc, test_extract_short_pin);
 	tcase_add_test(tc, test_extract_pin_failure);
+	tcase_add_test(tc, test_extract_unmapped);
 	tcase_add_test(tc, test_extract_alloc_failure);
 	tcase_add_test(tc, test_extract_discard);
 	suite_add_tcase(s, tc);

@@ -20,88 +20,8 @@
 #include <sim/stats.h>
 #include "harness.h"
 #include "simfs.h"
-
-#define MiB (1ULL << 20)
-
-static struct block_device *bdev;
-
-static void ram_dev(u64 size, unsigned int lbs)
-{
-	struct sim_ram_opts o = { .size = size, .logical_block_size = lbs };
-	char err[128];
-
-	bdev = sim_bdev_ram_create(&o, err, sizeof(err));
-	ck_assert_msg(!IS_ERR(bdev), "ram: %s", err);
-}
-
-static void put_dev(void)
-{
-	iomap_sim_dio_exit();
-	bio_sim_drain_caches();
-	sim_bdev_destroy(bdev);
-	bdev = NULL;
-}
-
-static void do_mkfs(u32 bs)
-{
-	struct simfs_mkfs_opts o;
-	char err[256];
-
-	simfs_mkfs_opts_init(&o);
-	o.block_size = bs;
-	ck_assert_msg(simfs_mkfs(bdev, &o, err, sizeof(err)) == 0, "mkfs: %s",
-		      err);
-}
-
-static struct super_block *do_mount(void)
-{
-	struct simfs_mount_opts o = { 0 };
-	struct super_block *sb;
-	char err[256];
-
-	sb = simfs_mount(bdev, &o, err, sizeof(err));
-	ck_assert_msg(!IS_ERR(sb), "mount: %s", err);
-	return sb;
-}
-
-static void do_umount(struct super_block *sb)
-{
-	ck_assert_int_eq(simfs_unmount(sb), 0);
-}
-
-static struct simfs_inode_info *root_of(struct super_block *sb)
-{
-	return simfs_iget(SIMFS_SB(sb), SIMFS_ROOT_INO);
-}
-
-static unsigned int fsck_errors(void)
-{
-	struct simfs_fsck_report r = { 0 };
-
-	ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
-	return r.errors;
-}
-
-#define rw simfs_rw_sync
-
-static void *abuf(size_t len, int fill)
-{
-	void *p;
-
-	ck_assert_int_eq(posix_memalign(&p, 4096, len), 0);
-	memset(p, fill, len);
-	return p;
-}
-
-static bool all_bytes(const void *p, int c, size_t len)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < len; i++)
-		if (b[i] != (unsigned char)c)
-			return false;
-	return true;
-}
+#include "simfs_image.h"
+#include "simfs_ram.h"
 
 START_TEST(test_mkfs_mount_fsck)
 {
@@ -501,40 +421,6 @@ START_TEST(test_enospc)
 }
 END_TEST
 
-/* The committed metadata copy on the ram disk, and its superblock. */
-struct on_disk {
-	u8 *disk;
-	struct simfs_dsb *dsb;
-	u8 *meta;
-	size_t len;
-};
-
-static void find_committed(struct on_disk *od, u32 bs)
-{
-	struct simfs_dsb *s0, *s1;
-	u64 gen;
-
-	od->disk = sim_bdev_ram_data(bdev);
-	s0 = (void *)od->disk;
-	s1 = (void *)(od->disk + bs);
-	od->dsb = !simfs_dsb_has_magic(s0) ||
-		  simfs_le64_to_cpu(s1->s_generation) >
-		  simfs_le64_to_cpu(s0->s_generation) ? s1 : s0;
-	gen = simfs_le64_to_cpu(od->dsb->s_generation);
-	od->meta = od->disk + (simfs_le64_to_cpu(od->dsb->s_meta_start) +
-			       (gen & 1) *
-			       simfs_le64_to_cpu(od->dsb->s_meta_blocks)) * bs;
-	od->len = simfs_le64_to_cpu(od->dsb->s_meta_len);
-}
-
-/* After editing the copy: a valid checksum again, so fsck must look. */
-static void reseal(struct on_disk *od)
-{
-	od->dsb->s_meta_crc = simfs_cpu_to_le32(simfs_crc32c(0, od->meta,
-							     od->len));
-	simfs_dsb_seal(od->dsb);
-}
-
 static struct simfs_dinode *find_dinode(struct on_disk *od, u64 ino)
 {
 	for (size_t off = SIMFS_META_HDR_SIZE; off + 88 <= od->len; off += 8) {
@@ -548,37 +434,6 @@ static struct simfs_dinode *find_dinode(struct on_disk *od, u64 ino)
 	ck_abort_msg("inode %llu not found in the copy",
 		     (unsigned long long)ino);
 	return NULL;
-}
-
-static void first_error(void *arg, bool error, const char *text)
-{
-	char *first = arg;
-
-	if (error && !first[0])
-		snprintf(first, 256, "%s", text);
-}
-
-/*
- * fsck finds @what, its first error names @field, and mount refuses the
- * image with exactly that error (one checker).
- */
-static void fsck_and_mount_refuse(const char *what, const char *field)
-{
-	char first[256] = "", err[512];
-	struct simfs_fsck_report r = { .msg = first_error, .arg = first };
-	struct simfs_mount_opts mo = { 0 };
-	struct super_block *sb;
-
-	ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
-	ck_assert_msg(r.errors >= 1, "fsck missed: %s", what);
-	if (field)
-		ck_assert_msg(strstr(first, field), "%s: fsck's first error "
-			      "does not name %s: %s", what, field, first);
-	sb = simfs_mount(bdev, &mo, err, sizeof(err));
-	ck_assert_msg(IS_ERR(sb), "mount accepted: %s (fsck: %s)", what,
-		      first);
-	ck_assert_msg(!strncmp(err, first, strlen(first)), "%s: mount said "
-		      "'%s', fsck '%s'", what, err, first);
 }
 
 static void fsck_expect(const char *what)
@@ -630,7 +485,7 @@ START_TEST(test_fsck_semantic_corruption)
 	do_umount(sb);
 	ck_assert_uint_eq(fsck_errors(), 0);
 
-	find_committed(&od, 4096);
+	find_committed(&od, sim_bdev_ram_data(bdev), 4096);
 	span = od.len;
 	memcpy(save, od.meta, span);
 
@@ -668,83 +523,8 @@ START_TEST(test_fsck_semantic_corruption)
 }
 END_TEST
 
-/* Walk the copy's records: the dinode of @ino, its dirents, its end. */
-struct rec_at {
-	struct simfs_dinode *di;
-	struct simfs_dextent *ext;
-	u8 *inline_data;
-	u8 *dirents;		/* the first struct simfs_ddirent */
-};
-
-static bool walk_to(struct on_disk *od, u64 ino, struct rec_at *at)
-{
-	size_t off = SIMFS_META_HDR_SIZE;
-	struct simfs_dmeta *h = (void *)od->meta;
-
-	for (u64 i = 0; i < simfs_le64_to_cpu(h->m_nr_inodes); i++) {
-		struct simfs_dinode *di = (void *)(od->meta + off);
-		u32 ne = simfs_le32_to_cpu(di->i_nr_extents);
-		u32 il = simfs_le32_to_cpu(di->i_inline_len);
-		u32 nd = simfs_le32_to_cpu(di->i_nr_dirents);
-		u32 nx = simfs_le32_to_cpu(di->i_nr_xattrs);
-
-		at->di = di;
-		off += sizeof(*di);
-		at->ext = (void *)(od->meta + off);
-		off += (size_t)ne * sizeof(struct simfs_dextent);
-		at->inline_data = od->meta + off;
-		off += ALIGN(il, 8);
-		at->dirents = od->meta + off;
-		for (u32 k = 0; k < nd; k++) {
-			struct simfs_ddirent *d = (void *)(od->meta + off);
-
-			off += sizeof(*d) +
-			       ALIGN(simfs_le16_to_cpu(d->d_name_len), 8);
-		}
-		for (u32 k = 0; k < nx; k++) {
-			struct simfs_dxattr *x = (void *)(od->meta + off);
-
-			off += sizeof(*x) +
-			       ALIGN(simfs_le16_to_cpu(x->x_name_len) +
-				     simfs_le32_to_cpu(x->x_value_len), 8);
-		}
-		if (simfs_le64_to_cpu(di->i_ino) == ino)
-			return true;
-	}
-	return false;
-}
-
-/* The entry @name of directory @dir in the copy. */
-static struct simfs_ddirent *dirent_of(struct on_disk *od, u64 dir,
-				       const char *name)
-{
-	struct rec_at at;
-	u8 *p;
-
-	ck_assert(walk_to(od, dir, &at));
-	p = at.dirents;
-	for (u32 k = 0; k < simfs_le32_to_cpu(at.di->i_nr_dirents); k++) {
-		struct simfs_ddirent *d = (void *)p;
-		u16 len = simfs_le16_to_cpu(d->d_name_len);
-
-		if (len == strlen(name) && !memcmp(p + sizeof(*d), name, len))
-			return d;
-		p += sizeof(*d) + ALIGN(len, 8);
-	}
-	ck_abort_msg("no entry %s in %llu", name, (unsigned long long)dir);
-	return NULL;
-}
-
-static struct simfs_dinode *dinode_of(struct on_disk *od, u64 ino)
-{
-	struct rec_at at;
-
-	ck_assert(walk_to(od, ino, &at));
-	return at.di;
-}
-
 /*
- * The classes of issue 13's mutation run, each made by hand with valid
+ * The classes of scripts/simfs-mutation-run.py, each made by hand with valid
  * checksums: fsck rejects each, naming the field where there is one, and
  * mount refuses each with fsck's first error.  Before, most of them
  * mounted, and an inline i_size beyond the inline bytes read daemon
@@ -791,7 +571,7 @@ START_TEST(test_mount_refuses_what_fsck_rejects)
 	do_umount(sb);
 	ck_assert_uint_eq(fsck_errors(), 0);
 
-	find_committed(&od, 4096);
+	find_committed(&od, sim_bdev_ram_data(bdev), 4096);
 	span = od.len;
 	memcpy(save, od.meta, span);
 	dsb0 = *od.dsb;
@@ -887,7 +667,7 @@ START_TEST(test_inode_numbers_exhausted)
 
 	ram_dev(16 * MiB, 512);
 	do_mkfs(4096);
-	find_committed(&od, 4096);
+	find_committed(&od, sim_bdev_ram_data(bdev), 4096);
 	((struct simfs_dmeta *)od.meta)->m_next_ino =
 		simfs_cpu_to_le64(SIMFS_INO_LIMIT - 1);
 	reseal(&od);

@@ -39,6 +39,24 @@ static inline uint64_t rnd(void)
 	return z ^ (z >> 31);
 }
 
+/*
+ * Does the iomap code of @bin have a simple read path?  Asked of the
+ * binary (`iomapsim --version` lists its features), as the mount runs it.
+ */
+static inline bool sd_has_simple(const char *bin)
+{
+	char cmd[4200], line[4096] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s --version", bin);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p) && !strstr(line, "features:"))
+		;
+	if (p)
+		pclose(p);
+	return strstr(line, "simple=") && !strstr(line, "simple=none");
+}
+
 /* 0 <= result < @n (0 for @n <= 0) */
 static inline long long below(long long n)
 {

@@ -598,7 +598,7 @@ static const int falloc_modes[] = {
 /*
  * Every run starts here: empty files, fresh and after a remount (no
  * extent array at all), truncated up and down, punched and zeroed, where
- * the sanitizers once stopped the daemon (issue 13, item 4).
+ * the sanitizers once stopped the daemon.
  */
 static const struct op preamble[] = {
 #define EMPTY_FILE_OPS(f)                                                   \

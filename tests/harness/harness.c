@@ -5,25 +5,20 @@
  * behind, and raise no warning or context violation it did not expect.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/init.h>
 #include <linux/kernel.h>
 #include <sim/alloc.h>
 #include <sim/fault.h>
 #include <sim/report.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
-#include "generation.h"
+#include "expect.h"
 #include "harness.h"
-
-/*
- * Linked (-u, tests/CMakeLists) into the suites of the layers that have
- * testfs; the block and sim suites have no iomap and no table.
- */
-const struct iomapsim_generation *iomapsim_generation(void)
-	__attribute__((weak));
 
 #define MAX_GAUGES 128
 #define MAX_CHECKS 16
@@ -82,6 +77,8 @@ void sim_test_teardown(void)
 
 	sim_fault_arm(false);
 	sim_engine_drain();
+	/* what the layers set up for their callers goes back first */
+	sim_do_exitcalls();
 	for (int i = 0; i < nr_checks; i++)
 		checks[i]();
 	for (int i = 0; i < nr_gauges; i++) {
@@ -149,7 +146,7 @@ TCase *sim_tcase(const char *name)
 	return tc;
 }
 
-/* ---- the generation's expectation table (sim/testfs/generation.h) ---- */
+/* ---- the expectation table (expect.h) ------------------------------------ */
 
 static const char *sim_tcase_name(TCase *tc)
 {
@@ -172,27 +169,93 @@ static bool word_in(const char *list, const char *name)
 	return false;
 }
 
-static bool entry_for(const struct gen_change *c, const char *tcase)
+/* an entry of this build for @tcase:@test of this program, of @na kind */
+static bool entry_for(const struct expect *e, const char *tcase,
+		      const char *test, bool na)
 {
-	return !strcmp(c->suite, program_invocation_short_name) &&
-	       (!strcmp(c->tcase, "*") || !strcmp(c->tcase, tcase));
+	return e->applies && (e->kind == EXPECT_NA) == na &&
+	       !strcmp(e->suite, program_invocation_short_name) &&
+	       (!strcmp(e->tcase, "*") || !strcmp(e->tcase, tcase)) &&
+	       word_in(e->tests, test);
+}
+
+static const char *const kind_names[] = {
+	[EXPECT_CHANGED] = "CHANGED",
+	[EXPECT_NA] = "N/A",
+	[EXPECT_BUG] = "KNOWN BUG",
+};
+
+/*
+ * The verdict of each test, one line each, appended to the file named by
+ * IOMAPSIM_VERDICTS (scripts/check-tree.sh counts them and writes KTAP):
+ * "VERDICT<TAB>suite<TAB>tcase<TAB>test<TAB>detail".
+ */
+static void verdict(const char *v, const char *tcase, const char *test,
+		    const char *fmt, ...)
+{
+	const char *path = getenv("IOMAPSIM_VERDICTS");
+	char detail[1024];
+	va_list ap;
+	FILE *f;
+
+	if (!path || !*path)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	for (char *p = detail; *p; p++)
+		if (*p == '\t' || *p == '\n')
+			*p = ' ';
+	f = fopen(path, "a");
+	if (!f)
+		return;
+	fprintf(f, "%s\t%s\t%s\t%s\t%s\n", v, program_invocation_short_name,
+		tcase, test, detail);
+	fclose(f);
+}
+
+static int nr_na;
+
+/* tests that said they are N/A and returned: Check saw them pass */
+static char na_tests[MAX_TCASES][160];
+static int nr_na_tests;
+
+void sim_test_na(const char *tcase, const char *test, const char *why)
+{
+	printf("N/A (%s): %s:%s:%s\n", why, program_invocation_short_name,
+	       tcase, test);
+	verdict("NA", tcase, test, "%s", why);
+	nr_na++;
+	if (nr_na_tests < MAX_TCASES)
+		snprintf(na_tests[nr_na_tests++], sizeof(na_tests[0]), "%s:%s",
+			 tcase, test);
+}
+
+static bool said_na(const char *tcase, const char *test)
+{
+	char name[sizeof(na_tests[0])];
+
+	snprintf(name, sizeof(name), "%s:%s", tcase, test);
+	for (int i = 0; i < nr_na_tests; i++)
+		if (!strcmp(na_tests[i], name))
+			return true;
+	return false;
 }
 
 void sim_tcase_add_test(TCase *tc, const TTest *t, int start, int end)
 {
-	const struct iomapsim_generation *g =
-		iomapsim_generation ? iomapsim_generation() : NULL;
 	const char *tcase = sim_tcase_name(tc);
 
-	for (unsigned int i = 0; g && i < g->nr_changes; i++) {
-		const struct gen_change *c = &g->changes[i];
+	for (unsigned int i = 0; i < expect_table_len; i++) {
+		const struct expect *e = &expect_table[i];
 
-		if (c->kind != GEN_NA || !entry_for(c, tcase) ||
-		    !word_in(c->tests, t->name))
+		if (!entry_for(e, tcase, t->name, true))
 			continue;
-		printf("N/A in generation (%c): %s:%s:%s: %s: %s (%s)\n",
-		       g->id, program_invocation_short_name, tcase, t->name,
-		       c->rule, c->tree, c->upstream);
+		printf("N/A (%s): %s:%s:%s: %s: %s (%s)\n", e->when,
+		       program_invocation_short_name, tcase, t->name, e->rule,
+		       e->changed, e->upstream);
+		verdict("NA", tcase, t->name, "%s", e->when);
+		nr_na++;
 		return;
 	}
 	_tcase_add_test(tc, t, 0, 0, start, end);
@@ -235,7 +298,7 @@ static bool parse_tap(char *l, struct run_result *r)
 
 /*
  * The rules a test says it covers: the "covers ..." comment above its
- * START_TEST in @file, so that a failure names the SEMANTICS rules it
+ * START_TEST in @file, so that a failure names the rules (docs/rules.md) it
  * breaks.  Empty if there is none.
  */
 static void covers_of(const char *file, const char *test, char *out,
@@ -265,27 +328,25 @@ static void covers_of(const char *file, const char *test, char *out,
 }
 
 /*
- * The CHANGED entry for this test: the one whose failure message matches
- * when it failed, else the first one listing it.
+ * The CHANGED or KNOWN BUG entry for this test: the one whose failure
+ * message matches when it failed, else the first one listing it.
  */
-static const struct gen_change *
-changed_entry(const struct iomapsim_generation *g, const struct run_result *r,
-	      unsigned int *idx)
+static const struct expect *changed_entry(const struct run_result *r,
+					  unsigned int *idx)
 {
-	const struct gen_change *first = NULL;
+	const struct expect *first = NULL;
 
-	for (unsigned int k = 0; g && k < g->nr_changes; k++) {
-		const struct gen_change *c = &g->changes[k];
+	for (unsigned int k = 0; k < expect_table_len; k++) {
+		const struct expect *e = &expect_table[k];
 
-		if (c->kind == GEN_NA || !entry_for(c, r->tcase) ||
-		    !word_in(c->tests, r->test))
+		if (!entry_for(e, r->tcase, r->test, false))
 			continue;
-		if (!r->ok && strstr(r->msg, c->expect)) {
+		if (!r->ok && strstr(r->msg, e->expect)) {
 			*idx = k;
-			return c;
+			return e;
 		}
 		if (!first) {
-			first = c;
+			first = e;
 			*idx = k;
 		}
 	}
@@ -293,83 +354,90 @@ changed_entry(const struct iomapsim_generation *g, const struct run_result *r,
 }
 
 /*
- * Check's report, with the failures the generation's table expects
- * reported as the rule changes they are.  Returns the number of real
- * failures: unexpected ones, a test the table lists failing another way,
- * and a test it lists that passed (the tree kept the baseline there, or
- * the table is stale).
+ * Check's report, with the failures the expectation table explains
+ * reported as the rule changes or known bugs they are.  Returns the
+ * number of real failures: unexplained ones, a test the table lists
+ * failing another way, and a test it lists that passed (the code kept
+ * the baseline there, or the table is stale).
  */
-static int report(FILE *tap)
+int sim_test_report(FILE *tap)
 {
-	const struct iomapsim_generation *g =
-		iomapsim_generation ? iomapsim_generation() : NULL;
-	int n = 0, failed = 0, changed = 0;
+	int n = 0, failed = 0, changed = 0, bugs = 0;
 	unsigned int seen[128] = { 0 }, ran[128] = { 0 };
 	char line[4096], cov[300];
 
 	while (fgets(line, sizeof(line), tap)) {
 		struct run_result r;
-		const struct gen_change *c;
+		const struct expect *e;
 		unsigned int k = UINT_MAX;
 
-		if (!parse_tap(line, &r))
+		if (!parse_tap(line, &r) || (r.ok && said_na(r.tcase, r.test)))
 			continue;
 		n++;
-		c = changed_entry(g, &r, &k);
-		if (r.ok && !c)
-			continue;
-		/* every entry listing this test ran, not only the matched one */
-		for (unsigned int j = 0; g && j < g->nr_changes &&
-		     j < ARRAY_SIZE(ran); j++)
-			if (g->changes[j].kind != GEN_NA &&
-			    entry_for(&g->changes[j], r.tcase) &&
-			    word_in(g->changes[j].tests, r.test))
-				ran[j]++;
-		if (r.ok && c->some_iterations)
-			continue;
-		if (r.ok) {
-			failed++;
-			printf("%s:STALE:%s:%s: generation (%c) table, %s: expects \"%s\" (%s), but the baseline held\n",
-			       r.file, r.tcase, r.test, g->id,
-			       c->rule, c->expect, c->tree);
+		e = changed_entry(&r, &k);
+		if (r.ok && !e) {
+			verdict("PASS", r.tcase, r.test, "");
 			continue;
 		}
-		if (c && strstr(r.msg, c->expect)) {
-			changed++;
+		/* every entry listing this test ran, not only the matched one */
+		for (unsigned int j = 0; j < expect_table_len &&
+		     j < ARRAY_SIZE(ran); j++)
+			if (entry_for(&expect_table[j], r.tcase, r.test, false))
+				ran[j]++;
+		if (r.ok && e->some_iterations) {
+			verdict("PASS", r.tcase, r.test, "");
+			continue;
+		}
+		if (r.ok) {
+			failed++;
+			printf("%s:STALE:%s:%s: %s, %s: expects \"%s\" (%s), but the baseline held\n",
+			       r.file, r.tcase, r.test, e->when, e->rule,
+			       e->expect, e->changed);
+			verdict("STALE", r.tcase, r.test, "%s: %s", e->rule,
+				e->expect);
+			continue;
+		}
+		if (e && strstr(r.msg, e->expect)) {
+			if (e->kind == EXPECT_BUG)
+				bugs++;
+			else
+				changed++;
 			if (k < ARRAY_SIZE(seen))
 				seen[k]++;
-			printf("%s in generation (%c): %s:%s: %s: %s (was: %s; %s)\n",
-			       c->kind == GEN_BUG ? "KNOWN BUG" : "CHANGED",
-			       g->id, r.tcase, r.test, c->rule,
-			       c->tree, c->baseline, c->upstream);
+			printf("%s (%s): %s:%s: %s: %s (was: %s; %s)\n",
+			       kind_names[e->kind], e->when, r.tcase, r.test,
+			       e->rule, e->changed, e->baseline, e->upstream);
+			verdict(e->kind == EXPECT_BUG ? "KNOWN_BUG" : "CHANGED",
+				r.tcase, r.test, "%s: %s", e->rule,
+				e->kind == EXPECT_BUG ? e->upstream : e->changed);
 			continue;
 		}
 		failed++;
 		covers_of(r.file, r.test, cov, sizeof(cov));
 		printf("%s:F:%s:%s: %s%s\n", r.file, r.tcase, r.test, r.msg,
 		       cov);
-		if (c)
-			printf("  (generation (%c) table, %s, expects \"%s\" here)\n",
-			       g->id, c->rule, c->expect);
+		verdict("FAIL", r.tcase, r.test, "%s%s", r.msg, cov);
+		if (e)
+			printf("  (expectation %s, %s, wants \"%s\" here)\n",
+			       e->when, e->rule, e->expect);
 	}
 	/* a loop test that kept the baseline in every iteration */
-	for (unsigned int k = 0; g && k < g->nr_changes && k < ARRAY_SIZE(seen);
+	for (unsigned int k = 0; k < expect_table_len && k < ARRAY_SIZE(seen);
 	     k++) {
-		const struct gen_change *c = &g->changes[k];
+		const struct expect *e = &expect_table[k];
 
-		if (!ran[k] || seen[k] || !c->some_iterations)
+		if (!ran[k] || seen[k] || !e->some_iterations)
 			continue;
 		failed++;
-		printf("%s:STALE:%s:%s: generation (%c) table, %s: expects \"%s\" (%s) in some iteration, but the baseline held in all\n",
-		       program_invocation_short_name, c->tcase, c->tests, g->id,
-		       c->rule, c->expect, c->tree);
+		printf("%s:STALE:%s:%s: %s, %s: expects \"%s\" (%s) in some iteration, but the baseline held in all\n",
+		       program_invocation_short_name, e->tcase, e->tests,
+		       e->when, e->rule, e->expect, e->changed);
+		verdict("STALE", e->tcase, e->tests, "%s: %s in no iteration",
+			e->rule, e->expect);
 	}
-	if (changed)
-		printf("%d checks: %d passed, %d changed as the generation (%c) table says, %d failed\n",
-		       n, n - failed - changed, changed, g->id, failed);
-	else
-		printf("%d checks: %d passed, %d failed\n", n, n - failed,
-		       failed);
+	printf("%d checks: %d passed, %d changed as expected, %d known bugs, %d not applicable, %d failed\n",
+	       n + nr_na, n - failed - changed - bugs, changed, bugs, nr_na,
+	       failed);
 	return failed;
 }
 
@@ -395,7 +463,7 @@ int sim_test_run(Suite *s)
 		perror("iomapsim harness: TAP log");
 		return EXIT_FAILURE;
 	}
-	failed = report(f);
+	failed = sim_test_report(f);
 	fclose(f);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -49,8 +49,8 @@ void sim_test_add_teardown_check(void (*fn)(void));
 TCase *sim_tcase(const char *name);
 
 /*
- * Tests are added through the generation's expectation table
- * (sim/testfs/generation.h): a test it marks not applicable is not added.
+ * Tests are added through the expectation table (expect.h): a test it
+ * marks not applicable to the iomap code under test is not added.
  */
 void sim_tcase_add_test(TCase *tc, const TTest *t, int start, int end);
 #undef tcase_add_test
@@ -59,11 +59,38 @@ void sim_tcase_add_test(TCase *tc, const TTest *t, int start, int end);
 #define tcase_add_loop_test(tc, tf, s, e) sim_tcase_add_test(tc, tf, s, e)
 
 /*
+ * For suites that run their own Check runner (the mount tests): a test
+ * that finds the iomap code lacks what it needs reports itself N/A
+ * (printed, and counted in IOMAPSIM_VERDICTS) and returns.
+ */
+void sim_test_na(const char *tcase, const char *test, const char *why);
+
+/*
+ * A test of something the code under test lacks, so that it can still be
+ * named when the suite is built: the expectation table (expect.h) marks it
+ * N/A and it is never added; if it ever runs, it fails.
+ */
+#define SIM_TEST_NA(name)						\
+	START_TEST(name)						\
+	{								\
+		ck_abort_msg("%s ran, but the iomap code lacks what it "	\
+			     "tests: the expectation table must mark it N/A", \
+			     #name);					\
+	}								\
+	END_TEST
+
+/*
  * Run a suite: Check's fork mode unless CK_FORK=no; prints each failure
- * and a summary line, failures the generation's table expects as the rule
+ * and a summary line, failures the expectation table explains as the rule
  * changes they are; returns the process exit status.
  */
 int sim_test_run(Suite *s);
+
+/*
+ * The same report and verdicts from a TAP log Check wrote (a suite that
+ * runs its own runner, srunner_set_tap()); the number of real failures.
+ */
+int sim_test_report(FILE *tap);
 
 #define SIM_TEST_MAIN(suite_fn)                  \
 	int main(void)                           \

@@ -22,3 +22,19 @@ set_tests_properties(ksrc_planted PROPERTIES LABELS "ksrc;ksrc-planted"
 if(TEST oracle_kernel)
 	set_tests_properties(oracle_kernel PROPERTIES DISABLED TRUE)
 endif()
+
+# Each finding's fix (a .patch file of docs/findings/) on a patched copy of
+# this tree: the reproducer fixed, every other verdict unchanged.  A patch
+# that does not apply (a tree the finding does not affect) is skipped.
+file(GLOB _finding_patches CONFIGURE_DEPENDS
+	${CMAKE_SOURCE_DIR}/docs/findings/*.patch)
+foreach(p ${_finding_patches})
+	get_filename_component(n ${p} NAME_WE)
+	string(REGEX MATCH "^[0-9]+" n ${n})
+	add_test(NAME finding_fix_${n} COMMAND
+		${CMAKE_SOURCE_DIR}/tests/findings/check-fix.sh ${p}
+		${IOMAPSIM_KERNEL_TREE} ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+	set_tests_properties(finding_fix_${n} PROPERTIES
+		LABELS "ksrc;findings" SKIP_RETURN_CODE 77 TIMEOUT 900
+		RUN_SERIAL TRUE)
+endforeach()

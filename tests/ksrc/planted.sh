@@ -3,7 +3,7 @@
 #
 # planted.sh SRC FIXTURE
 #
-# A behaviour change in a kernel tree shows as failures naming SEMANTICS
+# A behaviour change in a kernel tree shows as failures naming docs/rules.md
 # rules.  Copies the fixture tree, removes one line pair from the copy (the
 # i_size check of the inline iomap_dio_read_simple() in iomap.h: a read
 # past EOF is then offered to the simple path), configures kernel-source

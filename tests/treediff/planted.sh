@@ -9,7 +9,8 @@
 # report must be exit 1 with one group: the path generic→simple, fallback
 # encrypted→null, the bio from the simple pool instead of fs_bio_set, and
 # the reason mirror contradicting the observed path (why_mismatch), whose
-# every request is on an encrypted inode; the --json report must agree.
+# every request is on an encrypted inode, and which no release change
+# explains (UNEXPLAINED); the --json report must agree.
 set -eu
 src=$1
 root=$2
@@ -51,6 +52,13 @@ if [ "$groups" -ne 1 ] || ! grep -q "^$want" "$tmp/report.txt"; then
 fi
 if ! grep -A1 "^$want" "$tmp/report.txt" | grep -q -- '--encrypted'; then
 	echo "FAIL: the group's reproducer is not on an encrypted inode"
+	exit 1
+fi
+# both sides have the same features: no release change explains a patch
+# between them, so the planted group is a finding
+if ! grep -q '^explained 0, unexplained 1$' "$tmp/report.txt" ||
+	! grep -A4 "^$want" "$tmp/report.txt" | grep -q '^  UNEXPLAINED: '; then
+	echo "FAIL: the planted group is not UNEXPLAINED"
 	exit 1
 fi
 python3 "$src/scripts/tree-diff-report.py" --json "$tmp/out/requests.txt" \

@@ -405,7 +405,7 @@ END_TEST
 
 static Suite *poll_gov_suite(void)
 {
-	Suite *s = suite_create("simfs_poll_gov");
+	Suite *s = suite_create("fuse_poll_gov");
 	TCase *tc = sim_tcase("governor");
 
 	/* trials busy-wait a few hundred cycles of at most 400 us */

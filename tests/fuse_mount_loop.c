@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The same end-to-end checks as simfs_mount.c, on a loop device over an
+ * The same end-to-end checks as fuse_mount.c, on a loop device over an
  * image file: the backend then opens a real block device with O_DIRECT,
  * its limits from libblkid.  Skipped (exit 77, reason printed) where no
  * loop device can be set up.
  */
-#include "simfs_mount.h"
+#include "mount/fixture.h"
 
 int main(void)
 {
-	Suite *s = suite_create("simfs_mount_loop");
+	Suite *s = suite_create("fuse_mount_loop");
 
 	require_env();
 	if (system("losetup -f >/dev/null 2>&1") != 0) {

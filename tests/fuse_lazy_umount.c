@@ -25,7 +25,7 @@ fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("simfs_lazy_umount: FAILED: ");
+	printf("fuse_lazy_umount: FAILED: ");
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -104,7 +104,7 @@ int main(void)
 		     free_blocks(), before - NOPEN / 2 * (sizeof(buf) >> 12));
 	if (sd_umount(&dm, out, sizeof(out)))
 		fail("%s", out);
-	printf("simfs_lazy_umount: %d rounds of %d files open at the "
+	printf("fuse_lazy_umount: %d rounds of %d files open at the "
 	       "unmount released by the daemon; fsck clean, the unlinked "
 	       "files' blocks free again\n", ROUNDS, NOPEN);
 	unlink(img);

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The mount keeps data safe (issue 13), end to end through FUSE on an
- * image file (see simfs_mount.h for the fixture):
+ * The mount keeps data safe, end to end through FUSE on an
+ * image file (see mount/fixture.h for the fixture):
  *
  *  - one writer per image: a second mount and an mkfs of a mounted image
  *    are refused with the holder's pid; fsck of it runs read-only and
- *    says so; a remount right after fusermount3 -u waits for the old
- *    daemon's last commit instead of racing it;
+ *    says so, naming the mount's pid; a remount right after
+ *    fusermount3 -u waits for the old daemon's last commit instead of
+ *    racing it;
  *  - control files take one value per write, whole or not at all;
  *  - truncate to zero and punch or zero range on an empty file (UBSan
  *    stopped the sanitized daemon there);
  *  - the messages of a failed mount: the path once, and for an image
  *    holding another file system a mkfs command that will run.
  */
-#include "simfs_mount.h"
+#include "mount/fixture.h"
 
 static char mnt2[600];
 
@@ -34,7 +35,7 @@ static void umount2_if_mounted(void)
 
 START_TEST(test_second_mount_and_mkfs_refused)
 {
-	char out[2048], want[64], before[128], after[128];
+	char out[2048], want[64], live[64], before[128], after[128];
 	int rc;
 
 	write_file("keep", 256 << 10, 64 << 10, 21, true);
@@ -57,11 +58,20 @@ START_TEST(test_second_mount_and_mkfs_refused)
 	sd_run(after, sizeof(after), "md5sum < %s", target);
 	ck_assert_str_eq(before, after);
 
-	/* fsck runs, read-only, and says why the state is MOUNTED */
+	/*
+	 * fsck runs, read-only, and says why the state is MOUNTED: the live
+	 * mount, named by its pid, not a process that ended
+	 */
 	rc = fsck_image(out, sizeof(out));
 	ck_assert_msg(rc == 0, "fsck of a mounted image: %d: %s", rc, out);
 	ck_assert_ptr_nonnull(strstr(out, want));
 	ck_assert_ptr_nonnull(strstr(out, "checking read-only"));
+	snprintf(live, sizeof(live), "mounted now, by pid %d", daemon_pid);
+	ck_assert_msg(strstr(out, live), "want '%s': %s", live, out);
+	snprintf(live, sizeof(live), "(mounted by pid %d)", daemon_pid);
+	ck_assert_msg(strstr(out, live), "want '%s': %s", live, out);
+	ck_assert_msg(!strstr(out, "process ended") &&
+		      !strstr(out, "not cleanly unmounted"), "%s", out);
 
 	verify_file("keep", 256 << 10, 4096, 21);
 	umount_fs();
@@ -258,13 +268,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("simfs_mount_safety");
+	Suite *s = suite_create("fuse_mount_safety");
 	TCase *tc = tcase_create("safety");
 	TCase *bare = tcase_create("messages");
 
-	/* simfs_mount.c's cases, not run here */
-	(void)mount_tcase;
-	(void)mkfs_tcase;
 	require_env();
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);

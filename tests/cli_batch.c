@@ -289,7 +289,7 @@ END_TEST
 
 static Suite *batch_suite(void)
 {
-	Suite *s = suite_create("iomap_batch");
+	Suite *s = suite_create("cli_batch");
 	TCase *tc = sim_tcase("batch");
 
 	tcase_add_test(tc, test_outcome_is_runs);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The FUSE mount over io_uring (sim/fuse/host/fuse-uring.c, Linux 6.14+;
- * see simfs_mount.h for the harness).  The kernel offers it to a new
+ * see mount/fixture.h for the harness).  The kernel offers it to a new
  * connection only while its module parameter enable_uring is Y: each
  * mount here sets it, and puts the old value back as soon as the mount is
  * up (a connection keeps what it negotiated), so mounts started meanwhile
@@ -15,7 +15,7 @@
  */
 #include <limits.h>
 #include <pthread.h>
-#include "simfs_mount.h"
+#include "mount/fixture.h"
 #include "../sim/fuse/host/fuse-uring.h"
 
 static char param_was = -1;	/* enable_uring before we set it, -1: not */
@@ -232,7 +232,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("simfs_mount_uring");
+	Suite *s = suite_create("fuse_mount_uring");
 	TCase *tc = tcase_create("uring");
 
 	require_env();
@@ -247,8 +247,5 @@ int main(void)
 	tcase_add_test(tc, test_uring_lone_reads_poll);
 	tcase_add_test(tc, test_uring_on_refused_when_off);
 	suite_add_tcase(s, tc);
-	/* the image-file suite's own cases are simfs_mount's */
-	(void)mount_tcase;
-	(void)mkfs_tcase;
 	return run_suite(s);
 }

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Tests of the scripts that hand results to the kernel's own tools; they
+# need no kernel tree, so include this file in every build:
+#
+#	include(tests/ksrc/tools.cmake)
+#
+# The kernel's tools (scripts/get-kernel-tools.sh: kunit.py, checkpatch.pl)
+# are fetched once into IOMAPSIM_KERNEL_TOOLS; the environment variable of
+# that name, when set at test time, wins (one cache for several builds).
+set(IOMAPSIM_KERNEL_TOOLS "${CMAKE_BINARY_DIR}/kernel-tools"
+	CACHE PATH "Where scripts/get-kernel-tools.sh keeps the kernel's tools")
+
+# verdicts-ktap.py's KTAP as the kernel's kunit.py parse reads it; the
+# first run downloads Debian's linux-source-6.12 (~150 MB), skips (77)
+# when that cannot be had
+add_test(NAME ksrc_ktap COMMAND ${CMAKE_CURRENT_LIST_DIR}/ktap.sh
+	${IOMAPSIM_KERNEL_TOOLS})
+set_tests_properties(ksrc_ktap PROPERTIES LABELS "ksrc;tools"
+	SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# The kernel's checkpatch.pl over the kernel-shaped code (iomap/, block/):
+# scripts/checkpatch.sh says what is ignored and why; clean or failing.
+add_test(NAME style_checkpatch COMMAND ${CMAKE_SOURCE_DIR}/scripts/checkpatch.sh)
+set_tests_properties(style_checkpatch PROPERTIES LABELS "style;tools"
+	SKIP_RETURN_CODE 77 TIMEOUT 300)
