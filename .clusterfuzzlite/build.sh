@@ -6,7 +6,9 @@
 #
 # Inputs, as OSS-Fuzz sets them: CC, CFLAGS (sanitizers and
 # -fsanitize=fuzzer-no-link included), LIB_FUZZING_ENGINE (libFuzzer's
-# link flags), OUT (where the fuzzers go), WORK (scratch), SRC.  The source
+# link flags), OUT (where the fuzzers go), WORK (scratch), SRC.  And, for
+# fuzz/smoke.sh: IOMAPSIM_KERNEL_TREE (fuzz a kernel tree's iomap code)
+# and IOMAPSIM_FUZZ_TARGETS (the targets to build, default all).  The source
 # tree is the one this script lives in (.clusterfuzzlite/..), or $PWD when
 # the script was copied to $SRC/build.sh, as the Dockerfile does.
 #
@@ -44,11 +46,14 @@ cmake -S "$top" -B "$build" \
 	-DIOMAPSIM_FUZZ_STATIC=ON \
 	-DIOMAPSIM_FUZZ=ON \
 	-DIOMAPSIM_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
+	-DIOMAPSIM_KERNEL_TREE="${IOMAPSIM_KERNEL_TREE:-}" \
 	-DIOMAPSIM_WERROR=OFF >"$build/configure.log" 2>&1 || {
 	cat "$build/configure.log" >&2
 	exit 1
 }
-cmake --build "$build" -j"$jobs" --target fuzz_targets >"$build/build.log" 2>&1 || {
+# shellcheck disable=SC2086 # a list of targets
+cmake --build "$build" -j"$jobs" --target ${IOMAPSIM_FUZZ_TARGETS:-fuzz_targets} \
+	>"$build/build.log" 2>&1 || {
 	tail -50 "$build/build.log" >&2
 	exit 1
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bio allocation cost, with and without the per-CPU bio cache (seed 004).
+ * bio allocation cost, with and without the per-CPU bio cache (B-03).
  *
  * Prints nanoseconds per bio_alloc() + bio_put() pair and heap
  * allocations (sim_alloc_total() delta) per pair in steady state for:
@@ -9,8 +9,8 @@
  *                          as an end_io does (free_list_irq and splice);
  *   cache, cross CPU     - allocated on CPU 0, put on CPU 1: CPU 0 always
  *                          misses and CPU 1's cache overflows (the worst
- *                          case discussed with seed 004);
- *   no cache             - the pre-seed-004 default: mempool every time.
+ *                          case discussed with B-03's change);
+ *   no cache             - the default before B-03: mempool every time.
  * Bios go in batches of 64 so the CPU switch is amortised.  Deterministic
  * engine: one thread, no contention, only the code path is measured.
  *

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The cost the simple-path review thread argued about (seed 002, N-11):
+ * The cost the simple-path review thread argued about (N-11):
  * a 4 KiB O_DIRECT read through
  *   generic        - simple=0, the full __iomap_dio_rw() path;
  *   simple/ops     - the simple path as merged, begin/end ops;
- *   simple/next    - Joanne's ->iomap_next() integration (iomap_iter()
+ *   simple/next    - the ->iomap_next() integration (iomap_iter()
  *                    to map, a second iomap_iter() to finish);
  *   next+NO_END    - the same with IOMAP_DIO_NO_IOMAP_END;
- *   rw_begin+NO_END- Fengnan's iomap_dio_rw_begin() with the raw begin.
+ *   rw_begin+NO_END- iomap_dio_rw_begin() with the raw begin (N-13).
  * Prints nanoseconds per request, file system callbacks per request and
  * heap allocations per request, sync and async (ki_complete from the
  * simulated interrupt).  Deterministic engine, ram device, bios completed
@@ -23,9 +23,10 @@
 #include <linux/blkdev.h>
 #include <linux/iomap.h>
 #include <sim/alloc.h>
+#include <sim/bdev-backend.h>
 #include <sim/engine.h>
 #include <sim/trace.h>
-#include "generation.h"
+#include <sim/iomap_features.h>
 #include "testfs.h"
 
 struct style {
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(styles); i++) {
 		/* the proposal entry points exist only in the embedded copy */
 		if (styles[i].mode != TESTFS_MODE_OPS &&
-		    !iomapsim_generation()->proposal_apis) {
+		    !IOMAPSIM_PROPOSAL) {
 			printf("%-16s n/a in this build's iomap code\n",
 			       styles[i].name);
 			continue;

@@ -1,29 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The simple-path merge commit's fio table (seed 000), reproduced with
+# The fio table of the merge commit "iomap: add simple dio path for small
+# direct I/O" (its cover letter's figures), reproduced with
 # `iomapsim bench`: 4 KiB random direct reads, queue depth 1, 64, 128 and
 # 256, asynchronous (ki_complete from the device's interrupt, as libaio
 # and io_uring) and polled (IOCB_HIPRI, io_uring_poll), simple=0 and
 # simple=1, on a null device with an NVMe-like completion latency.
-# Prints the seed's columns (qd, simple=0, simple=1, gain) three ways:
+# Prints the table's columns (qd, simple=0, simple=1, gain) three ways:
 #
 #  measured  the threaded engine, wall clock: one submitter thread, the
 #            device's timer thread ends each bio LATENCY after submission;
 #  modelled  one CPU, closed loop: the deterministic engine's CPU time per
 #            request c at that depth (the whole simulated stack, one
 #            thread, no waiting) and the latency L give
-#            IOPS = min(qd / (L + c), 1 / c); the shape the seed's table
+#            IOPS = min(qd / (L + c), 1 / c); the shape the merge's table
 #            has, free of this machine's scheduling noise;
 #  profile   instructions per request (callgrind, deterministic engine):
-#            the generic functions' share with simple=0 (the seed lists
+#            the generic functions' share with simple=0 (the merge lists
 #            __iomap_dio_rw, iomap_iter, iomap_dio_bio_iter, kfree,
 #            iomap_dio_complete: 14.64 %), the simple path's with simple=1
 #            (iomap_dio_simple: 4.83 %).
 #
 #   bench/seed-table.sh BUILD_DIR [LATENCY] [SECONDS]
 #
-# LATENCY defaults to 50us: the seed's qd-1 rows (18,740-19,315 IOPS) are
+# LATENCY defaults to 50us: the merge's qd-1 rows (18,740-19,315 IOPS) are
 # 52-53 us per request.  SECONDS (default 2) per measured point.  A
 # benchmark, not a test: the figures depend on the machine.
 set -euo pipefail

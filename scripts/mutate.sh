@@ -10,8 +10,9 @@
 # scratch directory under /tmp, builds it once, then for each mutant of
 # CATALOGUE (scripts/mutants.tsv; format in its header) applies it to the
 # copy, rebuilds the unit-suite executables incrementally and runs
-# `ctest -L '^(sim|block|iomap)$'`.  A mutant is killed when a suite fails
-# (or the build fails: reported apart, not scored).  --fuzz also runs the
+# `ctest -L '^(sim|block|iomap|cli)$' -LE script` (those layers' Check
+# suites).  A mutant is killed when a suite fails (or the build fails:
+# reported apart, not scored).  --fuzz also runs the
 # fuzz replay tests (corpus and regressions) against each mutant that the
 # suites missed.  Prints each result, the score, and every survivor with
 # its diff; exits 0 whatever the score.  Not part of CI: it takes about
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	-j) jobs=$2; shift ;;
 	-j*) jobs=${1#-j} ;;
-	-h|--help) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "mutate.sh: unknown option $1" >&2; exit 2 ;;
 	*) catalogue=$1 ;;
 	esac
@@ -132,13 +133,14 @@ if [ $check = 1 ]; then
 	exit 0
 fi
 
-labels='^(sim|block|iomap)$'
+# the Check suites of these layers, not the script tests (label script)
+labels=(-L '^(sim|block|iomap|cli)$' -LE '^script$')
 build=$scratch/build
 echo "mutate.sh: ${#ids[@]} mutants; building the copy in $build" >&2
 cmake -S "$src" -B "$build" -DIOMAPSIM_WERROR=ON >"$scratch/cmake.log" 2>&1 ||
 	{ cat "$scratch/cmake.log" >&2; exit 1; }
-# each suite is the executable of its name; iomap_cli runs iomapsim
-mapfile -t targets < <(ctest --test-dir "$build" -N -L "$labels" |
+# each suite is the executable of its name; the cli suites run iomapsim
+mapfile -t targets < <(ctest --test-dir "$build" -N "${labels[@]}" |
 			sed -n 's/^ *Test *#[0-9]*: //p')
 targets+=(iomapsim)
 replay=()
@@ -152,7 +154,7 @@ build_targets() {
 }
 build_targets || { echo "mutate.sh: the unmutated copy does not build" >&2
 		   tail -20 "$scratch/build.log" >&2; exit 1; }
-ctest --test-dir "$build" -L "$labels" >/dev/null 2>&1 ||
+ctest --test-dir "$build" "${labels[@]}" >/dev/null 2>&1 ||
 	{ echo "mutate.sh: the unmutated copy fails its suites" >&2; exit 1; }
 
 # "suite suite (case, case)" from a ctest log: the failed suites and the
@@ -181,7 +183,7 @@ for id in "${ids[@]}"; do
 				     sed 's|^.*/src/||')"
 		stillborn=$((stillborn + 1))
 	else
-		ctest --test-dir "$build" -L "$labels" --timeout 120 \
+		ctest --test-dir "$build" "${labels[@]}" --timeout 120 \
 			--output-on-failure >"$scratch/test.log" 2>&1 || true
 		failed=$(failures "$scratch/test.log")
 		how=

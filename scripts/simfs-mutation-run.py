@@ -3,7 +3,7 @@
 """simfs-mutation-run.py IOMAPSIM [N] [SEED]: structurally corrupted images,
 checksums made valid again, through the real fsck and the real FUSE mount.
 
-Issue 13 found 61 such images that fsck flagged, 46 of which mounted.  This
+A first such run found 61 images that fsck flagged, 46 of which mounted.  This
 makes a populated image (mkfs, a FUSE mount, a workload), then N mutants of
 its committed generation: a field of an inode, extent, directory entry,
 xattr, the metadata header or the superblock set to an interesting value,
@@ -96,10 +96,15 @@ def fields(meta):
     return out
 
 
-SB_FIELDS = [(8, 4, "s_version"), (12, 4, "s_block_size"), (24, 8, "s_nr_blocks"),
+# struct simfs_dsb (sim/simfs/format.h): offset, size, name
+SB_FIELDS = [(8, 4, "s_version"), (12, 4, "s_block_size"), (16, 4, "s_lbs"),
+             (20, 4, "s_io_opt"), (24, 8, "s_nr_blocks"),
              (32, 8, "s_meta_start"), (40, 8, "s_meta_blocks"),
              (48, 8, "s_data_start"), (56, 8, "s_generation"),
-             (84, 4, "s_state"), (88, 4, "s_features"), (92, 4, "s_inline_max")]
+             (76, 4, "s_state"), (80, 4, "s_features"), (84, 4, "s_inline_max"),
+             (88, 8, "s_mkfs_time"), (104, 1, "s_uuid byte"),
+             (120, 1, "s_label byte"), (151, 1, "s_label's last byte"),
+             (152, 1, "s_reserved byte")]
 
 
 def interesting(rng, size, cur):

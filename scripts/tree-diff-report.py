@@ -4,15 +4,32 @@
 what differs, grouped by which outcome keys changed and how.  Called by
 scripts/tree-diff.sh; usable alone:
 
-    tree-diff-report.py [--json] [--name-a A] [--name-b B]
+    tree-diff-report.py [--json | --markdown | --summary]
+                        [--name-a A] [--name-b B]
+                        [--features-a WORDS --features-b WORDS]
                         REQUESTS OUT_A OUT_B
+
+--markdown writes the report as Markdown (docs/releases.md is made of
+it); --summary, with features, only the counts and, for each release
+change that explains groups, how many groups and requests it explains.
+
+With each build's features (the words after "features:" in `iomapsim
+--version`), every group says why its requests differ: the behaviour
+change between releases that accounts for every changed key of every
+request in it (scripts/tree_diff_explain.py), or UNEXPLAINED -- a
+finding, or an explanation missing.
 
 Exit status: 0 when no request differs, 1 when some do, 2 on error.
 """
 import argparse
 import json
+import os
 import re
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tree_diff_explain  # noqa: E402
 
 # keys that say which build ran, not what the request did
 IGNORED = {"line", "code"}
@@ -27,6 +44,8 @@ RETURNS = {"ret"}
 COUNTS = {"bios", "bios_fs_bio_set", "bios_dops_bio_set", "bios_simple_pool",
           "cache_hits", "punted", "ki_complete_calls", "leaks", "warnings",
           "context_violations"}
+# the fallback of code that has no simple path
+NO_SIMPLE = "no_simple_path"
 # a request that one build cannot express (an option its iomap generation
 # lacks) is counted apart, never as a difference
 # (`iomapsim run` says so: "... not in this build's iomap code ...")
@@ -81,6 +100,10 @@ def diff_keys(a, b):
         return ["error"] if a.get("error") != b.get("error") else []
     keys = [k for k in a if k not in IGNORED]
     keys += [k for k in b if k not in IGNORED and k not in a]
+    # code without a simple path has no reason to fall back: "why
+    # generic" differs for every request, which the path key shows
+    if NO_SIMPLE in (a.get("fallback"), b.get("fallback")):
+        keys = [k for k in keys if k != "fallback"]
     return [k for k in keys if a.get(k) != b.get(k)]
 
 
@@ -108,8 +131,10 @@ def compare(reqs, out_a, out_b):
             continue
         res["different"] += 1
         how = tuple(change(k, a.get(k), b.get(k)) for k in keys)
-        g = groups.setdefault(how, {"count": 0, "best": None})
+        g = groups.setdefault(how, {"count": 0, "best": None,
+                                    "members": []})
         g["count"] += 1
+        g["members"].append((n, keys))
         text = reqs.get(n, "")
         if g["best"] is None or len(text) < len(g["best"][1]):
             g["best"] = (n, text, a, b)
@@ -122,8 +147,43 @@ def compare(reqs, out_a, out_b):
             "reproducer": "iomapsim run " + text,
             "a": {k: v for k, v in a.items() if k not in IGNORED},
             "b": {k: v for k, v in b.items() if k not in IGNORED},
+            "members": g["members"],
         })
     return res
+
+
+def explain(res, reqs, out_a, out_b, fa, fb):
+    """Each group's "explanation": {"by": the explanations that account
+    for every changed key of every request in it, each with how many of
+    its requests it accounts for, most first}; or None, and
+    "unexplained": how many of its requests nothing accounts for, the
+    first of them and the keys left, and "partly": the explanations that
+    hold for the others."""
+    parsed = {}
+    for g in res["groups"]:
+        uses, left_over = {}, []
+        for n, keys in g["members"]:
+            text = reqs.get(n, "")
+            if text not in parsed:
+                parsed[text] = tree_diff_explain.Request(text)
+            used, left = tree_diff_explain.explain_case(
+                fa, fb, parsed[text], out_a[n], out_b[n], keys)
+            if left:
+                left_over.append((n, sorted(left)))
+                continue
+            for e in used:
+                uses[e.name] = (uses.get(e.name, (0, e))[0] + 1, e)
+        by = [dict(e.as_dict(), requests=u) for u, e in
+              sorted(uses.values(), key=lambda v: (-v[0], v[1].name))]
+        if left_over:
+            g["explanation"] = None
+            g["unexplained"] = {"requests": len(left_over),
+                                "line": left_over[0][0],
+                                "keys": left_over[0][1], "partly": by}
+        else:
+            g["explanation"] = {"by": by}
+    res["explained"] = sum(1 for g in res["groups"] if g["explanation"])
+    res["unexplained"] = len(res["groups"]) - res["explained"]
 
 
 def print_text(res, name_a, name_b, f):
@@ -140,6 +200,9 @@ def print_text(res, name_a, name_b, f):
     if not res["groups"]:
         f.write("no difference\n")
         return
+    if "explained" in res:
+        f.write("explained %d, unexplained %d\n" % (res["explained"],
+                                                   res["unexplained"]))
     f.write("\n%d group(s) of differences, largest first; each with its "
             "shortest request (input line N), runnable against either build:\n"
             % len(res["groups"]))
@@ -149,22 +212,124 @@ def print_text(res, name_a, name_b, f):
         f.write("  line %d: %s\n" % (g["line"], g["reproducer"]))
         f.write("  A: %s\n" % json.dumps(g["a"], separators=(",", ":")))
         f.write("  B: %s\n" % json.dumps(g["b"], separators=(",", ":")))
+        if "explanation" not in g:
+            continue
+        u = g.get("unexplained")
+        by = u["partly"] if u else g["explanation"]["by"]
+        for e in by:
+            f.write("  why: %s (%s; %s)%s\n" % (
+                e["why"], e["rules"], e["upstream"],
+                "" if e["requests"] == g["count"] else
+                " [%s of the requests]" % "{:,}".format(e["requests"])))
+        if u:
+            f.write("  UNEXPLAINED: a finding, or an explanation missing "
+                    "(%s of %s requests; line %d: %s)\n" % (
+                        "{:,}".format(u["requests"]),
+                        "{:,}".format(g["count"]), u["line"],
+                        ", ".join(u["keys"])))
+
+
+def md_counts(res, name_a, name_b, f):
+    f.write("- A: %s\n- B: %s\n" % (name_a, name_b))
+    f.write("- requests compared %s: identical %s, different %s; not "
+            "expressible %s\n" % tuple("{:,}".format(res[k]) for k in (
+                "compared", "identical", "different", "not_expressible")))
+    if "explained" in res:
+        f.write("- %d group(s): explained %d, unexplained %d\n" % (
+            len(res["groups"]), res["explained"], res["unexplained"]))
+
+
+def md_why(e):
+    return "%s (%s; %s)" % (e["why"], e["rules"], e["upstream"])
+
+
+def print_markdown(res, name_a, name_b, f):
+    """Each group: its changes and count, its shortest request, the keys
+    that differ in it on either side, and why."""
+    md_counts(res, name_a, name_b, f)
+    for i, g in enumerate(res["groups"], 1):
+        f.write("\n%d. **%s**: %s request%s  \n" % (
+            i, ", ".join(g["changes"]), "{:,}".format(g["count"]),
+            "" if g["count"] == 1 else "s"))
+        f.write("   `%s` (line %d)  \n" % (g["reproducer"], g["line"]))
+        keys = diff_keys(g["a"], g["b"])
+        for side in ("a", "b"):
+            f.write("   %s: `%s`%s\n" % (side.upper(), " ".join(
+                "%s=%s" % (k, json.dumps(g[side].get(k))) for k in keys),
+                "  " if side == "a" or "explanation" in g else ""))
+        if "explanation" not in g:
+            continue
+        u = g.get("unexplained")
+        for e in (u["partly"] if u else g["explanation"]["by"]):
+            part = "" if e["requests"] == g["count"] else \
+                " [%s of the requests]" % "{:,}".format(e["requests"])
+            f.write("   why: %s%s  \n" % (md_why(e), part))
+        if u:
+            f.write("   **UNEXPLAINED** (%s of the requests; line %d: %s)"
+                    "  \n" % ("{:,}".format(u["requests"]), u["line"],
+                                ", ".join(u["keys"])))
+
+
+def print_summary(res, name_a, name_b, f):
+    """The counts, and a table of the release changes that explain the
+    groups: how many groups and requests each accounts for."""
+    md_counts(res, name_a, name_b, f)
+    if "explained" not in res:
+        return
+    rows = {}
+    for g in res["groups"]:
+        for e in (g["explanation"] or {}).get("by", []):
+            r = rows.setdefault(e["id"], [0, 0, e])
+            r[0] += 1
+            r[1] += e["requests"]
+    if rows:
+        f.write("\n| change | rules | upstream | groups | requests |\n"
+                "|---|---|---|---|---|\n")
+    for groups, reqs, e in sorted(rows.values(), key=lambda r: -r[1]):
+        f.write("| %s | %s | %s | %d | %s |\n" % (
+            e["why"], e["rules"], e["upstream"], groups, "{:,}".format(reqs)))
+    for g in res["groups"]:
+        if g["explanation"] is None:
+            f.write("\nUNEXPLAINED: **%s** (%s requests): `%s`\n" % (
+                ", ".join(g["changes"]), "{:,}".format(g["count"]),
+                g["reproducer"]))
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--json", action="store_true",
-                    help="one JSON object instead of the text report")
+    out = ap.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true",
+                     help="one JSON object instead of the text report")
+    out.add_argument("--markdown", action="store_true",
+                     help="the report in Markdown")
+    out.add_argument("--summary", action="store_true",
+                     help="Markdown: the counts and the explaining changes")
     ap.add_argument("--name-a", default="A")
     ap.add_argument("--name-b", default="B")
+    ap.add_argument("--features-a", metavar="WORDS",
+                    help="build A's features (`iomapsim --version`)")
+    ap.add_argument("--features-b", metavar="WORDS",
+                    help="build B's features")
     ap.add_argument("requests")
     ap.add_argument("out_a")
     ap.add_argument("out_b")
     args = ap.parse_args()
+    if (args.features_a is None) != (args.features_b is None):
+        print("tree-diff: --features-a and --features-b go together",
+              file=sys.stderr)
+        return 2
+    try:
+        fa = tree_diff_explain.parse_features(args.features_a)
+        fb = tree_diff_explain.parse_features(args.features_b)
+    except ValueError as e:
+        print("tree-diff: %s" % e, file=sys.stderr)
+        return 2
     try:
         reqs = load_requests(args.requests)
-        res = compare(reqs, load_outcomes(args.out_a),
-                      load_outcomes(args.out_b))
+        out_a, out_b = load_outcomes(args.out_a), load_outcomes(args.out_b)
+        res = compare(reqs, out_a, out_b)
+        if fa is not None:
+            explain(res, reqs, out_a, out_b, fa, fb)
     except OSError as e:
         print("tree-diff: %s" % e, file=sys.stderr)
         return 2
@@ -174,10 +339,18 @@ def main():
     if res["missing"]:
         print("tree-diff: %d request(s) have an outcome from one build only"
               % res["missing"], file=sys.stderr)
+    for g in res["groups"]:
+        del g["members"]
     if args.json:
         res = dict(res, a=args.name_a, b=args.name_b)
+        if fa is not None:
+            res.update(features_a=fa, features_b=fb)
         json.dump(res, sys.stdout, indent=1)
         sys.stdout.write("\n")
+    elif args.markdown:
+        print_markdown(res, args.name_a, args.name_b, sys.stdout)
+    elif args.summary:
+        print_summary(res, args.name_a, args.name_b, sys.stdout)
     else:
         print_text(res, args.name_a, args.name_b, sys.stdout)
     if res["missing"]:

@@ -14,9 +14,15 @@
 # (scripts/tree-diff-report.py): how many were compared, identical and
 # different, how many one build cannot express, and the differences
 # grouped by which outcome keys changed and how, each group with its count
-# and its shortest request as an `iomapsim run` line.
+# and its shortest request as an `iomapsim run` line, and why it differs:
+# the behaviour change between releases that accounts for it, by the two
+# builds' features (`iomapsim --version`; scripts/tree_diff_explain.py),
+# or UNEXPLAINED -- a finding, or an explanation missing.
 #
 #   --json          the report as one JSON object (for tools)
+#   --markdown      the report in Markdown (docs/releases.md is made of it)
+#   --summary       Markdown: the counts and the release changes that
+#                   explain the groups, how many each
 #   --count N       requests from the generator (default 100000)
 #   --keep DIR      keep the request stream and both outputs in DIR
 #   --build-root D  where the build folders go (default build-diff/)
@@ -26,7 +32,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
-json=
+format=
 count=100000
 keep=
 root=$top/build-diff
@@ -38,7 +44,10 @@ die() {
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--json) json=--json; shift ;;
+	--json | --markdown | --summary)
+		format=$1
+		shift
+		;;
 	--count)
 		[ $# -ge 2 ] || die "--count needs a number"
 		count=$2
@@ -142,8 +151,16 @@ name() {
 		echo "$1: $2"
 	fi
 }
+# the words after "features:" in the build's --version line
+features() {
+	local f
+	f=$("$1" --version | sed -n 's/.*features: //p')
+	[ -n "$f" ] || die "$1 --version names no features"
+	echo "$f"
+}
 rc=0
-python3 "$top/scripts/tree-diff-report.py" $json \
+python3 "$top/scripts/tree-diff-report.py" ${format:+"$format"} \
 	--name-a "$(name "$a" "$bin_a")" --name-b "$(name "$b" "$bin_b")" \
+	--features-a "$(features "$bin_a")" --features-b "$(features "$bin_b")" \
 	"$work/requests.txt" "$work/a.jsonl" "$work/b.jsonl" || rc=$?
 exit $rc
