@@ -460,17 +460,17 @@ void __trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
  * s_dio_done_wq: a bio can also end in a worker of the block layer (the
  * request timeout's poll of a polled bio nobody polls, as
  * nvme_timeout() does), and the completion then runs where the bio
- * ended, as it does from hard IRQ.
+ * ended, as it does from hard IRQ.  The worker's queue, not
+ * current_work()->wq: the simple path's work lives in its bio, which the
+ * completion has freed by the time it is traced.
  */
 static enum iomap_dio_comp_ctx comp_ctx(const struct iomap_dio_obs *obs,
 					const struct super_block *sb)
 {
-	struct work_struct *work = current_work();
-
 	if (in_interrupt() || (obs && READ_ONCE(obs->polling)))
 		return IOMAP_DIO_COMP_END_IO;
 	if (current->flags & PF_WQ_WORKER)
-		return work && work->wq == sb->s_dio_done_wq ?
+		return sim_current_workqueue() == sb->s_dio_done_wq ?
 			       IOMAP_DIO_COMP_WORKQUEUE :
 			       IOMAP_DIO_COMP_END_IO;
 	return IOMAP_DIO_COMP_SUBMITTER;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <linux/fs.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <sim/fault.h>
 #include <sim/stats.h>
@@ -131,6 +132,38 @@ START_TEST(test_work_runs_as_worker_task)
 	flush_workqueue(wq);
 	ck_assert_int_eq(nr_run, 1);
 	ck_assert(!(current->flags & PF_WQ_WORKER));
+	destroy_workqueue(wq);
+}
+END_TEST
+
+static struct work_struct *seen_work;
+static struct workqueue_struct *seen_wq, *seen_wq_after_free;
+
+/* A completion work item that frees the object it lives in, as a bio's does. */
+static void free_self_fn(struct work_struct *w)
+{
+	struct item *it = container_of(w, struct item, work);
+
+	seen_work = current_work();
+	seen_wq = sim_current_workqueue();
+	kfree(it);
+	seen_wq_after_free = sim_current_workqueue();
+}
+
+START_TEST(test_worker_knows_its_queue_after_item_freed)
+{
+	struct item *it = kzalloc(sizeof(*it), GFP_KERNEL);
+
+	wq = alloc_workqueue("selffree", 0, 0);
+	INIT_WORK(&it->work, free_self_fn);
+	ck_assert(queue_work(wq, &it->work));
+	ck_assert_ptr_null(current_work());
+	ck_assert_ptr_null(sim_current_workqueue());
+	flush_workqueue(wq);
+	ck_assert_ptr_eq(seen_work, &it->work);
+	ck_assert_ptr_eq(seen_wq, wq);
+	ck_assert_ptr_eq(seen_wq_after_free, wq);
+	ck_assert_ptr_null(sim_current_workqueue());
 	destroy_workqueue(wq);
 }
 END_TEST
@@ -265,6 +298,7 @@ static Suite *workqueue_suite(void)
 	tcase_add_test(tc, test_queue_pending_work_returns_false);
 	tcase_add_test(tc, test_work_can_requeue_itself);
 	tcase_add_test(tc, test_work_runs_as_worker_task);
+	tcase_add_test(tc, test_worker_knows_its_queue_after_item_freed);
 	tcase_add_test(tc, test_flush_empty_queue_returns);
 	tcase_add_test(tc, test_destroy_flushes_pending_work);
 	tcase_add_test(tc, test_schedule_work_uses_system_wq);

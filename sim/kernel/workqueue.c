@@ -47,22 +47,32 @@ DEFINE_SIM_STAT(stat_work_queued, "work_queued");
 
 /* worker->current_work of the kernel: what this worker is running */
 static __thread struct work_struct *running_work;
+/* worker->current_pwq->wq: kept apart, the item may free itself */
+static __thread struct workqueue_struct *running_wq;
 
 struct work_struct *current_work(void)
 {
 	return running_work;
 }
 
+struct workqueue_struct *sim_current_workqueue(void)
+{
+	return running_wq;
+}
+
 static void work_run(struct workqueue_struct *wq, struct work_struct *work)
 {
 	work_func_t fn = work->func;
 	struct work_struct *outer = running_work;
+	struct workqueue_struct *outer_wq = running_wq;
 
 	atomic_long_set(&work->data, 0); /* clear pending first */
 	sim_trace("workqueue_execute_start", "wq=%s", wq->name);
 	running_work = work;
+	running_wq = wq;
 	fn(work);
 	running_work = outer;
+	running_wq = outer_wq;
 	sim_trace("workqueue_execute_end", "wq=%s", wq->name);
 	if (__atomic_sub_fetch(&wq->outstanding, 1, __ATOMIC_SEQ_CST) == 0)
 		wake_up(&wq->idle);

@@ -62,6 +62,12 @@ void sim_flush_workqueue(struct workqueue_struct *wq, const char *file,
 bool flush_work(struct work_struct *work);
 /* The work item the calling worker is running, or NULL (not a worker). */
 struct work_struct *current_work(void);
+/*
+ * (sim) The workqueue the calling worker's item was queued on, or NULL:
+ * the kernel's worker->current_pwq->wq.  Unlike current_work()->wq it
+ * stays valid after the item frees itself (a bio's embedded work).
+ */
+struct workqueue_struct *sim_current_workqueue(void);
 bool work_pending(const struct work_struct *work);
 const char *sim_workqueue_name(const struct workqueue_struct *wq);
 
