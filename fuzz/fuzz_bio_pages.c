@@ -37,7 +37,6 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/uio.h>
-#include <sim/engine.h>
 #include <sim/fault.h>
 #include <sim/stats.h>
 
@@ -294,9 +293,7 @@ static int round_pages(struct state *s, struct bio *bio)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct sim_engine_opts o = { .kind = SIM_ENGINE_DET, .seed = 1 };
-
-	sim_engine_init(&o);
+	fuzz_engine_start();
 	return 0;
 }
 

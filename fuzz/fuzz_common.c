@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/kernel.h>
 #include <sim/alloc.h>
+#include <sim/engine.h>
 #include <sim/report.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
@@ -79,6 +80,13 @@ static void list_gauge(struct sim_stat *s, void *arg)
 {
 	if (s->gauge && nr_gauges < MAX_GAUGES)
 		gauges[nr_gauges++].stat = s;
+}
+
+void fuzz_engine_start(void)
+{
+	struct sim_engine_opts o = { .kind = SIM_ENGINE_DET, .seed = 1 };
+
+	sim_engine_init(&o);
 }
 
 void fuzz_accounting_begin(void)

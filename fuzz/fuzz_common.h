@@ -111,6 +111,12 @@ void fuzz_accounting_begin(void);
 void fuzz_accounting_check(long warnings, long violations,
 			   const char *const *ignore);
 
+/*
+ * LLVMFuzzerInitialize()'s engine: the deterministic one, seed 1, so that
+ * every run of an input (fuzzer, replay, CTest) takes the same schedule.
+ */
+void fuzz_engine_start(void);
+
 /* Keep WARN splats for expected warnings off stderr; returns old value. */
 bool fuzz_quiet(bool quiet);
 

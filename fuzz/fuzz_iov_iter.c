@@ -32,7 +32,6 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
-#include <sim/engine.h>
 #include <sim/fault.h>
 
 #include "iter_input.h"
@@ -359,9 +358,7 @@ static void run_op(struct state *s, struct fuzz_in *in, unsigned int op)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct sim_engine_opts o = { .kind = SIM_ENGINE_DET, .seed = 1 };
-
-	sim_engine_init(&o);
+	fuzz_engine_start();
 	return 0;
 }
 

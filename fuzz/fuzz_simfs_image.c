@@ -419,12 +419,11 @@ skip:
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct sim_engine_opts o = { .kind = SIM_ENGINE_DET, .seed = 1 };
 	struct sim_ram_opts ro = { .size = DEV_SIZE,
 				   .logical_block_size = 512 };
 	char err[128];
 
-	sim_engine_init(&o);
+	fuzz_engine_start();
 	bdev = sim_bdev_ram_create(&ro, err, sizeof(err));
 	if (IS_ERR(bdev)) {
 		fprintf(stderr, "fuzz_simfs_image: ram device: %s\n", err);

@@ -43,13 +43,17 @@ ktap=
 count=30000
 root=$top/build-check
 
-die() {
-	echo "check-tree: $*" >&2
-	exit 2
-}
+prog="check-tree"
+# shellcheck source-path=SCRIPTDIR source=lib/tree-opts.sh
+. "$top/scripts/lib/tree-opts.sh"
 
 tree=
 while [ $# -gt 0 ]; do
+	tree_common_opt "$@"
+	if [ "$shifted" -gt 0 ]; then
+		shift "$shifted"
+		continue
+	fi
 	case $1 in
 	--fuzz)
 		[ $# -ge 2 ] || die "--fuzz needs a number of seconds"
@@ -60,21 +64,6 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || die "--ktap needs a file"
 		ktap=$2
 		shift 2
-		;;
-	--count)
-		[ $# -ge 2 ] || die "--count needs a number"
-		count=$2
-		shift 2
-		;;
-	--build-root)
-		[ $# -ge 2 ] || die "--build-root needs a folder"
-		mkdir -p "$2"
-		root=$(cd "$2" && pwd)
-		shift 2
-		;;
-	-h | --help)
-		awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
-		exit 0
 		;;
 	-*) die "unknown option '$1' (try --help)" ;;
 	*)

@@ -37,36 +37,25 @@ count=100000
 keep=
 root=$top/build-diff
 
-die() {
-	echo "tree-diff: $*" >&2
-	exit 2
-}
+prog="tree-diff"
+# shellcheck source-path=SCRIPTDIR source=lib/tree-opts.sh
+. "$top/scripts/lib/tree-opts.sh"
 
 while [ $# -gt 0 ]; do
+	tree_common_opt "$@"
+	if [ "$shifted" -gt 0 ]; then
+		shift "$shifted"
+		continue
+	fi
 	case $1 in
 	--json | --markdown | --summary)
 		format=$1
 		shift
 		;;
-	--count)
-		[ $# -ge 2 ] || die "--count needs a number"
-		count=$2
-		shift 2
-		;;
 	--keep)
 		[ $# -ge 2 ] || die "--keep needs a folder"
 		keep=$2
 		shift 2
-		;;
-	--build-root)
-		[ $# -ge 2 ] || die "--build-root needs a folder"
-		mkdir -p "$2"
-		root=$(cd "$2" && pwd)
-		shift 2
-		;;
-	-h | --help)
-		awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
-		exit 0
 		;;
 	-*) die "unknown option '$1' (try --help)" ;;
 	*) break ;;

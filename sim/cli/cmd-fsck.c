@@ -60,21 +60,14 @@ int cmd_fsck(int argc, char **argv)
 		case 'q':
 			out.quiet = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return cli_help_or_bad(c, usage);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "iomapsim fsck: %s (try 'iomapsim fsck "
-			"--help')\n", optind < argc ? "one TARGET only" :
-			"missing TARGET");
+	c = cli_one_operand(argc, argv, "fsck", "TARGET");
+	if (c < 0)
 		return 2;
-	}
-	target = argv[optind];
+	target = argv[c];
 	/*
 	 * fsck only reads.  A shared lock keeps a mount or mkfs from
 	 * starting under it; if a writer holds the image, the check runs

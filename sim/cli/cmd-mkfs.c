@@ -74,12 +74,8 @@ int cmd_mkfs(int argc, char **argv)
 			}
 			a.size = v;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return cli_help_or_bad(c, usage);
 		}
 	}
 	if (optind < argc)

@@ -120,12 +120,8 @@ int cmd_mount(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return cli_help_or_bad(c, usage);
 		}
 	}
 	if (argc - optind == 2) {

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct block_device;
 
@@ -19,6 +20,18 @@ int cmd_mkfs(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+
+/*
+ * The end of each command's getopt switch: -h prints @usage on stdout
+ * (exit 0), anything else on stderr (exit 2, bad usage).
+ */
+int cli_help_or_bad(int c, void (*usage)(FILE *f));
+/*
+ * The one operand @what of command @cmd after its options: its index in
+ * @argv, or -1 after one line on stderr (none, or more than one).
+ */
+int cli_one_operand(int argc, char **argv, const char *cmd,
+		    const char *what);
 
 /*
  * Start the deterministic engine and open @path with O_DIRECT as a

@@ -42,25 +42,18 @@ int cmd_stats(int argc, char **argv)
 		case 'r':
 			reset = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return cli_help_or_bad(c, usage);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "iomapsim stats: %s (try 'iomapsim stats "
-			"--help')\n", optind < argc ? "one MOUNTPOINT only" :
-			"missing MOUNTPOINT");
+	c = cli_one_operand(argc, argv, "stats", "MOUNTPOINT");
+	if (c < 0)
 		return 2;
-	}
-	snprintf(path, sizeof(path), "%s/%s/stats", argv[optind],
+	snprintf(path, sizeof(path), "%s/%s/stats", argv[c],
 		 IOMAPSIM_CTL_DIR);
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {
-		fprintf(stderr, "iomapsim stats: %s: %s\n", argv[optind],
+		fprintf(stderr, "iomapsim stats: %s: %s\n", argv[c],
 			errno == ENOENT ? "not an iomapsim mount (no "
 			".iomapsim/stats)" : strerror(errno));
 		return 1;

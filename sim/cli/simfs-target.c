@@ -5,6 +5,7 @@
  * and the default image a newcomer's `iomapsim mount MNT` uses.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,25 @@
 #include "cmd-simfs.h"
 #include "simfs-host.h"
 #include "simfs.h"
+
+int cli_help_or_bad(int c, void (*usage)(FILE *f))
+{
+	usage(c == 'h' ? stdout : stderr);
+	return c == 'h' ? 0 : 2;
+}
+
+int cli_one_operand(int argc, char **argv, const char *cmd,
+		    const char *what)
+{
+	if (optind == argc - 1)
+		return optind;
+	if (optind < argc)
+		fprintf(stderr, "iomapsim %s: one %s only", cmd, what);
+	else
+		fprintf(stderr, "iomapsim %s: missing %s", cmd, what);
+	fprintf(stderr, " (try 'iomapsim %s --help')\n", cmd);
+	return -1;
+}
 
 struct block_device *cli_open_target(const char *path, bool read_only,
 				     char *err, size_t errlen)

@@ -16,13 +16,9 @@ set -eu
 src=$1
 fixture=$2
 
-if [ ! -f "$fixture/include/linux/iomap.h" ]; then
-	echo "SKIP: no fixture tree at $fixture (point IOMAPSIM_KSRC_FIXTURE at one)"
-	exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/iomapsim-planted.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cp -r "$fixture" "$tmp/tree"
+# shellcheck source=tests/lib/fixture-copy.sh
+. "$src/tests/lib/fixture-copy.sh"
+fixture_copy "$fixture" "point IOMAPSIM_KSRC_FIXTURE at one"
 
 h=$tmp/tree/include/linux/iomap.h
 perl -0pi -e 's/\tif \(iocb->ki_pos \+ iomi\.len > i_size_read\(iomi\.inode\)\)\n\t\treturn -ENOTBLK;\n//' "$h"

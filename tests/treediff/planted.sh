@@ -16,14 +16,9 @@ src=$1
 root=$2
 fixture=$3
 
-if [ ! -f "$fixture/include/linux/iomap.h" ]; then
-	echo "SKIP: no kernel tree fixture at $fixture (configure with -DIOMAPSIM_KSRC_FIXTURE=TREE)"
-	exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/iomapsim-treediff.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cp -r "$fixture" "$tmp/tree"
-chmod -R u+w "$tmp/tree"
+# shellcheck source=tests/lib/fixture-copy.sh
+. "$src/tests/lib/fixture-copy.sh"
+fixture_copy "$fixture" "configure with -DIOMAPSIM_KSRC_FIXTURE=TREE"
 h=$tmp/tree/include/linux/iomap.h
 perl -0pi -e 's/\tif \(IS_ENCRYPTED\(iomi\.inode\)\)\n\t\treturn -ENOTBLK;\n//' "$h"
 if cmp -s "$h" "$fixture/include/linux/iomap.h"; then
