@@ -4,11 +4,12 @@
 
 usage: scripts/coverage-report.py COVERAGE.json UNREACHABLE.txt
 
-Prints line and branch coverage of iomap/direct-io.c and iomap/iter.c,
-and of block/ and sim/ (and their parts) as totals.  Then checks
-UNREACHABLE.txt (docs/coverage-unreachable.txt): every line of the two
-files that no run executed must be listed there with the reason it
-cannot be, and every listed line must still be one that is not executed.
+Prints line and branch coverage of iomap/direct-io.c, iomap/iter.c and
+iomap/direct-io-next.c (the ->iomap_next proposal), and of block/ and
+sim/ (and their parts) as totals.  Then checks UNREACHABLE.txt
+(docs/coverage-unreachable.txt): every line of the three files that no
+run executed must be listed there with the reason it cannot be, and
+every listed line must still be one that is not executed.
 A line is named by its file, the function it is in, its text (blanks
 collapsed) and, when that text occurs more than once in the function,
 which occurrence (#2, #3, ...), so the list survives edits elsewhere in
@@ -20,7 +21,7 @@ import os
 import re
 import sys
 
-CHECKED = ("iomap/direct-io.c", "iomap/iter.c")
+CHECKED = ("iomap/direct-io.c", "iomap/iter.c", "iomap/direct-io-next.c")
 GROUPS = ("iomap/", "block/", "sim/kernel/", "sim/testfs/", "sim/simfs/",
           "sim/fuse/", "sim/cli/", "sim/")
 

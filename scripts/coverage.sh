@@ -8,11 +8,12 @@
 #
 #   BUILD_DIR   gcc build with -DIOMAPSIM_COVERAGE=ON (default build-cov)
 #
-# Prints the figures for iomap/direct-io.c, iomap/iter.c, block/ and sim/,
+# Prints the figures for iomap/direct-io.c, iomap/iter.c,
+# iomap/direct-io-next.c (the ->iomap_next proposal), block/ and sim/,
 # writes BUILD_DIR/coverage/index.html (every file, line by line) and
-# coverage.txt (gcovr's summary), and checks that every line of
-# direct-io.c and iter.c that no run executed is listed, with its reason,
-# in docs/coverage-unreachable.txt (scripts/coverage-report.py); exits 1
+# coverage.txt (gcovr's summary), and checks that every line of those
+# three iomap files that no run executed is listed, with its reason, in
+# docs/coverage-unreachable.txt (scripts/coverage-report.py); exits 1
 # when one is not, or when a listed line ran.
 set -euo pipefail
 

@@ -53,6 +53,18 @@
 #define ERROR_PUNT "\"iomap: always run error completions in user context\""
 #define NOT_YET(what) "not in this code: " what " arrived in a later release"
 
+/* entries split by the suite their tests are in */
+#define ATOMIC "IOCB_ATOMIC writes with IOMAP_F_ATOMIC_BIO mappings (REQ_ATOMIC)"
+#define NO_ATOMIC "no untorn writes in iomap"
+#define FSBLOCK "FSBLOCK_ALIGNED makes the file system block the alignment unit"
+#define LBS_ONLY "the logical block size is the only unit"
+#define COMP_END_IO "Assertion 'o.completion == IOMAP_DIO_COMP_END_IO' failed"
+#define OVERWRITE_INLINE "an async pure overwrite (no zeroing, conversion, " \
+	"size change or cache flush) completes inline in end_io"
+#define WRITES_PUNTED "only reads complete inline (IOMAP_DIO_INLINE_COMP); " \
+	"an async write is punted to s_dio_done_wq unless its issuer asked " \
+	"for caller completion"
+
 #define E(...) { __VA_ARGS__ }
 
 const struct expect expect_table[] = {
@@ -108,25 +120,28 @@ const struct expect expect_table[] = {
 	  NOT_YET("the simple dio path")),
 
 	/* ---- features later releases added ---------------------------- */
-	E("G-12, G-15, G-25, G-34", EXPECT_NA, !IOMAPSIM_ATOMIC,
-	  "no atomic writes", "iomap_generic", "writes",
+	E("G-12, G-25, G-34", EXPECT_NA, !IOMAPSIM_ATOMIC,
+	  "no atomic writes", "iomap_generic_bio", "writes",
 	  "test_atomic_write test_atomic_short_bio "
-	  "test_atomic_short_bio_releases_pins "
-	  "test_write_invalidate_busy_atomic", NULL, ALL,
-	  "IOCB_ATOMIC writes with IOMAP_F_ATOMIC_BIO mappings (REQ_ATOMIC)",
-	  "no untorn writes in iomap", NOT_YET("atomic writes")),
+	  "test_atomic_short_bio_releases_pins", NULL, ALL, ATOMIC,
+	  NO_ATOMIC, NOT_YET("atomic writes")),
+	E("G-15", EXPECT_NA, !IOMAPSIM_ATOMIC, "no atomic writes",
+	  "iomap_generic_entry", "writes", "test_write_invalidate_busy_atomic",
+	  NULL, ALL, ATOMIC, NO_ATOMIC, NOT_YET("atomic writes")),
 	E("G-25", EXPECT_NA, !IOMAPSIM_ATOMIC, "no atomic writes", "cli_run",
 	  "run", "test_atomic_map_flag", NULL, ALL,
 	  "--map ...:atomic is IOMAP_F_ATOMIC_BIO",
 	  "refused: no IOMAP_F_ATOMIC_BIO", NOT_YET("atomic writes")),
-	E("G-04, G-23", EXPECT_NA, !IOMAPSIM_FSBLOCK_ALIGNED,
-	  "no IOMAP_DIO_FSBLOCK_ALIGNED", "iomap_generic", "*",
-	  "test_dio_flags_masked test_write_fsblock_aligned", NULL, ALL,
-	  "FSBLOCK_ALIGNED makes the file system block the alignment unit",
-	  "the logical block size is the only unit",
+	E("G-04", EXPECT_NA, !IOMAPSIM_FSBLOCK_ALIGNED,
+	  "no IOMAP_DIO_FSBLOCK_ALIGNED", "iomap_generic_entry", "*",
+	  "test_dio_flags_masked", NULL, ALL, FSBLOCK, LBS_ONLY,
+	  NOT_YET("IOMAP_DIO_FSBLOCK_ALIGNED")),
+	E("G-23", EXPECT_NA, !IOMAPSIM_FSBLOCK_ALIGNED,
+	  "no IOMAP_DIO_FSBLOCK_ALIGNED", "iomap_generic_bio", "*",
+	  "test_write_fsblock_aligned", NULL, ALL, FSBLOCK, LBS_ONLY,
 	  NOT_YET("IOMAP_DIO_FSBLOCK_ALIGNED")),
 	E("G-49", EXPECT_NA, !IOMAPSIM_BOUNCE, "no IOMAP_DIO_BOUNCE",
-	  "iomap_generic", "*",
+	  "iomap_generic_completion", "*",
 	  "test_bounce_read_kvec test_bounce_read_user_needs_offload "
 	  "test_bounce_write test_bounce_write_zeroing_keeps_zero_folio",
 	  NULL, ALL, "IOMAP_DIO_BOUNCE copies through bounce pages",
@@ -155,21 +170,24 @@ const struct expect expect_table[] = {
 
 	/* ---- completion before IOMAP_DIO_COMP_WORK (G-61) --------------- */
 	E("G-51, G-61", EXPECT_CHANGED, NO_COMP_WORK,
-	  "completions before IOMAP_DIO_COMP_WORK", "iomap_generic", "writes",
-	  "test_async_overwrite_inline test_dsync_fua",
-	  "Assertion 'o.completion == IOMAP_DIO_COMP_END_IO' failed", ALL,
-	  "an async pure overwrite (no zeroing, conversion, size change or cache flush) completes inline in end_io",
-	  "only reads complete inline (IOMAP_DIO_INLINE_COMP); an async write is punted to s_dio_done_wq unless its issuer asked for caller completion",
-	  COMP_WORK),
+	  "completions before IOMAP_DIO_COMP_WORK",
+	  "iomap_generic_completion", "writes", "test_async_overwrite_inline",
+	  COMP_END_IO, ALL, OVERWRITE_INLINE, WRITES_PUNTED, COMP_WORK),
 	E("G-51, G-61", EXPECT_CHANGED, NO_COMP_WORK,
-	  "completions before IOMAP_DIO_COMP_WORK", "iomap_generic", "writes",
+	  "completions before IOMAP_DIO_COMP_WORK", "iomap_generic_bio",
+	  "writes", "test_dsync_fua", COMP_END_IO, ALL, OVERWRITE_INLINE,
+	  WRITES_PUNTED, COMP_WORK),
+	E("G-51, G-61", EXPECT_CHANGED, NO_COMP_WORK,
+	  "completions before IOMAP_DIO_COMP_WORK",
+	  "iomap_generic_completion", "writes",
 	  "test_async_extend_mapped_isolated",
 	  "Assertion 'o.completion == _i ? IOMAP_DIO_COMP_END_IO", SOME,
 	  "an async write inside EOF on an isolated mapping completes inline",
 	  "punted to s_dio_done_wq: writes never complete inline",
 	  COMP_WORK),
 	E("G-29, G-61", EXPECT_CHANGED, INLINE_COMP,
-	  "completions before IOMAP_DIO_COMP_WORK", "iomap_generic", "writes",
+	  "completions before IOMAP_DIO_COMP_WORK",
+	  "iomap_generic_bio", "writes",
 	  "test_hipri_cleared_for_completion_work",
 	  "Assertion 'o.dev.polled_bios == _i ? 1 : 0' failed", SOME,
 	  "IOCB_HIPRI is cleared only for a dio that needs completion work: an async pure overwrite is polled",
@@ -184,19 +202,22 @@ const struct expect expect_table[] = {
 	  COMP_WORK),
 
 	E("G-17, G-61", EXPECT_CHANGED, OLD_COMP,
-	  "completions before IOMAP_DIO_INLINE_COMP", "iomap_generic", "*",
+	  "completions before IOMAP_DIO_INLINE_COMP",
+	  "iomap_generic_completion", "*",
 	  "test_async_read_inline test_async_holes_complete_in_submitter "
 	  "test_dio_done_wq_lazy", "Assertion 'o.wq_created' failed", ALL,
 	  "an async read creates s_dio_done_wq (G-17)",
 	  "only an async write creates it", READ_WQ),
 	E("G-03, G-17, G-61", EXPECT_CHANGED, OLD_COMP,
-	  "completions before IOMAP_DIO_INLINE_COMP", "iomap_generic", "reads",
+	  "completions before IOMAP_DIO_INLINE_COMP",
+	  "iomap_generic_entry", "reads",
 	  "test_alloc_failures", "Assertion '!o.queued' failed", ALL,
 	  "an async read whose workqueue cannot be allocated fails with -ENOMEM before any I/O",
 	  "a read allocates no workqueue: its second allocation is a bio, and the read is queued",
 	  READ_WQ),
 	E("G-51, G-61", EXPECT_CHANGED, OLD_COMP,
-	  "completions before IOMAP_DIO_INLINE_COMP", "iomap_generic", "*",
+	  "completions before IOMAP_DIO_INLINE_COMP",
+	  "iomap_generic_completion", "*",
 	  "test_async_read_error_punted test_workqueue_keeps_private",
 	  "Assertion 'o.completion == IOMAP_DIO_COMP_WORKQUEUE' failed", ALL,
 	  "an error punts the completion to s_dio_done_wq",
@@ -205,27 +226,27 @@ const struct expect expect_table[] = {
 
 	/* ---- older write paths ------------------------------------------ */
 	E("G-15, K-09", EXPECT_CHANGED, !IOMAPSIM_KIOCB_INVALIDATE,
-	  "no kiocb_invalidate_pages()", "iomap_generic", "writes",
+	  "no kiocb_invalidate_pages()", "iomap_generic_entry", "writes",
 	  "test_write_invalidate_wb_error", "Assertion 'o.ret == -15' failed",
 	  ALL,
 	  "a writeback error of the range is a failed invalidation: -ENOTBLK (buffered fallback)",
 	  "filemap_write_and_wait_range()'s error is returned as is (-EIO)",
 	  "\"fs: factor out a direct_write_invalidate helper\" series: kiocb_invalidate_pages() writes back and invalidates in one call"),
 	E("G-26", EXPECT_CHANGED, !IOMAPSIM_FUA_NO_CACHE,
-	  "FUA only where the device has it", "iomap_generic", "writes",
+	  "FUA only where the device has it", "iomap_generic_bio", "writes",
 	  "test_dsync_no_cache", "Assertion 'o.fsync_calls == 0' failed", ALL,
 	  "an O_DSYNC pure overwrite on a device without a volatile write cache needs no flush: no fsync",
 	  "without FUA support the write ends with generic_write_sync()",
 	  "iomap_dio_can_use_fua(): FUA, or nothing, where the device has no volatile write cache"),
 	E("G-30, G-38", EXPECT_BUG, IOMAPSIM_ZERO_RETURNS_INT,
-	  "iomap_dio_zero() returns an int", "iomap_generic", "writes",
+	  "iomap_dio_zero() returns an int", "iomap_generic_bio", "writes",
 	  "test_unreadable_source_subblock_write",
 	  "Assertion 'o.ret == -14' failed: o.ret == 0", ALL,
 	  "a write from an unreadable buffer fails with -EFAULT",
 	  "the tail zeroing assigns iomap_dio_zero()'s 0 to the pinning error: the write returns 0, as XFS does on Linux 6.18",
 	  "bug in the code (docs/findings/0001-tail-zeroing-replaces-error.md): iomapsim run --map unwritten:0:65536 --dops end_io --op write --pos 512 --len 8192 --fault unmapped:0"),
 	E("G-30, G-38", EXPECT_BUG, IOMAPSIM_ZERO_RETURNS_INT,
-	  "iomap_dio_zero() returns an int", "iomap_generic", "writes",
+	  "iomap_dio_zero() returns an int", "iomap_generic_bio", "writes",
 	  "test_half_readable_source_subblock_write",
 	  "bytes reported written do not read back", ALL,
 	  "a write from a buffer readable in its first page fails, or reports only bytes that read back",
@@ -247,7 +268,7 @@ const struct expect expect_table[] = {
 	  "bio_iov_iter_get_pages() returns -EINVAL past the segments the refused bio had extracted and iomap re-expands the iterator by what it did not submit: its count exceeds its segments, and the next pass's iov_iter_npages() reads past the iovec array",
 	  "bug in the code (docs/findings/0004-refused-bio-leaves-iterator-past-segments.md): iomapsim run --size 2097152 --op write --pos 0 --len 1081856 --iter iovec:32768,...(33 times),512@1"),
 	E("G-33, G-38", EXPECT_BUG, IOMAPSIM_ZERO_RETURNS_INT,
-	  "iomap_dio_zero() returns an int", "iomap_generic", "writes",
+	  "iomap_dio_zero() returns an int", "iomap_generic_bio", "writes",
 	  "test_unpinnable_subblock_write_fails",
 	  "Assertion 'o.ret == -14' failed: o.ret == 0", ALL,
 	  "the write fails with bio_iov_iter_get_pages()'s -EFAULT",
@@ -256,14 +277,15 @@ const struct expect expect_table[] = {
 
 	/* ---- the user memory checked up front --------------------------- */
 	E("G-23, G-56, B-29", EXPECT_CHANGED, DMA_UPFRONT,
-	  "memory checked up front (bdev_iter_is_aligned())", "iomap_generic",
+	  "memory checked up front (bdev_iter_is_aligned())",
+	  "iomap_generic_bio",
 	  "reads", "test_read_misaligned_second_mapping",
 	  "Assertion 'o.bios == 1' failed", ALL,
 	  "the first mapping's bio goes out before the second, misaligned mapping fails",
 	  "the whole iterator is refused before the first bio: none goes out",
 	  UPFRONT),
 	E("G-30, G-33, B-29", EXPECT_BUG, !DMA_UPFRONT,
-	  "bios built before the memory is checked", "iomap_generic",
+	  "bios built before the memory is checked", "iomap_generic_bio",
 	  "writes", "test_short_write_keeps_its_head",
 	  "Assertion 'o.dev.write_bios == 0' failed: o.dev.write_bios == 1",
 	  ALL, "a pass that resumes this dio mid-block leaves the block's head, this dio's own data, alone",
@@ -278,13 +300,14 @@ const struct expect expect_table[] = {
 	/* ---- older shapes of the same rules ----------------------------- */
 	E("G-22", EXPECT_CHANGED, IOMAPSIM_INLINE_ONE_PAGE,
 	  "inline data within one page (iomap_inline_data_valid())",
-	  "iomap_generic", "reads", "test_read_inline",
+	  "iomap_generic_mapping", "reads", "test_read_inline",
 	  "Assertion 'o->warnings == warn' failed", ALL,
 	  "inline data of any length is copied",
 	  "an inline mapping that crosses a page warns and fails with -EIO",
 	  "iomap_inline_data_valid() was removed when inline data could span pages"),
 	E("G-24", EXPECT_CHANGED, IOMAPSIM_BIO_OPFLAGS_HELPER,
-	  "iomap_dio_bio_opflags()", "iomap_generic", "*", "test_bio_base_flags",
+	  "iomap_dio_bio_opflags()",
+	  "iomap_generic_bio", "*", "test_bio_base_flags",
 	  "Assertion 'opf & ((", SOME,
 	  "every data bio is REQ_SYNC | REQ_IDLE plus its op",
 	  "a read bio is REQ_OP_READ alone; only writes add REQ_SYNC | REQ_IDLE",

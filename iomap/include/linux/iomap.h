@@ -9,7 +9,8 @@
  *  - the ->iomap_next() conversion discussed in the v6 3/3 review
  *    (N-06..N-14): struct iomap_ops::iomap_next,
  *    IOMAP_DIO_NO_IOMAP_END and the iomap_dio_rw_next()/iomap_dio_rw_begin()
- *    entry points, so the two styles can be run and compared side by side;
+ *    entry points (iomap/direct-io-next.c), so the two styles can be run
+ *    and compared side by side;
  *  - the simulator's switch for the simple path (the cover letter's
  *    simple=0), per super block and per call: <sim/iomap.h>.
  */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Shared by the tests/iomap_generic_*.c suites, the generic direct I/O
+ * path by rule group (docs/rules.md 3.G): the requests they start from.
+ */
+#ifndef _IOMAP_GENERIC_H
+#define _IOMAP_GENERIC_H
+
+#include "iomap_common.h"
+
+/* A generic request: the simple path is switched off per call. */
+static inline void gen_req(struct iomapsim_request *r)
+{
+	req_init(r);
+	r->no_simple = true;
+	r->pos = 8192;
+	r->len = 8192;
+}
+
+/* Three extents over the first 64 KiB, the rest mapped too. */
+static inline void three_extents(struct iomapsim_request *r)
+{
+	req_map(r, IOMAP_MAPPED, 0, 16384, 0);
+	req_map(r, IOMAP_MAPPED, 16384, 16384, 0);
+	req_map(r, IOMAP_MAPPED, 32768, (256 << 10) - 32768, 0);
+}
+
+/* A 4 KiB write, the simple path left on: it takes no writes (S-03). */
+static inline void write_req(struct iomapsim_request *r)
+{
+	gen_req(r);
+	r->write = true;
+	r->no_simple = false;
+	r->len = 4096;
+}
+
+#endif /* _IOMAP_GENERIC_H */
