@@ -66,8 +66,9 @@ static u32 iomap_finish_ioend(struct iomap_ioend *ioend, int error)
 
 	if (!atomic_dec_and_test(&ioend->io_remaining))
 		return 0;
+	/* (sim) iomap_sim_ioend_bvecs() counts what it returns */
 	if (ioend->io_flags & IOMAP_IOEND_DIRECT)
-		return iomap_finish_ioend_direct(ioend);
+		return iomap_sim_ioend_bvecs(iomap_finish_ioend_direct(ioend));
 	/* buffered writeback ioends: no file system here makes them */
 	WARN_ON_ONCE(1);
 	return 0;

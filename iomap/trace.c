@@ -28,6 +28,7 @@ DEFINE_SIM_STAT(stat_punted, "iomap_dio_punted");
 DEFINE_SIM_STAT(stat_inline_comp, "iomap_dio_inline_comp");
 DEFINE_SIM_STAT(stat_submitter_comp, "iomap_dio_submitter_comp");
 DEFINE_SIM_STAT(stat_ioend_comp, "iomap_dio_ioend_comp");
+DEFINE_SIM_STAT(stat_ioend_bvecs, "iomap_ioend_bvecs");
 DEFINE_SIM_STAT(stat_fb_disabled, "iomap_simple_fallback_disabled");
 DEFINE_SIM_STAT(stat_fb_dops, "iomap_simple_fallback_dops");
 DEFINE_SIM_STAT(stat_fb_done_before, "iomap_simple_fallback_done_before");
@@ -475,6 +476,13 @@ struct work_struct *iomap_sim_ioend_enter(void)
 void iomap_sim_ioend_exit(struct work_struct *prev)
 {
 	ioend_work = prev;
+}
+
+u32 iomap_sim_ioend_bvecs(u32 vecs)
+{
+	if (sim_watch_counting())
+		sim_stat_add(&stat_ioend_bvecs, vecs);
+	return vecs;
 }
 
 bool iomap_sim_in_ioend_worker(void)

@@ -120,5 +120,10 @@ void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
  */
 struct work_struct *iomap_sim_ioend_enter(void);
 void iomap_sim_ioend_exit(struct work_struct *prev);
+/*
+ * (sim) What iomap_finish_ioend_direct() returned, the bvecs of the bio
+ * (G-54), summed in iomap_ioend_bvecs: the count the worker yields by.
+ */
+u32 iomap_sim_ioend_bvecs(u32 vecs);
 
 #endif /* _IOMAP_TRACE_H */
