@@ -326,6 +326,7 @@ static int testfs_alloc(struct testfs *tf, loff_t pos, loff_t length,
 	return 0;
 }
 
+#if IOMAPSIM_IOEND_DIRECT
 /*
  * TESTFS_DOPS_IOEND, a block-aligned direct write: no target blocks yet,
  * as XFS's zoned ->iomap_begin maps a write (IOMAP_F_ANON_WRITE: the
@@ -353,6 +354,7 @@ static int testfs_anon_write_map(struct testfs *tf, unsigned int idx,
 	iomap->bdev = tf->bdev;
 	return 0;
 }
+#endif /* IOMAPSIM_IOEND_DIRECT */
 
 static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
 				unsigned flags, struct iomap *iomap)
@@ -391,10 +393,12 @@ static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
 		return 0;
 	}
 
+#if IOMAPSIM_IOEND_DIRECT
 	if (tf->ioend_anon && (flags & IOMAP_DIRECT) &&
 	    !((pos | length) & (tf->fs_block - 1)) &&
 	    !(e && e->type == IOMAP_INLINE))
 		return testfs_anon_write_map(tf, idx, pos, length, flags, iomap);
+#endif
 
 	if (e && e->type != IOMAP_HOLE) {
 		/*
@@ -856,7 +860,7 @@ ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
 	const struct iomap_dio_ops *dops = tf->dops;
 	ssize_t ret;
 
-	if (tf->dops == &tf->dops_storage && tf->ioend_wq) {
+	if (tf->dops_kind == TESTFS_DOPS_IOEND) {
 		/* TESTFS_DOPS_IOEND: reads complete as without dops (XFS) */
 		if (!write)
 			dops = NULL;
@@ -1387,6 +1391,7 @@ static int apply_opts(struct testfs *tf, const struct testfs_opts *o,
 
 	dops_release(tf, o->dops);
 	memset(&tf->dops_storage, 0, sizeof(tf->dops_storage));
+	tf->dops_kind = o->dops;
 	switch (o->dops) {
 	case TESTFS_DOPS_IOEND:
 		ret = testfs_ioend_setup(tf, err, errlen);

@@ -157,6 +157,7 @@ struct testfs {
 	struct sim_iomap_fs_ops ops;	/* begin, end, and the two as ->iomap_next */
 	struct iomap_dio_ops dops_storage;
 	const struct iomap_dio_ops *dops;
+	enum testfs_dops dops_kind;	/* what dops is (testfs_opts.dops) */
 	/* the private data it hands iomap_dio_rw() (iomap_iter::private) */
 	void *dio_private;
 	struct bio_set bio_set;		/* TESTFS_DOPS_BIO_SET */
