@@ -22,6 +22,7 @@
 # into what the file system side, the shims and the tests test.
 #
 # Sets IOMAPSIM_KSRC_SOURCES (the wrapper translation units),
+# IOMAPSIM_KSRC_IOEND_DIRECT (1: the tree has iomap_finish_ioend_direct()),
 # IOMAPSIM_KSRC_INCLUDES (ahead of iomap/include), IOMAPSIM_KSRC_DEFS and
 # IOMAPSIM_KSRC_CODE_DEFS (for iomap/code.c).
 
@@ -57,6 +58,8 @@ set(IOMAPSIM_KSRC_INCLUDES ${CMAKE_SOURCE_DIR}/iomap/ksrc/wrap
 	${_kbin}/include ${CMAKE_SOURCE_DIR}/iomap/ksrc/include)
 
 include(${CMAKE_CURRENT_LIST_DIR}/ksrc/features.cmake)
+# the tree has iomap_finish_ioend_direct(): iomap/ioend.c is built
+set(IOMAPSIM_KSRC_IOEND_DIRECT ${_fv_IOEND_DIRECT})
 
 set(IOMAPSIM_KSRC_SOURCES ${CMAKE_SOURCE_DIR}/iomap/ksrc/kdirect-io.c
 	${CMAKE_SOURCE_DIR}/iomap/ksrc/kiter.c)

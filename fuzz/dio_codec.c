@@ -15,6 +15,7 @@
 #include <linux/iomap.h>
 #include <linux/kernel.h>
 #include <sim/bdev.h>
+#include <sim/iomap_features.h>
 #include "dio_codec.h"
 #include "fuzz_common.h"
 
@@ -85,7 +86,9 @@ static const char *const type_names[] = {
 	[IOMAP_INLINE] = "inline",
 };
 static const char *const dops_names[] = { "none", "end_io", "submit_io",
-					  "bio_set" };
+					  "bio_set", "ioend" };
+/* header byte 3: ioend is the one value past b % 4 (old inputs keep theirs) */
+#define DOPS_IOEND_BYTE 4
 static const char *const mode_names[] = { "ops", "next", "begin" };
 static const char *const iter_names[] = { "ubuf", "iovec", "kvec", "bvec" };
 static const char *const complete_names[] = { "irq", "inline", "deferred",
@@ -290,7 +293,9 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 	r->no_simple_mount = h[2] & FF_NO_SIMPLE_MOUNT;
 	r->write_cache = h[2] & FF_WRITE_CACHE;
 	r->fua = h[2] & FF_FUA;
-	r->dops = h[3] % 4;
+	r->dops = h[3] == DOPS_IOEND_BYTE ? TESTFS_DOPS_IOEND : h[3] % 4;
+	if (r->dops == TESTFS_DOPS_IOEND && !IOMAPSIM_IOEND_DIRECT)
+		in->missing = "iomap_finish_ioend_direct() (--dops ioend)";
 	r->mode = h[4] % 3;
 	r->write = h[5] & RF_WRITE;
 	r->async = h[5] & RF_ASYNC;
@@ -487,7 +492,7 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	h[2] = (r->encrypted ? FF_ENCRYPTED : 0) |
 	       (r->no_simple_mount ? FF_NO_SIMPLE_MOUNT : 0) |
 	       (r->write_cache ? FF_WRITE_CACHE : 0) | (r->fua ? FF_FUA : 0);
-	h[3] = r->dops;
+	h[3] = r->dops == TESTFS_DOPS_IOEND ? DOPS_IOEND_BYTE : r->dops;
 	h[4] = r->mode;
 	h[5] = (r->write ? RF_WRITE : 0) | (r->async ? RF_ASYNC : 0) |
 	       (r->no_simple ? RF_NO_SIMPLE : 0) |

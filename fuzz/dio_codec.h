@@ -13,7 +13,8 @@
  *   0   1     fs block size: 512 << (b % 8)
  *   1   1     device logical block size: 512 << (b % 4), at most the above
  *   2   1     file: 1 encrypted, 2 no-simple-mount, 4 write-cache, 8 fua
- *   3   1     dops (b % 4): none, end_io, submit_io, bio_set
+ *   3   1     dops (b % 4): none, end_io, submit_io, bio_set; b == 4:
+ *             ioend (a value no input before it held)
  *   4   1     iomap entry point (b % 3): ops, next, begin
  *   5   1     request: 1 write, 2 async, 4 no-simple, 8 done_before given
  *   6   1     iterator (b % 4): ubuf, iovec, kvec, bvec

@@ -535,7 +535,9 @@ static bool simple_eligible(const struct iomapsim_request *r)
 
 	if (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE)
 		return false;
-	if (r->dops || r->done_before || r->write)
+	/* --dops ioend reads go without dops, as XFS's do */
+	if ((r->dops && r->dops != TESTFS_DOPS_IOEND) || r->done_before ||
+	    r->write)
 		return false;
 	if (!r->len)	/* S-03 */
 		return IOMAPSIM_EMPTY_READ_SIMPLE && !r->no_simple &&
@@ -850,11 +852,27 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			   "read completion ran in %s, not bio completion "
 			   "context (G-51, S-27)",
 			   iomap_dio_comp_ctx_name(o->completion) ?: "none");
+		/*
+		 * G-54: ioend completion clears COMP_WORK in the ioend
+		 * worker, which is process context too: the size update
+		 * runs there unless an error or cached pages re-set it
+		 */
 		FUZZ_CHECK(!r->write || r->pos + (loff_t)r->len <= r->size ||
-				   o->completion == IOMAP_DIO_COMP_WORKQUEUE,
-			   "size-extending write completed in %s (G-14)",
+				   o->completion == IOMAP_DIO_COMP_WORKQUEUE ||
+				   (r->dops == TESTFS_DOPS_IOEND &&
+				    o->completion ==
+					    IOMAP_DIO_COMP_IOEND_WORKER),
+			   "size-extending write completed in %s (G-14, G-54)",
 			   iomap_dio_comp_ctx_name(o->completion) ?: "none");
+		/* G-54: its bios end in the ioend worker, never in end_io */
+		FUZZ_CHECK(!r->write || r->dops != TESTFS_DOPS_IOEND ||
+				   o->completion != IOMAP_DIO_COMP_END_IO,
+			   "write ended through ioends completed in end_io "
+			   "(G-54)");
 	}
+	FUZZ_CHECK(o->completion != IOMAP_DIO_COMP_IOEND_WORKER ||
+			   (r->write && r->dops == TESTFS_DOPS_IOEND),
+		   "a dio completed in an ioend worker it never used (G-54)");
 
 	/* 5: return value, ki_pos, iterator */
 	FUZZ_CHECK(ret != -EIOCBQUEUED && ret >= -4095,
@@ -908,7 +926,8 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 	else if (o->fallback != IOMAP_SIMPLE_SHORT_PIN)
 		FUZZ_CHECK(!o->bios_simple_pool,
 			   "generic path used the simple path's bio_set");
-	if (r->dops == TESTFS_DOPS_BIO_SET)
+	if (r->dops == TESTFS_DOPS_BIO_SET ||
+	    (r->dops == TESTFS_DOPS_IOEND && r->write))
 		FUZZ_CHECK(!o->bios_fs_bio_set,
 			   "bios from fs_bio_set despite dops->bio_set (G-32)");
 	if (o->simple) {

@@ -26,4 +26,13 @@ static inline size_t iomap_max_bio_size(const struct iomap *iomap)
 	return BIO_MAX_SIZE;
 }
 
+/*
+ * ioend.c: completions per iomap_finish_ioends() call before it yields
+ * the CPU, and the direct half of iomap_finish_ioend(), in direct-io.c of
+ * the code that has it (IOMAPSIM_IOEND_DIRECT).
+ */
+#define IOEND_BATCH_SIZE	4096
+struct iomap_ioend;
+u32 iomap_finish_ioend_direct(struct iomap_ioend *ioend);
+
 #endif /* _IOMAP_INTERNAL_H */

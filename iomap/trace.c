@@ -27,6 +27,8 @@ DEFINE_SIM_STAT(stat_queued, "iomap_dio_queued");
 DEFINE_SIM_STAT(stat_punted, "iomap_dio_punted");
 DEFINE_SIM_STAT(stat_inline_comp, "iomap_dio_inline_comp");
 DEFINE_SIM_STAT(stat_submitter_comp, "iomap_dio_submitter_comp");
+DEFINE_SIM_STAT(stat_ioend_comp, "iomap_dio_ioend_comp");
+DEFINE_SIM_STAT(stat_ioend_bvecs, "iomap_ioend_bvecs");
 DEFINE_SIM_STAT(stat_fb_disabled, "iomap_simple_fallback_disabled");
 DEFINE_SIM_STAT(stat_fb_dops, "iomap_simple_fallback_dops");
 DEFINE_SIM_STAT(stat_fb_done_before, "iomap_simple_fallback_done_before");
@@ -97,6 +99,8 @@ const char *iomap_dio_comp_ctx_name(enum iomap_dio_comp_ctx c)
 		return "end_io";
 	case IOMAP_DIO_COMP_WORKQUEUE:
 		return "workqueue";
+	case IOMAP_DIO_COMP_IOEND_WORKER:
+		return "ioend_worker";
 	default:
 		return NULL;
 	}
@@ -119,6 +123,9 @@ sim_exitcall(iomap_sim_dio_exit);
 void iomap_sim_dio_exit(void)
 {
 	iomap_sim_dio_initcall_undo();
+#if IOMAPSIM_IOEND_DIRECT
+	iomap_sim_ioend_initcall_undo();
+#endif
 	sim_initcalls_reset();
 }
 
@@ -455,11 +462,43 @@ void __trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
 		obs->queued = true;
 }
 
+/* The work item running iomap_finish_ioends() on this thread, if any. */
+static __thread struct work_struct *ioend_work;
+
+struct work_struct *iomap_sim_ioend_enter(void)
+{
+	struct work_struct *prev = ioend_work;
+
+	ioend_work = (current->flags & PF_WQ_WORKER) ? current_work() : NULL;
+	return prev;
+}
+
+void iomap_sim_ioend_exit(struct work_struct *prev)
+{
+	ioend_work = prev;
+}
+
+u32 iomap_sim_ioend_bvecs(u32 vecs)
+{
+	if (sim_watch_counting())
+		sim_stat_add(&stat_ioend_bvecs, vecs);
+	return vecs;
+}
+
+bool iomap_sim_in_ioend_worker(void)
+{
+	struct work_struct *work = current_work();
+
+	return !in_interrupt() && (current->flags & PF_WQ_WORKER) && work &&
+	       work == ioend_work;
+}
+
 /*
  * A worker is iomap's punt only when it runs the super block's
- * s_dio_done_wq: a bio can also end in a worker of the block layer (the
- * request timeout's poll of a polled bio nobody polls, as
- * nvme_timeout() does), and the completion then runs where the bio
+ * s_dio_done_wq, and the ioend worker only while it runs
+ * iomap_finish_ioends() (G-54): a bio can also end in a worker of the
+ * block layer (the request timeout's poll of a polled bio nobody polls,
+ * as nvme_timeout() does), and the completion then runs where the bio
  * ended, as it does from hard IRQ.  The worker's queue, not
  * current_work()->wq: the simple path's work lives in its bio, which the
  * completion has freed by the time it is traced.
@@ -469,10 +508,16 @@ static enum iomap_dio_comp_ctx comp_ctx(const struct iomap_dio_obs *obs,
 {
 	if (in_interrupt() || (obs && READ_ONCE(obs->polling)))
 		return IOMAP_DIO_COMP_END_IO;
-	if (current->flags & PF_WQ_WORKER)
-		return sim_current_workqueue() == sb->s_dio_done_wq ?
-			       IOMAP_DIO_COMP_WORKQUEUE :
-			       IOMAP_DIO_COMP_END_IO;
+	if (current->flags & PF_WQ_WORKER) {
+		/* compared, never followed: it may be freed by now */
+		struct work_struct *work = current_work();
+
+		if (sim_current_workqueue() == sb->s_dio_done_wq)
+			return IOMAP_DIO_COMP_WORKQUEUE;
+		if (work && work == ioend_work)
+			return IOMAP_DIO_COMP_IOEND_WORKER;
+		return IOMAP_DIO_COMP_END_IO;
+	}
 	return IOMAP_DIO_COMP_SUBMITTER;
 }
 
@@ -488,6 +533,9 @@ static struct iomap_dio_obs *observe_completion(const struct super_block *sb)
 		break;
 	case IOMAP_DIO_COMP_WORKQUEUE:
 		count(&stat_punted);
+		break;
+	case IOMAP_DIO_COMP_IOEND_WORKER:
+		count(&stat_ioend_comp);
 		break;
 	default:
 		count(&stat_submitter_comp);

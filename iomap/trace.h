@@ -110,4 +110,20 @@ void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 							  length);	\
 	} while (0)
 
+/*
+ * (sim) ioend.c brackets iomap_finish_ioends() with these: a dio that
+ * iomap_finish_ioend_direct() completes there, in the file system's ioend
+ * worker, is seen completing in IOEND-WORKER (G-54, docs/rules.md 4 item
+ * 8).  The kernel has no tracepoint at that place; the marker is the work
+ * item that runs the call, so a completion nested in it by a sleep (the
+ * deterministic engine runs other events then) is not mistaken for it.
+ */
+struct work_struct *iomap_sim_ioend_enter(void);
+void iomap_sim_ioend_exit(struct work_struct *prev);
+/*
+ * (sim) What iomap_finish_ioend_direct() returned, the bvecs of the bio
+ * (G-54), summed in iomap_ioend_bvecs: the count the worker yields by.
+ */
+u32 iomap_sim_ioend_bvecs(u32 vecs);
+
 #endif /* _IOMAP_TRACE_H */

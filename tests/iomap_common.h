@@ -87,4 +87,36 @@ static inline const struct testfs_cb *cb_at(const struct iomapsim_outcome *o,
 	return &o->cbs[n];
 }
 
+/*
+ * For sequences of requests on one file, which the one-shot runner cannot
+ * do: a testfs of 64 KiB with @map (NULL: all mapped) and @dops ...
+ */
+static inline struct testfs *tf_mkfs(const struct testfs_extent *map,
+				     unsigned int n, enum testfs_dops dops)
+{
+	struct testfs_opts o = { .size = 64 << 10, .map = map, .nr_map = n,
+				 .dops = dops };
+	char err[160];
+	struct testfs *tf = testfs_create(&o, err, sizeof(err));
+
+	ck_assert_msg(!IS_ERR(tf), "%s", err);
+	return tf;
+}
+
+/* ... and one sync direct I/O on it, drained; returns its result. */
+static inline ssize_t tf_dio(struct testfs *tf, bool write, loff_t pos,
+			     void *buf, size_t len)
+{
+	struct kiocb iocb = { .ki_filp = &tf->file, .ki_pos = pos,
+			      .ki_flags = IOCB_DIRECT |
+					  (write ? IOCB_WRITE : 0) };
+	struct iov_iter iter;
+	ssize_t ret;
+
+	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf, len);
+	ret = testfs_dio_rw(tf, &iocb, &iter, 0, 0);
+	sim_engine_drain();
+	return ret;
+}
+
 #endif /* _IOMAP_COMMON_H */

@@ -11,34 +11,6 @@
 #include <sim/iomap_features.h>
 #include "iomap_common.h"
 
-static struct testfs *mkfs(const struct testfs_extent *map, unsigned int n,
-			   enum testfs_dops dops)
-{
-	struct testfs_opts o = { .size = 64 << 10, .map = map, .nr_map = n,
-				 .dops = dops };
-	char err[128];
-	struct testfs *tf = testfs_create(&o, err, sizeof(err));
-
-	ck_assert_msg(!IS_ERR(tf), "%s", err);
-	return tf;
-}
-
-/* One sync direct I/O on @tf; returns its result. */
-static ssize_t dio(struct testfs *tf, bool write, loff_t pos, void *buf,
-		   size_t len)
-{
-	struct kiocb iocb = { .ki_filp = &tf->file, .ki_pos = pos,
-			      .ki_flags = IOCB_DIRECT |
-					  (write ? IOCB_WRITE : 0) };
-	struct iov_iter iter;
-	ssize_t ret;
-
-	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf, len);
-	ret = testfs_dio_rw(tf, &iocb, &iter, 0, 0);
-	sim_engine_drain();
-	return ret;
-}
-
 #define E(t, o, l) { .off = (o), .len = (l), .type = (t), \
 		     .addr = TESTFS_ADDR_AUTO }
 
@@ -48,7 +20,7 @@ START_TEST(test_extent_returned_whole)
 	static const struct testfs_extent map[] = {
 		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_MAPPED, 8192, 8192),
 	};
-	struct testfs *tf = mkfs(map, 2, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(map, 2, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 
 	ck_assert_int_eq(tf->ops.begin(&tf->inode, 4096, 12288, 0, &m,
@@ -67,7 +39,7 @@ START_TEST(test_extents_not_contiguous)
 		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_MAPPED, 8192, 8192),
 		E(IOMAP_UNWRITTEN, 16384, 8192),
 	};
-	struct testfs *tf = mkfs(map, 3, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(map, 3, TESTFS_DOPS_NONE);
 	struct testfs_extent a, b, c;
 
 	ck_assert(testfs_lookup(tf, 0, &a));
@@ -85,7 +57,7 @@ START_TEST(test_gap_is_hole)
 	static const struct testfs_extent map[] = {
 		E(IOMAP_MAPPED, 0, 4096), E(IOMAP_MAPPED, 16384, 4096),
 	};
-	struct testfs *tf = mkfs(map, 2, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(map, 2, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 
 	ck_assert_int_eq(tf->ops.begin(&tf->inode, 8192, 4096, 0, &m,
@@ -103,7 +75,7 @@ START_TEST(test_write_allocates)
 	static const struct testfs_extent map[] = {
 		E(IOMAP_HOLE, 0, 65536),
 	};
-	struct testfs *tf = mkfs(map, 1, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(map, 1, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 	struct testfs_extent e;
 
@@ -133,7 +105,7 @@ END_TEST
 /* past the mapped range too; but never under NOWAIT */
 START_TEST(test_write_past_map_nowait)
 {
-	struct testfs *tf = mkfs(NULL, 0, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(NULL, 0, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 
 	ck_assert_int_eq(tf->ops.begin(&tf->inode, 1 << 20, 4096,
@@ -153,12 +125,12 @@ START_TEST(test_write_then_read_new_block)
 	static const struct testfs_extent map[] = {
 		E(IOMAP_HOLE, 0, 65536),
 	};
-	struct testfs *tf = mkfs(map, 1, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(map, 1, TESTFS_DOPS_NONE);
 	char *w = aligned_alloc(4096, 4096), *r = aligned_alloc(4096, 4096);
 
 	memset(w, 0x77, 1024);
-	ck_assert_int_eq(dio(tf, true, 8192 + 1024, w, 1024), 1024);
-	ck_assert_int_eq(dio(tf, false, 8192, r, 4096), 4096);
+	ck_assert_int_eq(tf_dio(tf, true, 8192 + 1024, w, 1024), 1024);
+	ck_assert_int_eq(tf_dio(tf, false, 8192, r, 4096), 4096);
 	for (int i = 0; i < 4096; i++)
 		ck_assert_int_eq((u8)r[i], i >= 1024 && i < 2048 ? 0x77 : 0);
 	testfs_destroy(tf);
@@ -173,13 +145,13 @@ START_TEST(test_unwritten_stays_without_end_io)
 	static const struct testfs_extent map[] = {
 		E(IOMAP_UNWRITTEN, 0, 65536),
 	};
-	struct testfs *tf = mkfs(map, 1, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(map, 1, TESTFS_DOPS_NONE);
 	char *w = aligned_alloc(4096, 4096), *r = aligned_alloc(4096, 4096);
 	struct testfs_extent e;
 
 	memset(w, 0x55, 4096);
-	ck_assert_int_eq(dio(tf, true, 4096, w, 4096), 4096);
-	ck_assert_int_eq(dio(tf, false, 4096, r, 4096), 4096);
+	ck_assert_int_eq(tf_dio(tf, true, 4096, w, 4096), 4096);
+	ck_assert_int_eq(tf_dio(tf, false, 4096, r, 4096), 4096);
 	for (int i = 0; i < 4096; i++)
 		ck_assert_int_eq(r[i], 0);
 	ck_assert(testfs_lookup(tf, 4096, &e));
@@ -196,12 +168,12 @@ START_TEST(test_unwritten_converts_with_end_io)
 	static const struct testfs_extent map[] = {
 		E(IOMAP_UNWRITTEN, 0, 65536),
 	};
-	struct testfs *tf = mkfs(map, 1, TESTFS_DOPS_END_IO);
+	struct testfs *tf = tf_mkfs(map, 1, TESTFS_DOPS_END_IO);
 	char *w = aligned_alloc(4096, 8192), *r = aligned_alloc(4096, 8192);
 	struct testfs_extent e;
 
 	memset(w, 0x55, 8192);
-	ck_assert_int_eq(dio(tf, true, 4096 + 512, w, 2048), 2048);
+	ck_assert_int_eq(tf_dio(tf, true, 4096 + 512, w, 2048), 2048);
 	ck_assert_uint_eq(tf->conversions, 1);
 	ck_assert(testfs_lookup(tf, 4096, &e));
 	ck_assert_int_eq(e.type, IOMAP_MAPPED);
@@ -212,7 +184,7 @@ START_TEST(test_unwritten_converts_with_end_io)
 	ck_assert(testfs_lookup(tf, 8192, &e));
 	ck_assert_int_eq(e.type, IOMAP_UNWRITTEN);
 
-	ck_assert_int_eq(dio(tf, false, 4096, r, 4096), 4096);
+	ck_assert_int_eq(tf_dio(tf, false, 4096, r, 4096), 4096);
 	for (int i = 0; i < 4096; i++)
 		ck_assert_int_eq((u8)r[i], i >= 512 && i < 2560 ? 0x55 : 0);
 	testfs_destroy(tf);
@@ -235,7 +207,7 @@ START_TEST(test_device_holds_dio_write)
 		E(IOMAP_MAPPED, 4096, 4096),
 		E(IOMAP_MAPPED, 12288, 4096),
 	};
-	struct testfs *tf = mkfs(map, 3, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(map, 3, TESTFS_DOPS_NONE);
 	const loff_t pos = 1024, n = 13312;	/* ends mid-block at 14336 */
 	/* file offsets to spoil: head, data, allocated hole, tail */
 	const loff_t at[] = { 100, 5000, 9000, 15000 };
@@ -244,7 +216,7 @@ START_TEST(test_device_holds_dio_write)
 
 	for (loff_t i = 0; i < n; i++)
 		w[i] = (char)(i * 13 + 1);
-	ck_assert_int_eq(dio(tf, true, pos, w, n), n);
+	ck_assert_int_eq(tf_dio(tf, true, pos, w, n), n);
 	ck_assert(testfs_device_holds_dio_write(tf, pos, w, n, 64 << 10));
 	for (unsigned int k = 0; k < ARRAY_SIZE(at); k++) {
 		struct testfs_extent e;
@@ -278,10 +250,10 @@ END_TEST
 /* the initial data is the pattern, different in every block */
 START_TEST(test_pattern)
 {
-	struct testfs *tf = mkfs(NULL, 0, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(NULL, 0, TESTFS_DOPS_NONE);
 	char *r = aligned_alloc(4096, 8192);
 
-	ck_assert_int_eq(dio(tf, false, 0, r, 8192), 8192);
+	ck_assert_int_eq(tf_dio(tf, false, 0, r, 8192), 8192);
 	for (int i = 0; i < 8192; i++)
 		ck_assert_int_eq((u8)r[i], testfs_pattern(i));
 	ck_assert_int_ne(memcmp(r, r + 4096, 4096), 0);
@@ -305,7 +277,7 @@ START_TEST(test_unwatched_hooks_run_nothing)
 		"iomap_simple_fallback_too_large",
 		"iomap_dio_submitter_comp",
 	};
-	struct testfs *tf = mkfs(NULL, 0, TESTFS_DOPS_NONE);
+	struct testfs *tf = tf_mkfs(NULL, 0, TESTFS_DOPS_NONE);
 	char *r = aligned_alloc(4096, 8192);
 	long before[ARRAY_SIZE(names)];
 	unsigned int i;
@@ -316,16 +288,16 @@ START_TEST(test_unwatched_hooks_run_nothing)
 	records = sim_trace_count();
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		before[i] = sim_stat_get(names[i]);
-	ck_assert_int_eq(dio(tf, false, 0, r, 4096), 4096);
-	ck_assert_int_eq(dio(tf, false, 0, r, 8192), 8192);
+	ck_assert_int_eq(tf_dio(tf, false, 0, r, 4096), 4096);
+	ck_assert_int_eq(tf_dio(tf, false, 0, r, 8192), 8192);
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		ck_assert_msg(sim_stat_get(names[i]) == before[i],
 			      "%s counted with nobody watching", names[i]);
 	ck_assert_uint_eq(sim_trace_count(), records);
 
 	sim_watch_set(SIM_WATCH_COUNT, true);
-	ck_assert_int_eq(dio(tf, false, 0, r, 4096), 4096);
-	ck_assert_int_eq(dio(tf, false, 0, r, 8192), 8192);
+	ck_assert_int_eq(tf_dio(tf, false, 0, r, 4096), 4096);
+	ck_assert_int_eq(tf_dio(tf, false, 0, r, 8192), 8192);
 	sim_trace_enable(true);
 	ck_assert_int_eq(sim_stat_get("iomap_simple_hits"), before[0] + 1);
 	ck_assert_int_eq(sim_stat_get("iomap_dio_generic"), before[1] + 1);
@@ -821,7 +793,7 @@ START_TEST(test_recycle_contents_as_new)
 		/* leave blocks allocated past the initial map behind */
 		if (steps[i].write_at >= 0) {
 			memset(buf, 0xab, sizeof(buf));
-			ck_assert_int_eq(dio(tf, true, steps[i].write_at, buf,
+			ck_assert_int_eq(tf_dio(tf, true, steps[i].write_at, buf,
 					     sizeof(buf)), sizeof(buf));
 			ck_assert_uint_gt(tf->dev_used, tf->next_addr0);
 		}

@@ -340,7 +340,7 @@ static void run_usage(void)
 	       "                      inline data may be any length; atomic (IOMAP_F_ATOMIC_BIO) gives\n"
 	       "                      the device 64 KiB atomic writes\n"
 	       "  --encrypted         the inode is encrypted\n"
-	       "  --dops none|end_io|submit_io|bio_set\n"
+	       "  --dops none|end_io|submit_io|bio_set|ioend\n"
 	       "  --op read|write     (read)\n"
 	       "  --pos N --len N     file range (0, 4096)\n"
 	       "  --iter ubuf|iovec:K|iovec:L1,L2,...|kvec|bvec   (ubuf)\n"
@@ -444,7 +444,7 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 			  bool *help)
 {
 	static const char *const dops[] = { "none", "end_io", "submit_io",
-					    "bio_set" };
+					    "bio_set", "ioend" };
 	static const char *const ops[] = { "read", "write" };
 	static const char *const completes[] = { "irq", "inline", "deferred",
 						 "random" };
@@ -514,7 +514,7 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		case OPT_DOPS:
 			i = pick(name, arg, dops, ARRAY_SIZE(dops));
 			if (i < 0)
-				return bad("--dops %s: want none, end_io, submit_io or bio_set",
+				return bad("--dops %s: want none, end_io, submit_io, bio_set or ioend",
 					   arg);
 			req->dops = i;
 			break;

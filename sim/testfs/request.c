@@ -82,6 +82,8 @@ static void runner_ki_complete(struct kiocb *iocb, long ret)
 	issuer.private_set = READ_ONCE(iocb->private) != NULL;
 	if (in_interrupt())
 		issuer.ctx = IOMAP_DIO_COMP_END_IO;
+	else if (iomap_sim_in_ioend_worker())
+		issuer.ctx = IOMAP_DIO_COMP_IOEND_WORKER;
 	else if (current->flags & PF_WQ_WORKER)
 		issuer.ctx = IOMAP_DIO_COMP_WORKQUEUE;
 	else
@@ -633,7 +635,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	bios0 = stat_of("bio_live", &st_live);
 	allocs0 = stat_of("bio_alloc", &st_alloc);
 	fs_set0 = atomic_long_read(&fs_bio_set.sim_allocs);
-	own_set0 = atomic_long_read(&tf->bio_set.sim_allocs);
+	own_set0 = atomic_long_read(&testfs_dops_bio_set(tf)->sim_allocs);
 	split0 = blk_sim_split_allocs();
 
 	tf->mode = req->mode;
@@ -726,8 +728,9 @@ int iomapsim_run(const struct iomapsim_request *req,
 	out->why_mismatch = obs.why_mismatch;
 	out->bios_fs_bio_set = atomic_long_read(&fs_bio_set.sim_allocs) -
 			       fs_set0;
-	out->bios_dops_set = atomic_long_read(&tf->bio_set.sim_allocs) -
-			     own_set0;
+	out->bios_dops_set =
+		atomic_long_read(&testfs_dops_bio_set(tf)->sim_allocs) -
+		own_set0;
 	out->bios_simple_pool = stat_of("bio_alloc", &st_alloc) - allocs0 -
 				out->bios_fs_bio_set - out->bios_dops_set -
 				(blk_sim_split_allocs() - split0);

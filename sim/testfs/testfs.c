@@ -326,6 +326,36 @@ static int testfs_alloc(struct testfs *tf, loff_t pos, loff_t length,
 	return 0;
 }
 
+#if IOMAPSIM_IOEND_DIRECT
+/*
+ * TESTFS_DOPS_IOEND, a block-aligned direct write: no target blocks yet,
+ * as XFS's zoned ->iomap_begin maps a write (IOMAP_F_ANON_WRITE: the
+ * bio's sector is chosen by ->submit_io), over whatever the range maps
+ * now, up to the first inline extent (whose block stays where it is).
+ */
+static int testfs_anon_write_map(struct testfs *tf, unsigned int idx,
+				 loff_t pos, loff_t length, unsigned flags,
+				 struct iomap *iomap)
+{
+	loff_t end = pos + length;
+
+	/* out of place is never an overwrite */
+	if (flags & IOMAP_OVERWRITE_ONLY)
+		return -EAGAIN;
+	for (; idx < tf->nr_ext && tf->ext[idx].off < end; idx++)
+		if (tf->ext[idx].type == IOMAP_INLINE)
+			end = tf->ext[idx].off;
+	memset(iomap, 0, sizeof(*iomap));
+	iomap->offset = pos;
+	iomap->length = end - pos;
+	iomap->type = IOMAP_MAPPED;
+	iomap->flags = IOMAP_F_ANON_WRITE;
+	iomap->addr = IOMAP_NULL_ADDR;
+	iomap->bdev = tf->bdev;
+	return 0;
+}
+#endif /* IOMAPSIM_IOEND_DIRECT */
+
 static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
 				unsigned flags, struct iomap *iomap)
 {
@@ -362,6 +392,13 @@ static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
 		fill_iomap(tf, &hole, iomap);
 		return 0;
 	}
+
+#if IOMAPSIM_IOEND_DIRECT
+	if (tf->ioend_anon && (flags & IOMAP_DIRECT) &&
+	    !((pos | length) & (tf->fs_block - 1)) &&
+	    !(e && e->type == IOMAP_INLINE))
+		return testfs_anon_write_map(tf, idx, pos, length, flags, iomap);
+#endif
 
 	if (e && e->type != IOMAP_HOLE) {
 		/*
@@ -539,6 +576,183 @@ static void testfs_submit_io(const struct iomap_iter *iter, struct bio *bio,
 	submit_bio(bio);
 }
 
+#if IOMAPSIM_IOEND_DIRECT
+/*
+ * ---- TESTFS_DOPS_IOEND: direct writes ended through ioends -------------
+ *
+ * As XFS's zoned writes (xfs_dio_zoned_submit_io(), xfs_end_bio(),
+ * xfs_end_io()): ->submit_io places an out-of-place bio, makes every write
+ * bio an ioend and ends it in xfs_end_bio()'s way; the per-file worker
+ * records where the data went and hands the ioend to
+ * iomap_finish_ioends(), whose iomap_finish_ioend_direct() ends the bio's
+ * share of the dio in task context (G-54).
+ */
+
+/* Drop the extents over [start, end) (block aligned); lock held. */
+static int ext_punch(struct testfs *tf, loff_t start, loff_t end)
+{
+	unsigned int idx = ext_find(tf, start);
+
+	while (idx < tf->nr_ext && tf->ext[idx].off < end) {
+		int at = ext_isolate(tf, idx, max_t(loff_t, start,
+						    tf->ext[idx].off),
+				     min_t(loff_t, end, tf->ext[idx].off +
+						   (loff_t)tf->ext[idx].len));
+
+		if (at < 0)
+			return at;
+		memmove(&tf->ext[at], &tf->ext[at + 1],
+			(tf->nr_ext - at - 1) * sizeof(tf->ext[0]));
+		tf->nr_ext--;
+		idx = at;
+	}
+	return 0;
+}
+
+/*
+ * A written out-of-place range becomes the file's: the old blocks are
+ * dropped, the new ones mapped (xfs_zoned_end_io()).  Bios of an
+ * IOMAP_F_ANON_WRITE mapping are whole blocks (testfs_dio_rw() asks for
+ * IOMAP_DIO_FSBLOCK_ALIGNED).
+ */
+static void testfs_remap(struct testfs *tf, loff_t off, u64 len, u64 addr)
+{
+	struct testfs_extent e = {
+		.off = off,
+		.len = len,
+		.type = IOMAP_MAPPED,
+		.addr = addr,
+	};
+
+	WARN_ON_ONCE((off | len) & (tf->fs_block - 1));
+	might_sleep();
+	pthread_mutex_lock(&tf->lock);
+	if (!ext_punch(tf, off, off + len) && !ext_reserve(tf, 1))
+		ext_insert(tf, ext_find(tf, off), &e);
+	pthread_mutex_unlock(&tf->lock);
+}
+
+/* One ioend in the worker: remap on success, then end it (xfs_end_ioend()) */
+static void testfs_end_ioend(struct testfs *tf, struct iomap_ioend *ioend)
+{
+	int error = blk_status_to_errno(ioend->io_bio.bi_status);
+
+	__atomic_fetch_add(&tf->ioends, 1, __ATOMIC_RELAXED);
+	if (!error && ioend->io_private)
+		testfs_remap(tf, ioend->io_offset, ioend->io_size,
+			     (u64)ioend->io_sector << SECTOR_SHIFT);
+	iomap_finish_ioends(ioend, error);
+}
+
+/* The file's ioend work: every ioend ended since it was queued. */
+static void testfs_end_io_work(struct work_struct *work)
+{
+	struct testfs *tf = container_of(work, struct testfs, ioend_work);
+	struct iomap_ioend *ioend;
+	struct list_head tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tf->ioend_lock, flags);
+	list_replace_init(&tf->ioend_list, &tmp);
+	spin_unlock_irqrestore(&tf->ioend_lock, flags);
+
+	while ((ioend = list_first_entry_or_null(&tmp, struct iomap_ioend,
+						 io_list))) {
+		list_del_init(&ioend->io_list);
+		testfs_end_ioend(tf, ioend);
+		cond_resched();
+	}
+}
+
+/*
+ * ->bi_end_io of every write bio, in bio completion context: nothing that
+ * sleeps, so the ioend goes to the worker (the first one onto an empty
+ * list queues the work, as xfs_end_bio() does).
+ */
+static void testfs_end_bio(struct bio *bio)
+{
+	struct iomap_ioend *ioend = iomap_ioend_from_bio(bio);
+	struct testfs *tf = testfs_from_inode(ioend->io_inode);
+	unsigned long flags;
+
+	spin_lock_irqsave(&tf->ioend_lock, flags);
+	if (list_empty(&tf->ioend_list))
+		WARN_ON_ONCE(!queue_work(tf->ioend_wq, &tf->ioend_work));
+	list_add_tail(&ioend->io_list, &tf->ioend_list);
+	spin_unlock_irqrestore(&tf->ioend_lock, flags);
+}
+
+/*
+ * ->submit_io: an IOMAP_F_ANON_WRITE bio gets new blocks here, where XFS
+ * picks the place in its open zone; every write bio becomes an ioend
+ * (its bio_set's front_pad is the struct iomap_ioend) that testfs's
+ * ->bi_end_io ends.
+ */
+static void testfs_ioend_submit_io(const struct iomap_iter *iter,
+				   struct bio *bio, loff_t file_offset)
+{
+	struct testfs *tf = testfs_from_inode(iter->inode);
+	bool anon = iter->iomap.flags & IOMAP_F_ANON_WRITE;
+	struct iomap_ioend *ioend;
+
+	__atomic_fetch_add(&tf->submit_io_calls, 1, __ATOMIC_RELAXED);
+	if (anon) {
+		tf_lock(tf);
+		bio->bi_iter.bi_sector =
+			alloc_addr(tf, bio->bi_iter.bi_size) >> SECTOR_SHIFT;
+		tf->allocations++;
+		tf_unlock(tf);
+	}
+	bio->bi_end_io = testfs_end_bio;
+	ioend = iomap_init_ioend(iter->inode, bio, file_offset,
+				 IOMAP_IOEND_DIRECT);
+	/* the worker remaps what went out of place */
+	ioend->io_private = anon ? tf : NULL;
+	submit_bio(bio);
+}
+
+static int testfs_ioend_setup(struct testfs *tf, char *err, size_t errlen)
+{
+	if (!tf->ioend_wq) {
+		tf->ioend_wq = alloc_workqueue("testfs-conv/%s",
+					       WQ_MEM_RECLAIM, 0,
+					       tf->sb.s_id);
+		if (!tf->ioend_wq) {
+			snprintf(err, errlen, "alloc_workqueue: -ENOMEM");
+			return -ENOMEM;
+		}
+		spin_lock_init(&tf->ioend_lock);
+		INIT_LIST_HEAD(&tf->ioend_list);
+		INIT_WORK(&tf->ioend_work, testfs_end_io_work);
+	}
+	tf->dops_storage.bio_set = &iomap_ioend_bioset;
+	tf->dops_storage.submit_io = testfs_ioend_submit_io;
+	tf->dops_storage.end_io = testfs_dio_end_io;
+	tf->dops = &tf->dops_storage;
+	return 0;
+}
+#else
+static int testfs_ioend_setup(struct testfs *tf, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "--dops ioend: the iomap code linked in has no "
+		 "iomap_finish_ioend_direct() (ioend_direct=0)");
+	return -EOPNOTSUPP;
+}
+#endif /* IOMAPSIM_IOEND_DIRECT */
+
+/* What the dio ops of the last opts set up: bio_set, ioend worker. */
+static void dops_release(struct testfs *tf, enum testfs_dops keep)
+{
+	if (keep != TESTFS_DOPS_BIO_SET && tf->bio_set_ready) {
+		bioset_exit(&tf->bio_set);
+		tf->bio_set_ready = false;
+	}
+	if (keep != TESTFS_DOPS_IOEND && tf->ioend_wq) {
+		destroy_workqueue(tf->ioend_wq);
+		tf->ioend_wq = NULL;
+	}
+}
+
 static int testfs_fsync(struct file *file, loff_t start, loff_t end,
 			int datasync)
 {
@@ -567,8 +781,9 @@ SIM_DEFINE_IOMAP_NEXT_END(testfs_iomap_next_fs, testfs_iomap_begin,
  * <sim/fs_dio.h>), as sim_iomap_dio_rw() does for the others.
  */
 static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
-			       struct iov_iter *iter, unsigned int dio_flags,
-			       size_t done_before)
+			       struct iov_iter *iter,
+			       const struct iomap_dio_ops *dops,
+			       unsigned int dio_flags, size_t done_before)
 {
 #if IOMAPSIM_PROPOSAL
 	const struct iomap_ops next_ops = { .iomap_next = testfs_iomap_next };
@@ -585,28 +800,55 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 		/* proposal entry points: only the embedded copy has them */
 		return -EOPNOTSUPP;
 #else
-		if (!sim_fs_dio_offer(iocb, iter, tf->dops, &dio_flags,
+		if (!sim_fs_dio_offer(iocb, iter, dops, &dio_flags,
 				      done_before, offer))
 			ret = sim_fs_dio_generic(iocb, iter, &next_ops,
-						 tf->dops, dio_flags, NULL,
+						 dops, dio_flags, NULL,
 						 done_before);
 		else if (tf->mode == TESTFS_MODE_NEXT)
 			ret = iomap_dio_rw_next(iocb, iter, testfs_iomap_next,
-						tf->dops, dio_flags, NULL,
+						dops, dio_flags, NULL,
 						done_before);
 		else
 			ret = iomap_dio_rw_begin(iocb, iter,
 						 testfs_iomap_begin,
-						 testfs_iomap_next, tf->dops,
+						 testfs_iomap_next, dops,
 						 dio_flags, NULL, done_before);
 		iomap_dio_sim_offer_end();
 		return ret;
 #endif
 	default:
-		return sim_iomap_dio_rw(iocb, iter, &tf->ops, tf->dops,
+		return sim_iomap_dio_rw(iocb, iter, &tf->ops, dops,
 					dio_flags, tf->dio_private,
 					done_before);
 	}
+}
+
+/*
+ * TESTFS_DOPS_IOEND: a write of whole blocks goes out of place, in bios of
+ * whole blocks (IOMAP_DIO_FSBLOCK_ALIGNED) so that each ioend remaps
+ * whole blocks; any other write is written in place, through ioends too
+ * (XFS would send it through the page cache, which testfs does not have).
+ * The choice holds for the one write running (tf->ioend_anon).
+ */
+static void testfs_ioend_write(struct testfs *tf, struct kiocb *iocb,
+			       struct iov_iter *iter, unsigned int *dio_flags)
+{
+#ifdef IOMAP_DIO_FSBLOCK_ALIGNED
+	u64 mask = tf->fs_block - 1;
+
+	/*
+	 * as XFS sends an always-COW write unaligned in position, length or
+	 * any segment the unaligned way: bios of whole blocks need segments
+	 * of whole blocks
+	 */
+	tf->ioend_anon = !(((u64)iocb->ki_pos | iov_iter_count(iter) |
+			    iov_iter_alignment(iter)) & mask);
+	if (tf->ioend_anon)
+		*dio_flags |= IOMAP_DIO_FSBLOCK_ALIGNED;
+#else
+	tf->ioend_anon = false;
+#endif
 }
 
 ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
@@ -615,9 +857,18 @@ ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
 {
 	struct inode *inode = &tf->inode;
 	bool write = iov_iter_rw(iter) == WRITE;
+	const struct iomap_dio_ops *dops = tf->dops;
 	ssize_t ret;
 
-	ret = testfs_dio_call(tf, iocb, iter, dio_flags, done_before);
+	if (tf->dops_kind == TESTFS_DOPS_IOEND) {
+		/* TESTFS_DOPS_IOEND: reads complete as without dops (XFS) */
+		if (!write)
+			dops = NULL;
+		else
+			testfs_ioend_write(tf, iocb, iter, &dio_flags);
+	}
+	ret = testfs_dio_call(tf, iocb, iter, dops, dio_flags, done_before);
+	tf->ioend_anon = false;
 	sim_trace("dio_rw_return", "ret %zd", ret);
 
 	/*
@@ -1138,12 +1389,15 @@ static int apply_opts(struct testfs *tf, const struct testfs_opts *o,
 	else
 		tf->inode.i_flags &= ~S_ENCRYPTED;
 
-	if (o->dops != TESTFS_DOPS_BIO_SET && tf->bio_set_ready) {
-		bioset_exit(&tf->bio_set);
-		tf->bio_set_ready = false;
-	}
+	dops_release(tf, o->dops);
 	memset(&tf->dops_storage, 0, sizeof(tf->dops_storage));
+	tf->dops_kind = o->dops;
 	switch (o->dops) {
+	case TESTFS_DOPS_IOEND:
+		ret = testfs_ioend_setup(tf, err, errlen);
+		if (ret)
+			return ret;
+		break;
 	case TESTFS_DOPS_END_IO:
 		tf->dops_storage.end_io = testfs_dio_end_io;
 		tf->dops = &tf->dops_storage;
@@ -1341,8 +1595,7 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	return tf;
 
 out_bioset:
-	if (tf->bio_set_ready)
-		bioset_exit(&tf->bio_set);
+	dops_release(tf, TESTFS_DOPS_NONE);
 
 out_dev:
 	sim_bdev_destroy(tf->bdev);
@@ -1413,8 +1666,7 @@ void testfs_destroy(struct testfs *tf)
 		return;
 	sb_destroy_dio_done_wq(&tf->sb);
 	sim_pc_destroy(tf->inode.i_mapping);
-	if (tf->bio_set_ready)
-		bioset_exit(&tf->bio_set);
+	dops_release(tf, TESTFS_DOPS_NONE);
 	if (tf->bdev)
 		sim_bdev_destroy(tf->bdev);
 	model_free(tf);
@@ -1778,7 +2030,8 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 	tf->pc_on_begin_flags = 0;
 	tf->begin_calls = tf->end_calls = tf->next_calls = 0;
 	tf->end_io_calls = tf->submit_io_calls = tf->fsync_calls = 0;
-	tf->allocations = tf->conversions = 0;
+	tf->allocations = tf->conversions = tf->ioends = 0;
+	tf->ioend_anon = false;
 	tf->end_io_flags = 0;
 	tf->fsync_datasync = 0;
 	return true;

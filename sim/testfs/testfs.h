@@ -15,7 +15,12 @@
  *    extent flagged IOMAP_F_NEW (as ext4 does), except under IOMAP_NOWAIT
  *    or IOMAP_OVERWRITE_ONLY, where ->iomap_begin returns -EAGAIN;
  *  - a write into an unwritten extent leaves it unwritten unless the dio
- *    ops convert it at ->end_io (TESTFS_DOPS_END_IO).
+ *    ops convert it at ->end_io (TESTFS_DOPS_END_IO);
+ *  - under TESTFS_DOPS_IOEND a direct write whose position and length are
+ *    fs-block aligned is written out of place, as XFS's zoned writes are:
+ *    ->iomap_begin returns an IOMAP_F_ANON_WRITE mapping (up to the first
+ *    inline extent), ->submit_io gives each bio new blocks, and the ioend
+ *    worker remaps the range to them once the bio succeeded.
  *
  * It sits on a ram block device (wrapped by the fault backend so bio
  * faults can be added), records every ->iomap_begin/->iomap_end/
@@ -28,6 +33,9 @@
 
 #include <pthread.h>
 #include <linux/bio.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/fs.h>
 #include <linux/iomap.h>
 #include <sim/iomap_fs.h>
@@ -37,6 +45,14 @@ enum testfs_dops {
 	TESTFS_DOPS_END_IO,	/* ->end_io: unwritten conversion, i_size */
 	TESTFS_DOPS_SUBMIT_IO,	/* ->submit_io: counts, then submit_bio */
 	TESTFS_DOPS_BIO_SET,	/* ->bio_set: the fs's own bio_set */
+	/*
+	 * XFS's zoned writes: ->bio_set iomap_ioend_bioset, ->submit_io
+	 * places block-aligned writes out of place and ends every write bio
+	 * through an ioend and testfs's ioend worker (G-54), ->end_io as
+	 * TESTFS_DOPS_END_IO; reads go without dops.  Only where the code
+	 * has iomap_finish_ioend_direct() (IOMAPSIM_IOEND_DIRECT).
+	 */
+	TESTFS_DOPS_IOEND,
 };
 
 /* Which iomap entry point and callback style the file system uses. */
@@ -141,10 +157,22 @@ struct testfs {
 	struct sim_iomap_fs_ops ops;	/* begin, end, and the two as ->iomap_next */
 	struct iomap_dio_ops dops_storage;
 	const struct iomap_dio_ops *dops;
+	enum testfs_dops dops_kind;	/* what dops is (testfs_opts.dops) */
 	/* the private data it hands iomap_dio_rw() (iomap_iter::private) */
 	void *dio_private;
 	struct bio_set bio_set;		/* TESTFS_DOPS_BIO_SET */
 	bool bio_set_ready;
+	/*
+	 * TESTFS_DOPS_IOEND: ended ioends wait on ioend_list for the one
+	 * ioend_work of the file (XFS's i_ioend_list and i_ioend_work on
+	 * m_unwritten_workqueue); ioend_anon: the write running now goes
+	 * out of place (set by testfs_dio_rw(), one writer at a time).
+	 */
+	struct workqueue_struct *ioend_wq;
+	spinlock_t ioend_lock;
+	struct list_head ioend_list;
+	struct work_struct ioend_work;
+	bool ioend_anon;
 	enum testfs_iomap_mode mode;
 
 	pthread_mutex_t lock;		/* extents, model, callbacks */
@@ -192,6 +220,7 @@ struct testfs {
 	unsigned int begin_calls, end_calls, next_calls;
 	unsigned int end_io_calls, submit_io_calls, fsync_calls;
 	unsigned int allocations, conversions;
+	unsigned int ioends;		/* ioends the ioend worker ended */
 	unsigned int end_io_flags;	/* flags of the last ->end_io */
 	int fsync_datasync;		/* datasync of the last ->fsync */
 };
@@ -252,6 +281,13 @@ int testfs_retune(struct testfs *tf, const struct testfs_opts *opts,
  * zeroes the blocks requests allocated, as a new testfs has them.
  */
 int testfs_set_window(struct testfs *tf, loff_t start, loff_t end);
+
+/* The bio_set of the dio ops (its bios count as "bios_dops_bio_set"). */
+static inline struct bio_set *testfs_dops_bio_set(struct testfs *tf)
+{
+	return tf->dops_storage.bio_set ? tf->dops_storage.bio_set :
+					  &tf->bio_set;
+}
 
 static inline struct testfs *testfs_from_inode(struct inode *inode)
 {

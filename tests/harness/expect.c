@@ -140,6 +140,13 @@ const struct expect expect_table[] = {
 	  "no IOMAP_DIO_FSBLOCK_ALIGNED", "iomap_generic_bio", "*",
 	  "test_write_fsblock_aligned", NULL, ALL, FSBLOCK, LBS_ONLY,
 	  NOT_YET("IOMAP_DIO_FSBLOCK_ALIGNED")),
+	E("G-54", EXPECT_NA, !IOMAPSIM_IOEND_DIRECT,
+	  "no iomap_finish_ioend_direct()", "iomap_ioend", "*", "*", NULL,
+	  ALL, "a file system ends direct-write bios through ioends: "
+	  "iomap_finish_ioend_direct() completes the dio in its ioend worker",
+	  "no ioend completion of direct writes in this code (before it "
+	  "arrived, or not carried: the embedded copy); --dops ioend is "
+	  "refused", "iomap: optionally use ioends for direct I/O"),
 	E("G-49", EXPECT_NA, !IOMAPSIM_BOUNCE, "no IOMAP_DIO_BOUNCE",
 	  "iomap_generic_completion", "*",
 	  "test_bounce_read_kvec test_bounce_read_user_needs_offload "

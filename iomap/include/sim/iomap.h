@@ -69,6 +69,8 @@ void iomap_sim_dio_exit(void);
 struct bio_set *iomap_sim_simple_pool(void);
 /* Undo the direct-io.c's fs_initcall (the pool, a zero page it took). */
 void iomap_sim_dio_initcall_undo(void);
+/* Undo ioend.c's fs_initcall (iomap_ioend_bioset); IOMAPSIM_IOEND_DIRECT. */
+void iomap_sim_ioend_initcall_undo(void);
 
 /*
  * Which iomap code this build runs, as the value of `iomapsim run`'s
@@ -204,10 +206,18 @@ enum iomap_dio_comp_ctx {
 	IOMAP_DIO_COMP_SUBMITTER,	/* the calling task */
 	IOMAP_DIO_COMP_END_IO,		/* bio completion context */
 	IOMAP_DIO_COMP_WORKQUEUE,	/* an s_dio_done_wq worker */
+	IOMAP_DIO_COMP_IOEND_WORKER,	/* the fs's ioend worker (G-54) */
 };
 
-/* "submitter", "end_io", "workqueue"; NULL for NONE. */
+/* "submitter", "end_io", "workqueue", "ioend_worker"; NULL for NONE. */
 const char *iomap_dio_comp_ctx_name(enum iomap_dio_comp_ctx c);
+
+/*
+ * The calling task is a worker running iomap_finish_ioends() (ioend.c):
+ * what it completes, it completes in IOEND-WORKER.  For an issuer that
+ * classifies its own ki_complete.
+ */
+bool iomap_sim_in_ioend_worker(void);
 
 struct iomap_dio_obs {
 	/* submission side, filled in the calling task */

@@ -54,9 +54,22 @@ static inline bool list_empty(const struct list_head *head)
 	return head->next == head;
 }
 
+/* @n takes @old's place in its list; @old is left empty. */
+static inline void list_replace_init(struct list_head *old,
+				     struct list_head *n)
+{
+	n->next = old->next;
+	n->next->prev = n;
+	n->prev = old->prev;
+	n->prev->next = n;
+	INIT_LIST_HEAD(old);
+}
+
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(ptr, type, member) \
 	list_entry((ptr)->next, type, member)
+#define list_first_entry_or_null(ptr, type, member)			\
+	(list_empty(ptr) ? NULL : list_first_entry(ptr, type, member))
 #define list_for_each_entry(pos, head, member)                          \
 	for (pos = list_entry((head)->next, typeof(*pos), member);      \
 	     &pos->member != (head);                                    \
