@@ -59,8 +59,8 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void run(struct testfs *tf, const struct style *st, bool async,
-		long n, bool print)
+static void run(struct testfs *tf, const struct style *st, bool async, long n,
+		bool print)
 {
 	char *buf = aligned_alloc(4096, 4096);
 	unsigned int cbs0 = tf->begin_calls + tf->end_calls + tf->next_calls;
@@ -94,7 +94,8 @@ static void run(struct testfs *tf, const struct style *st, bool async,
 	printf("%-16s %-5s %8.0f ns/req  %5.2f callbacks/req  %5.2f allocs/req%s\n",
 	       st->name, async ? "async" : "sync", (now_ns() - t0) / n,
 	       (double)(tf->begin_calls + tf->end_calls + tf->next_calls -
-			cbs0) / n,
+			cbs0) /
+		       n,
 	       (double)(sim_alloc_total() - allocs0) / n,
 	       bad || completed != n ? "  (errors!)" : "");
 out:
@@ -124,8 +125,7 @@ int main(int argc, char **argv)
 	printf("iomap code: %s\n", iomap_sim_code_text());
 	for (i = 0; i < ARRAY_SIZE(styles); i++) {
 		/* the proposal entry points exist only in the embedded copy */
-		if (styles[i].mode != TESTFS_MODE_OPS &&
-		    !IOMAPSIM_PROPOSAL) {
+		if (styles[i].mode != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL) {
 			printf("%-16s n/a in this build's iomap code\n",
 			       styles[i].name);
 			continue;

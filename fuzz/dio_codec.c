@@ -19,10 +19,10 @@
 #include "dio_codec.h"
 #include "fuzz_common.h"
 
-#define SMALL_SPAN 17	/* i_size and pos: 0..16 blocks */
-#define SMALL_LEN 5	/* len: 0..4 blocks */
-#define SMALL_GAP 3	/* gap before an extent: 0..2 blocks */
-#define SMALL_EXT 8	/* extent length: 1..8 blocks */
+#define SMALL_SPAN 17 /* i_size and pos: 0..16 blocks */
+#define SMALL_LEN 5 /* len: 0..4 blocks */
+#define SMALL_GAP 3 /* gap before an extent: 0..2 blocks */
+#define SMALL_EXT 8 /* extent length: 1..8 blocks */
 
 #define RF_WRITE 0x1
 #define RF_ASYNC 0x2
@@ -72,17 +72,14 @@ static const struct {
 	u16 flag;
 	const char *name;
 } ext_bits[] = {
-	{ IOMAP_F_NEW, "new" },
-	{ IOMAP_F_SHARED, "shared" },
-	{ IOMAP_F_DIRTY, "dirty" },
-	{ IOMAP_F_INTEGRITY, "integrity" },
-	{ IOMAP_F_STALE, "stale" },
-	{ IOMAP_F_ATOMIC_BIO, "atomic" },
+	{ IOMAP_F_NEW, "new" },	    { IOMAP_F_SHARED, "shared" },
+	{ IOMAP_F_DIRTY, "dirty" }, { IOMAP_F_INTEGRITY, "integrity" },
+	{ IOMAP_F_STALE, "stale" }, { IOMAP_F_ATOMIC_BIO, "atomic" },
 };
 
 static const char *const type_names[] = {
-	[IOMAP_HOLE] = "hole",	       [IOMAP_DELALLOC] = "delalloc",
-	[IOMAP_MAPPED] = "mapped",     [IOMAP_UNWRITTEN] = "unwritten",
+	[IOMAP_HOLE] = "hole",	   [IOMAP_DELALLOC] = "delalloc",
+	[IOMAP_MAPPED] = "mapped", [IOMAP_UNWRITTEN] = "unwritten",
 	[IOMAP_INLINE] = "inline",
 };
 static const char *const dops_names[] = { "none", "end_io", "submit_io",
@@ -134,8 +131,8 @@ static unsigned int inline_short(u16 gap, u16 len, unsigned int fsb)
 {
 	if (gap >= 0x8000 || len >= 0x8000)
 		return 0;
-	return (gap / SMALL_GAP % INLINE_LO +
-		INLINE_LO * (len / SMALL_EXT)) % fsb;
+	return (gap / SMALL_GAP % INLINE_LO + INLINE_LO * (len / SMALL_EXT)) %
+	       fsb;
 }
 
 static u64 tail_of(u16 t, unsigned int fsb)
@@ -146,11 +143,10 @@ static u64 tail_of(u16 t, unsigned int fsb)
 }
 
 /* blocks * fsb + tail, from two u16 fields */
-static u64 span_of(const u8 *p, unsigned int fsb, unsigned int small,
-		   u64 limit)
+static u64 span_of(const u8 *p, unsigned int fsb, unsigned int small, u64 limit)
 {
-	return blocks_of(get16(p), small, limit) * fsb + tail_of(get16(p + 2),
-								   fsb);
+	return blocks_of(get16(p), small, limit) * fsb +
+	       tail_of(get16(p + 2), fsb);
 }
 
 static bool span_enc(u8 *p, u64 bytes, unsigned int fsb, unsigned int small,
@@ -206,8 +202,8 @@ static void iov_layout(struct iomapsim_request *r, const u8 *h)
 		size_t len = !i ? first : i + 1 < n ? each : r->len - done;
 
 		r->iov[i].len = len;
-		r->iov[i].page_off = i && (h[38] & 1 << (i - 1)) ?
-					     iov_page_off(h[39]) : -1;
+		r->iov[i].page_off =
+			i && (h[38] & 1 << (i - 1)) ? iov_page_off(h[39]) : -1;
 		done += len;
 	}
 	r->nr_iov = n;
@@ -347,16 +343,18 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 		for (unsigned int k = 0; k < sizeof(e); k++)
 			e[k] = fuzz_u8(&fin);
 		gap = blocks_of(get16(e + 2), SMALL_GAP, span_limit) * fsb;
-		len = (1 + blocks_of(get16(e + 4), SMALL_EXT,
-				     span_limit - 1)) * fsb;
+		len = (1 + blocks_of(get16(e + 4), SMALL_EXT, span_limit - 1)) *
+		      fsb;
 		if (cursor + gap + len > DIO_MAX_SPAN)
 			continue; /* keeps the layout: later ones may fit */
 		x->off = cursor + gap;
 		x->type = e[0] % 5;
 		x->len = len - (x->type == IOMAP_INLINE ?
 					inline_short(get16(e + 2), get16(e + 4),
-						     fsb) : 0);
-		in->ext_bits[r->nr_map] = e[1] & ((1 << ARRAY_SIZE(ext_bits)) - 1);
+						     fsb) :
+					0);
+		in->ext_bits[r->nr_map] = e[1] &
+					  ((1 << ARRAY_SIZE(ext_bits)) - 1);
 		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++) {
 			if (!(e[1] & 1 << k))
 				continue;
@@ -380,8 +378,7 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 
 /* ---- encoding (seed corpus) ------------------------------------------ */
 
-static int refuse(char *why, size_t len, const char *fmt, ...)
-	__printf(3, 4);
+static int refuse(char *why, size_t len, const char *fmt, ...) __printf(3, 4);
 static int refuse(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -454,8 +451,8 @@ static int enc_iov(const struct iomapsim_request *r, u8 *h)
 	return 0;
 }
 
-int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
-	       size_t *len, char *why, size_t whylen)
+int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
+	       char *why, size_t whylen)
 {
 	u8 *h = buf, *p;
 	unsigned int fsb = r->fs_block, i, nf = 0, dflags;
@@ -469,8 +466,9 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 		return refuse(why, whylen, "geometry %u/%u", fsb, r->lbs);
 	if (r->nr_pc || r->sync_mount || r->end_error || r->fsync_error ||
 	    r->unmapped)
-		return refuse(why, whylen,
-			      "page cache, sync mount, end/fsync errors or unmapped memory");
+		return refuse(
+			why, whylen,
+			"page cache, sync mount, end/fsync errors or unmapped memory");
 	if (r->nr_map > DIO_MAX_EXT)
 		return refuse(why, whylen, "%u extents", r->nr_map);
 	if (r->buf_offset > 0xffff || r->done_before > 0xffff ||
@@ -482,8 +480,8 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 		dflags &= ~dio_bits[i].flag;
 	if (dflags)
 		return refuse(why, whylen, "dio flags %#x", r->dio_flags);
-	if (r->dma_alignment && (r->dma_alignment >= 4096 ||
-				 !is_power_of_2(r->dma_alignment + 1)))
+	if (r->dma_alignment &&
+	    (r->dma_alignment >= 4096 || !is_power_of_2(r->dma_alignment + 1)))
 		return refuse(why, whylen, "dma_alignment %#x",
 			      r->dma_alignment);
 
@@ -524,7 +522,8 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 	h[35] = (r->dma_alignment ? __builtin_ctz(r->dma_alignment + 1) : 0) |
 		(r->no_poll ? DEV_NO_POLL : 0);
 	if (enc_iov(r, h))
-		return refuse(why, whylen, "iovec segments the format cannot give");
+		return refuse(why, whylen,
+			      "iovec segments the format cannot give");
 	if (seed > U32_MAX)
 		return refuse(why, whylen, "seed");
 	put32(h + 28, seed);
@@ -559,7 +558,8 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf,
 
 			if (gap >= SMALL_GAP || blocks >= SMALL_EXT ||
 			    s / INLINE_LO >= 0x8000 / SMALL_EXT)
-				return refuse(why, whylen, "inline extent %u", i);
+				return refuse(why, whylen, "inline extent %u",
+					      i);
 			put16(p + 2, gap + SMALL_GAP * (s % INLINE_LO));
 			put16(p + 4, blocks + SMALL_EXT * (s / INLINE_LO));
 		}
@@ -648,8 +648,8 @@ void dio_print_cmdline(const struct dio_input *in, FILE *out)
 		fprintf(out, " --dops %s", dops_names[r->dops]);
 	if (r->mode)
 		fprintf(out, " --iomap %s", mode_names[r->mode]);
-	fprintf(out, " --op %s --pos %lld --len %zu", r->write ? "write" : "read",
-		(long long)r->pos, r->len);
+	fprintf(out, " --op %s --pos %lld --len %zu",
+		r->write ? "write" : "read", (long long)r->pos, r->len);
 	if (r->iter == IOMAPSIM_ITER_IOVEC && r->nr_iov > 1) {
 		sep = " --iter iovec:";
 		for (i = 0; i < r->nr_iov; i++, sep = ",") {

@@ -100,8 +100,9 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in);
  * and a reason when @req uses something the format (or `iomapsim run`)
  * cannot express.  @buf must hold DIO_MAX_INPUT bytes.
  */
-#define DIO_MAX_INPUT (DIO_HDR_SIZE + DIO_MAX_EXT * DIO_EXT_SIZE + \
-		       DIO_MAX_FAULTS * DIO_FAULT_SIZE)
+#define DIO_MAX_INPUT                                \
+	(DIO_HDR_SIZE + DIO_MAX_EXT * DIO_EXT_SIZE + \
+	 DIO_MAX_FAULTS * DIO_FAULT_SIZE)
 int dio_encode(const struct iomapsim_request *req, u64 seed, u8 *buf,
 	       size_t *len, char *why, size_t whylen);
 

@@ -18,11 +18,9 @@
 #include "dio_codec.h"
 
 int __real_iomapsim_run(const struct iomapsim_request *req,
-			struct iomapsim_outcome *out, char *err,
-			size_t errlen);
+			struct iomapsim_outcome *out, char *err, size_t errlen);
 int __wrap_iomapsim_run(const struct iomapsim_request *req,
-			struct iomapsim_outcome *out, char *err,
-			size_t errlen);
+			struct iomapsim_outcome *out, char *err, size_t errlen);
 
 static unsigned long nr_written, nr_skipped;
 
@@ -53,8 +51,7 @@ static void tap(const struct iomapsim_request *req)
 }
 
 int __wrap_iomapsim_run(const struct iomapsim_request *req,
-			struct iomapsim_outcome *out, char *err,
-			size_t errlen)
+			struct iomapsim_outcome *out, char *err, size_t errlen)
 {
 	tap(req);
 	return __real_iomapsim_run(req, out, err, errlen);

@@ -46,17 +46,17 @@
 
 struct bio_hdr {
 	struct iter_hdr ih;
-	u8 mask_shift;	/* len_align_mask = 2^(shift % 13) - 1 */
-	u8 nr_vecs;	/* 0: bio_iov_vecs_to_alloc() as DIO does */
+	u8 mask_shift; /* len_align_mask = 2^(shift % 13) - 1 */
+	u8 nr_vecs; /* 0: bio_iov_vecs_to_alloc() as DIO does */
 	u8 rounds;
-	u8 faults;	/* FF_* */
+	u8 faults; /* FF_* */
 	u8 pin_nth;
 	u8 pin_bytes[2];
 	u8 alloc_nth;
 };
 
 #define FF_SHORT_PIN 0x1 /* the pin_nth-th user extraction is cut short */
-#define FF_ALLOC 0x2	 /* the alloc_nth-th allocation fails */
+#define FF_ALLOC 0x2 /* the alloc_nth-th allocation fails */
 
 struct state {
 	struct iter_state is;
@@ -73,9 +73,11 @@ static void describe(FILE *out, void *arg)
 {
 	struct state *s = arg;
 
-	fprintf(out, "%s iterator, %u segment(s), %zu bytes, mask %#x, "
-		"bio #%u", iter_type_name[s->is.m.type], s->is.m.nr,
-		s->is.data, s->mask, s->round);
+	fprintf(out,
+		"%s iterator, %u segment(s), %zu bytes, mask %#x, "
+		"bio #%u",
+		iter_type_name[s->is.m.type], s->is.m.nr, s->is.data, s->mask,
+		s->round);
 }
 
 /* The model of one bio_iov_iter_get_pages() on a non-BVEC iterator. */
@@ -154,8 +156,8 @@ static void check_pins(struct bio *bio, bool user)
 {
 	for (unsigned int i = 0; i < bio->bi_vcnt; i++) {
 		struct bio_vec *bv = &bio->bi_io_vec[i];
-		struct page *pg = nth_page(bv->bv_page,
-					   bv->bv_offset / PAGE_SIZE);
+		struct page *pg =
+			nth_page(bv->bv_page, bv->bv_offset / PAGE_SIZE);
 		int want = 0;
 
 		if (user)
@@ -163,7 +165,8 @@ static void check_pins(struct bio *bio, bool user)
 				struct bio_vec *o = &bio->bi_io_vec[j];
 
 				want += nth_page(o->bv_page,
-						 o->bv_offset / PAGE_SIZE) == pg;
+						 o->bv_offset / PAGE_SIZE) ==
+					pg;
 			}
 		FUZZ_CHECK(sim_page_pincount(pg) == want,
 			   "bvec %u: page pinned %d time(s), expected %d", i,
@@ -189,7 +192,8 @@ static void device_io(struct state *s, struct bio *bio, size_t p)
 	size_t done = 0;
 	bool dev_writes = !s->is.it.data_source;
 
-	bio_for_each_segment(bv, bio, it) {
+	bio_for_each_segment(bv, bio, it)
+	{
 		char *a = bv_addr(&bv);
 
 		if (dev_writes) {
@@ -230,7 +234,8 @@ static void round_bvec(struct state *s, struct bio *bio)
 			   bio->bi_iter.bi_size == count &&
 			   bio->bi_iter.bi_idx == 0,
 		   "BVEC bio does not reuse the iterator's array: vcnt %u "
-		   "done %u size %u", bio->bi_vcnt, bio->bi_iter.bi_bvec_done,
+		   "done %u size %u",
+		   bio->bi_vcnt, bio->bi_iter.bi_bvec_done,
 		   bio->bi_iter.bi_size);
 	iter_model_advance(m, count);
 	iter_check(&s->is, "bvec get_pages");
@@ -249,8 +254,7 @@ static int round_pages(struct state *s, struct bio *bio)
 
 	model_get_pages(s, bio->bi_max_vecs, &b);
 	ret = bio_iov_iter_get_pages(bio, &s->is.it, s->mask);
-	FUZZ_CHECK(ret == b.ret, "get_pages returned %d, model %d", ret,
-		   b.ret);
+	FUZZ_CHECK(ret == b.ret, "get_pages returned %d, model %d", ret, b.ret);
 	iter_check(&s->is, "get_pages");
 	if (ret) {
 		FUZZ_CHECK(bio->bi_vcnt == 0 && bio->bi_iter.bi_size == 0,
@@ -280,10 +284,11 @@ static int round_pages(struct state *s, struct bio *bio)
 				   a == iter_model_byte_addr(m, p + done) &&
 				   a + bv->bv_len - 1 ==
 					   iter_model_byte_addr(
-						   m, p + done + bv->bv_len - 1),
+						   m,
+						   p + done + bv->bv_len - 1),
 			   "bvec %u (len %u) is not bytes %zu.. of the "
-			   "iterator (model len %u)", i, bv->bv_len, done,
-			   b.len[i]);
+			   "iterator (model len %u)",
+			   i, bv->bv_len, done, b.len[i]);
 		done += bv->bv_len;
 	}
 	check_pins(bio, user);

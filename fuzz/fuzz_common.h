@@ -27,8 +27,7 @@ struct fuzz_in {
 	size_t pos;
 };
 
-static inline void fuzz_in_init(struct fuzz_in *in, const u8 *data,
-				size_t size)
+static inline void fuzz_in_init(struct fuzz_in *in, const u8 *data, size_t size)
 {
 	in->data = data;
 	in->size = size;
@@ -90,11 +89,11 @@ void fuzz_set_input_name(const char *name);
 void __attribute__((noreturn, format(printf, 3, 4)))
 fuzz_fail(const char *file, int line, const char *fmt, ...);
 
-#define FUZZ_CHECK(cond, fmt, ...)                                         \
-	do {                                                               \
-		if (__builtin_expect(!(cond), 0))                          \
-			fuzz_fail(__FILE__, __LINE__, "%s: " fmt, #cond,   \
-				  ##__VA_ARGS__);                          \
+#define FUZZ_CHECK(cond, fmt, ...)                                       \
+	do {                                                             \
+		if (__builtin_expect(!(cond), 0))                        \
+			fuzz_fail(__FILE__, __LINE__, "%s: " fmt, #cond, \
+				  ##__VA_ARGS__);                        \
 	} while (0)
 
 /*

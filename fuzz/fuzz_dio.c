@@ -59,9 +59,9 @@ struct run {
 	char err[256];
 	struct iomapsim_outcome out;
 	u64 trace_hash, trace_count;
-	long split_errors;	/* bios the block layer refused to split */
-	long build_errors;	/* bios that could not be built */
-	u8 *buf;	/* the caller's buffer afterwards (len bytes) */
+	long split_errors; /* bios the block layer refused to split */
+	long build_errors; /* bios that could not be built */
+	u8 *buf; /* the caller's buffer afterwards (len bytes) */
 	/*
 	 * check_outcome() found a read's buffer exactly the file's bytes up
 	 * to the result and untouched after it: two such runs with the same
@@ -107,13 +107,13 @@ static void describe(FILE *out, void *arg)
  * middle of what is left.
  */
 struct span {
-	size_t lo, hi;		/* empty when hi <= lo */
+	size_t lo, hi; /* empty when hi <= lo */
 };
 
 #define NR_DIRTY 8
 struct spans {
 	unsigned int nr;
-	struct span s[NR_DIRTY];	/* in address order, apart */
+	struct span s[NR_DIRTY]; /* in address order, apart */
 };
 
 static struct spans dirty;
@@ -167,7 +167,7 @@ static void span_add(struct spans *sp, size_t lo, size_t hi)
  */
 static struct {
 	loff_t base;
-	struct span sp;		/* empty: nothing kept */
+	struct span sp; /* empty: nothing kept */
 } src;
 
 /* bufs[0]'s [@lo, @hi) no longer holds the source: keep the larger rest */
@@ -261,8 +261,8 @@ static long stat_now(struct sim_stat **st, const char *name)
 	return *st ? (long)sim_stat_read(*st) : 0;
 }
 
-static void run_once(const struct dio_input *in, bool no_simple,
-		     bool own_check, struct run *r, u8 *buf, bool filled)
+static void run_once(const struct dio_input *in, bool no_simple, bool own_check,
+		     struct run *r, u8 *buf, bool filled)
 {
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET,
 				      .seed = in->seed };
@@ -280,14 +280,12 @@ static void run_once(const struct dio_input *in, bool no_simple,
 	sim_task_set_cpu(0);
 	sim_trace_reset();
 	r->split_errors = stat_now(&split_error_stat, "bio_split_error");
-	r->build_errors = stat_now(&build_error_stat,
-				       "bio_iov_build_failed");
+	r->build_errors = stat_now(&build_error_stat, "bio_iov_build_failed");
 	r->rc = iomapsim_run(&req, &r->out, r->err, sizeof(r->err));
 	r->split_errors = stat_now(&split_error_stat, "bio_split_error") -
 			  r->split_errors;
-	r->build_errors = stat_now(&build_error_stat,
-				       "bio_iov_build_failed") -
-			      r->build_errors;
+	r->build_errors = stat_now(&build_error_stat, "bio_iov_build_failed") -
+			  r->build_errors;
 	if (iomapsim_iov_gather(&req, buf, gathered[r - runs]))
 		r->buf = gathered[r - runs];
 	/* what a request the runner refused leaves there is not its data */
@@ -295,12 +293,13 @@ static void run_once(const struct dio_input *in, bool no_simple,
 		FUZZ_CHECK(r->buf != buf + req.buf_offset ||
 				   req.buf_offset + req.len <= RUN_MEM_SIZE,
 			   "a refused request's %zu bytes at %zu run past its "
-			   "buffer", req.len, req.buf_offset);
+			   "buffer",
+			   req.len, req.buf_offset);
 		memset(r->buf, 0x5a, req.len);
 	}
 	if (buf == bufs[0]) {
-		struct span sp = request_span(&req, r->buf != buf +
-							     req.buf_offset);
+		struct span sp =
+			request_span(&req, r->buf != buf + req.buf_offset);
 
 		span_add(&dirty, sp.lo, sp.hi);
 		if (r->rc || !filled)
@@ -384,7 +383,7 @@ static NO_COVERAGE void file_model(const struct iomapsim_request *r,
 				   size_t from, size_t to)
 {
 	loff_t pos = r->pos + (loff_t)from, end = r->pos + (loff_t)to;
-	u8 *out = expect + from;	/* file offset pos */
+	u8 *out = expect + from; /* file offset pos */
 
 	if (!r->nr_map) {
 		loff_t data_end = ALIGN((u64)r->size, (u64)r->fs_block);
@@ -401,7 +400,9 @@ static NO_COVERAGE void file_model(const struct iomapsim_request *r,
 	 * the request ran, so the map passed testfs's checks and its
 	 * extents do not overlap.
 	 */
-	struct { loff_t s, t; } seg[IOMAPSIM_MAX_MAP];
+	struct {
+		loff_t s, t;
+	} seg[IOMAPSIM_MAX_MAP];
 	unsigned int n = 0;
 	loff_t at = pos;
 
@@ -411,9 +412,9 @@ static NO_COVERAGE void file_model(const struct iomapsim_request *r,
 		loff_t t = min(end, e->off + (loff_t)e->len);
 		unsigned int k;
 
-		if (s >= t || (e->type != IOMAP_MAPPED &&
-			       e->type != IOMAP_DELALLOC &&
-			       e->type != IOMAP_INLINE))
+		if (s >= t ||
+		    (e->type != IOMAP_MAPPED && e->type != IOMAP_DELALLOC &&
+		     e->type != IOMAP_INLINE))
 			continue;
 		for (k = n++; k && seg[k - 1].s > s; k--)
 			seg[k] = seg[k - 1];
@@ -436,8 +437,7 @@ static NO_COVERAGE void file_model(const struct iomapsim_request *r,
  * @n bytes), made once per input and only as far as some run needs it
  * (most reads past EOF or into short data need a few bytes).
  */
-static NO_COVERAGE void expect_upto(const struct iomapsim_request *r,
-				    size_t n)
+static NO_COVERAGE void expect_upto(const struct iomapsim_request *r, size_t n)
 {
 	if (n <= expect_len)
 		return;
@@ -539,12 +539,12 @@ static bool simple_eligible(const struct iomapsim_request *r)
 	if ((r->dops && r->dops != TESTFS_DOPS_IOEND) || r->done_before ||
 	    r->write)
 		return false;
-	if (!r->len)	/* S-03 */
+	if (!r->len) /* S-03 */
 		return IOMAPSIM_EMPTY_READ_SIMPLE && !r->no_simple &&
 		       !r->no_simple_mount && !(r->dio_flags & refuses);
-	if (r->len > r->fs_block)	/* s_blocksize */
+	if (r->len > r->fs_block) /* s_blocksize */
 		return false;
-	if (r->dio_flags & refuses)	/* S-05, S-08 */
+	if (r->dio_flags & refuses) /* S-05, S-08 */
 		return false;
 	if (r->pos + (loff_t)r->len > r->size || r->encrypted)
 		return false;
@@ -840,13 +840,14 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			   (long long)o->ki_pos_at_complete,
 			   (long long)o->ki_pos);
 		/* before IOMAP_DIO_INLINE_COMP a failed read ended in end_io */
-		FUZZ_CHECK(ret >= 0 || o->completion ==
-				   (IOMAPSIM_ERROR_COMPLETION_PUNTED || r->write ?
-					    IOMAP_DIO_COMP_WORKQUEUE :
-					    IOMAP_DIO_COMP_END_IO),
-			   "error completion (%ld) ran in %s (G-51, G-61, S-28)",
-			   ret,
-			   iomap_dio_comp_ctx_name(o->completion) ?: "none");
+		FUZZ_CHECK(
+			ret >= 0 || o->completion ==
+					    (IOMAPSIM_ERROR_COMPLETION_PUNTED ||
+							     r->write ?
+						     IOMAP_DIO_COMP_WORKQUEUE :
+						     IOMAP_DIO_COMP_END_IO),
+			"error completion (%ld) ran in %s (G-51, G-61, S-28)",
+			ret, iomap_dio_comp_ctx_name(o->completion) ?: "none");
 		FUZZ_CHECK(ret < 0 || r->write ||
 				   o->completion == IOMAP_DIO_COMP_END_IO,
 			   "read completion ran in %s, not bio completion "
@@ -875,13 +876,12 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 		   "a dio completed in an ioend worker it never used (G-54)");
 
 	/* 5: return value, ki_pos, iterator */
-	FUZZ_CHECK(ret != -EIOCBQUEUED && ret >= -4095,
-		   "final result %ld", ret);
+	FUZZ_CHECK(ret != -EIOCBQUEUED && ret >= -4095, "final result %ld",
+		   ret);
 	FUZZ_CHECK(ret <= (long)(r->len + db), "returned %ld for %zu bytes",
 		   ret, r->len);
 	FUZZ_CHECK(ret <= 0 || ret > db,
-		   "done_before %ld added to a non-positive result (G-57)",
-		   db);
+		   "done_before %ld added to a non-positive result (G-57)", db);
 	/*
 	 * G-58: a dsync write whose generic_write_sync() fails returns the
 	 * error with ki_pos already advanced by what was written.
@@ -892,8 +892,7 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 		   "ki_pos %lld, expected %lld for result %ld (G-55, G-56)",
 		   (long long)o->ki_pos, (long long)(r->pos + moved), ret);
 	FUZZ_CHECK(ret < 0 || consumed == (size_t)moved,
-		   "iterator consumed %zu bytes for result %ld", consumed,
-		   ret);
+		   "iterator consumed %zu bytes for result %ld", consumed, ret);
 	if (!r->len)
 		FUZZ_CHECK(ret == 0, "empty request returned %ld (G-02)", ret);
 	/*
@@ -906,7 +905,8 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			   r->begin_error == -ENOTBLK ||
 			   tail_zeroing_replaced_error(r, run),
 		   "a direct write of %zu bytes returned %ld: nothing "
-		   "written and no error", r->len, ret);
+		   "written and no error",
+		   r->len, ret);
 	if (!r->write) {
 		/* only the dio allocation (G-03) comes before G-07 */
 		FUZZ_CHECK(r->pos < r->size || ret == 0 ||
@@ -958,13 +958,13 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 
 		fuzz_fail(__FILE__, __LINE__,
 			  "read byte %zu (file offset %lld) is %#x, the file "
-			  "holds %#x", i, (long long)(r->pos + i), run->buf[i],
-			  expect[i]);
+			  "holds %#x",
+			  i, (long long)(r->pos + i), run->buf[i], expect[i]);
 	}
 	/* most often the read never got there: all of it untouched */
-	run->read_exact = (size_t)moved >= r->len ||
-			  !memcmp(run->buf + moved, untouched_fill,
-				  r->len - moved);
+	run->read_exact =
+		(size_t)moved >= r->len ||
+		!memcmp(run->buf + moved, untouched_fill, r->len - moved);
 	if (!run->read_exact) {
 		size_t i;
 
@@ -1038,8 +1038,8 @@ static void check_same(const struct run *a, const struct run *b,
 		   "%s: outcomes differ", what);
 	FUZZ_CHECK(a->trace_count == b->trace_count &&
 			   a->trace_hash == b->trace_hash,
-		   "%s: traces differ (%llu records %#llx vs %llu %#llx)",
-		   what, (unsigned long long)a->trace_count,
+		   "%s: traces differ (%llu records %#llx vs %llu %#llx)", what,
+		   (unsigned long long)a->trace_count,
 		   (unsigned long long)a->trace_hash,
 		   (unsigned long long)b->trace_count,
 		   (unsigned long long)b->trace_hash);
@@ -1097,8 +1097,10 @@ static void check_codec(const struct dio_input *in)
 static void report_known(void)
 {
 	if (nr_known)
-		fprintf(stderr, "fuzz_dio: %lu input(s) skipped as known "
-			"issues (see known_issue())\n", nr_known);
+		fprintf(stderr,
+			"fuzz_dio: %lu input(s) skipped as known "
+			"issues (see known_issue())\n",
+			nr_known);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -1147,8 +1149,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	/* a read's fill is there but where the last runs wrote */
 	if (!in->req.write) {
-		struct span sp = request_span(&in->req,
-					      iomapsim_iov_apart(&in->req));
+		struct span sp =
+			request_span(&in->req, iomapsim_iov_apart(&in->req));
 
 		bufs0_clean(sp.lo, sp.hi);
 		filled = true;
@@ -1183,8 +1185,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		last = &runs[1];
 
 		/* 6: differential */
-		if (simple_eligible(&in->req) &&
-		    differential_fair(&in->req)) {
+		if (simple_eligible(&in->req) && differential_fair(&in->req)) {
 			/* run 1 lies there, exact (check_same()) */
 			if (reuse)
 				run_again(in, &runs[1], &runs[2], true);
@@ -1202,8 +1203,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		if (reuse)
 			bufs0_settle(in, last);
 	}
-	fuzz_accounting_check(0,
-			      violation_expected(&in->req) ? -1 : 0, NULL);
+	fuzz_accounting_check(0, violation_expected(&in->req) ? -1 : 0, NULL);
 	fuzz_set_describer(NULL, NULL);
 	return 0;
 }
@@ -1224,7 +1224,8 @@ void fuzz_json_input(const u8 *data, size_t size, FILE *out)
 	dio_decode(data, size, &in);
 	if (in.req.mode != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL) {
 		/* `iomapsim run --iomap next|begin` refuses it the same way */
-		fprintf(out, "refused: --iomap: the proposal entry points are not in this build's iomap code\n");
+		fprintf(out,
+			"refused: --iomap: the proposal entry points are not in this build's iomap code\n");
 		return;
 	}
 	if (in.missing) {

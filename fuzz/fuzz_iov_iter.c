@@ -46,7 +46,7 @@ static char page_buf[4 * PAGE_SIZE] __aligned(PAGE_SIZE);
 
 struct state {
 	struct iter_state is;
-	long warnings;	/* WARN_ONs the input provoked on purpose */
+	long warnings; /* WARN_ONs the input provoked on purpose */
 	unsigned int op;
 };
 
@@ -65,7 +65,7 @@ enum {
 	OP_REVERT,
 	OP_TRUNCATE,
 	OP_REEXPAND,
-	OP_COPY,	/* to a destination, from a source iterator */
+	OP_COPY, /* to a destination, from a source iterator */
 	OP_ZERO,
 	OP_COPY_PAGE,
 	OP_WRONG_DIR,
@@ -77,9 +77,9 @@ enum {
 };
 
 static const char *const op_name[NR_OPS] = {
-	"advance", "revert", "truncate", "reexpand", "copy", "zero",
-	"copy_page", "wrong_dir", "npages", "alignment", "is_aligned",
-	"extract",
+	"advance", "revert",	"truncate",   "reexpand",
+	"copy",	   "zero",	"copy_page",  "wrong_dir",
+	"npages",  "alignment", "is_aligned", "extract",
 };
 
 /* Bytes copied out of the iterator must be its memory, the rest as was. */
@@ -102,8 +102,8 @@ static void op_copy(struct state *s, size_t n)
 			src_buf[i] = (char)(s->op * 31 + i * 7 + 1);
 		got = copy_to_iter(src_buf, n, &s->is.it);
 		want = iter_model_copy(m, n);
-		FUZZ_CHECK(got == want, "copy_to_iter(%zu) = %zu, model %zu",
-			   n, got, want);
+		FUZZ_CHECK(got == want, "copy_to_iter(%zu) = %zu, model %zu", n,
+			   got, want);
 		if (m->type != ITER_DISCARD)
 			iter_shadow_write(&s->is, p, src_buf, got);
 		return;
@@ -130,8 +130,8 @@ static void op_copy_page(struct state *s, size_t off, size_t n)
 		got = copy_page_to_iter(pg, off, n, &s->is.it);
 		want = iter_model_copy(m, n);
 		FUZZ_CHECK(got == want,
-			   "copy_page_to_iter(+%zu, %zu) = %zu, model %zu",
-			   off, n, got, want);
+			   "copy_page_to_iter(+%zu, %zu) = %zu, model %zu", off,
+			   n, got, want);
 		if (m->type != ITER_DISCARD)
 			iter_shadow_write(&s->is, p, page_buf + off, got);
 		return;
@@ -176,11 +176,11 @@ static void check_extracted_pages(const struct iter_model *m, size_t p,
 		char *base = page_address(pages[k]);
 
 		FUZZ_CHECK(base + (off0 + first) % PAGE_SIZE ==
-				   iter_model_byte_addr(m, p + first) &&
-			   base + (off0 + last) % PAGE_SIZE ==
-				   iter_model_byte_addr(m, p + last),
-			   "extracted page %u does not hold bytes %zu..%zu",
-			   k, first, last);
+					   iter_model_byte_addr(m, p + first) &&
+				   base + (off0 + last) % PAGE_SIZE ==
+					   iter_model_byte_addr(m, p + last),
+			   "extracted page %u does not hold bytes %zu..%zu", k,
+			   first, last);
 	}
 }
 
@@ -346,8 +346,8 @@ static void run_op(struct state *s, struct fuzz_in *in, unsigned int op)
 		bool b = iter_model_is_aligned(m, am, lm);
 
 		FUZZ_CHECK(a == b,
-			   "iov_iter_is_aligned(%#lx, %#lx) = %d, model %d",
-			   am, lm, a, b);
+			   "iov_iter_is_aligned(%#lx, %#lx) = %d, model %d", am,
+			   lm, a, b);
 		break;
 	}
 	case OP_EXTRACT:

@@ -46,20 +46,20 @@
 #include "fuzz_common.h"
 #include "simfs.h"
 
-#define DEV_SIZE	(2ULL << 20)
-#define MAX_OPS		32
-#define MAX_DIRS	16
-#define IO_MAX		(64U << 10)
+#define DEV_SIZE (2ULL << 20)
+#define MAX_OPS 32
+#define MAX_DIRS 16
+#define IO_MAX (64U << 10)
 
 struct image_hdr {
-	u8 mode;	/* MODE_* */
-	u8 nr_ops;	/* workload ops: nr_ops % MAX_OPS */
+	u8 mode; /* MODE_* */
+	u8 nr_ops; /* workload ops: nr_ops % MAX_OPS */
 	u8 pad[2];
-	u8 seed[4];	/* the workload's choices */
+	u8 seed[4]; /* the workload's choices */
 	u8 reserved[8];
 };
 
-#define MODE_RESEAL	0x1	/* recompute lengths and checksums */
+#define MODE_RESEAL 0x1 /* recompute lengths and checksums */
 
 _Static_assert(sizeof(struct image_hdr) == 16, "header");
 
@@ -82,10 +82,12 @@ static void describe(FILE *out, void *arg)
 {
 	struct state *s = arg;
 
-	fprintf(out, "mode %#x, %zu-byte metadata copy, fsck: %s%s%s, mount: "
-		"%s%s%s; workload op %d (%s) of %u", s->h.mode, s->meta_len,
-		s->damaged ? "damaged (" : "clean", s->fsck_first,
-		s->damaged ? ")" : "", s->accepted ? "accepted" : "refused (",
+	fprintf(out,
+		"mode %#x, %zu-byte metadata copy, fsck: %s%s%s, mount: "
+		"%s%s%s; workload op %d (%s) of %u",
+		s->h.mode, s->meta_len, s->damaged ? "damaged (" : "clean",
+		s->fsck_first, s->damaged ? ")" : "",
+		s->accepted ? "accepted" : "refused (",
 		s->accepted ? "" : s->mount_err, s->accepted ? "" : ")", s->op,
 		s->what ? s->what : "-", s->h.nr_ops % MAX_OPS);
 }
@@ -189,10 +191,11 @@ static void zero_in_chunk(loff_t at, loff_t from, loff_t to, loff_t old,
 		return;
 	n = to - from;
 	i = zero_up_to(chkbuf + (from - at), n);
-	FUZZ_CHECK(i == n, "byte %lld reads %#x: the file grew from %lld to "
+	FUZZ_CHECK(i == n,
+		   "byte %lld reads %#x: the file grew from %lld to "
 		   "%lld, and this lies past its old end of file",
-		   (long long)(from + i), chkbuf[from - at + i],
-		   (long long)old, (long long)size);
+		   (long long)(from + i), chkbuf[from - at + i], (long long)old,
+		   (long long)size);
 }
 
 /*
@@ -214,12 +217,14 @@ static void check_grown(struct simfs_inode_info *ei, loff_t old, loff_t wpos,
 	FUZZ_CHECK(!IS_ERR(f), "open to read back: %ld", PTR_ERR(f));
 	for (loff_t at = old; at < size;) {
 		loff_t end = min_t(loff_t, size, at + IO_MAX);
-		ssize_t got = simfs_rw_sync(f, false, false, chkbuf, end - at,
-					    at);
+		ssize_t got =
+			simfs_rw_sync(f, false, false, chkbuf, end - at, at);
 
-		FUZZ_CHECK(got == end - at, "read back of %lld bytes at %lld "
-			   "(i_size %lld): %zd", (long long)(end - at),
-			   (long long)at, (long long)size, got);
+		FUZZ_CHECK(got == end - at,
+			   "read back of %lld bytes at %lld "
+			   "(i_size %lld): %zd",
+			   (long long)(end - at), (long long)at,
+			   (long long)size, got);
 		zero_in_chunk(at, at, min(end, wpos), old, size);
 		zero_in_chunk(at, max(at, wend), end, old, size);
 		at = end;
@@ -249,9 +254,8 @@ static int pick_one(void *arg, const char *name, u16 len, u64 ino, u32 mode,
 }
 
 /* Some entry of @dir (readdir + lookup), or NULL. */
-static struct simfs_inode_info *some_entry(struct state *s,
-					   struct simfs_inode_info *dir,
-					   char *name)
+static struct simfs_inode_info *
+some_entry(struct state *s, struct simfs_inode_info *dir, char *name)
 {
 	struct pick p = { .s = s, .want = rnd(s) % 8 };
 	struct simfs_inode_info *ei;
@@ -273,8 +277,8 @@ static struct simfs_inode_info *some_entry(struct state *s,
 
 static loff_t some_pos(struct state *s, bool direct)
 {
-	static const loff_t at[] = { 0, 1, 100, 127, 128, 511, 512, 4095,
-				     4096, 8192, 65536, 1 << 20 };
+	static const loff_t at[] = { 0,	  1,	100,  127,  128,   511,
+				     512, 4095, 4096, 8192, 65536, 1 << 20 };
 	loff_t pos = at[rnd(s) % ARRAY_SIZE(at)];
 
 	return direct ? round_down(pos, 512) : pos;
@@ -282,8 +286,7 @@ static loff_t some_pos(struct state *s, bool direct)
 
 static size_t some_len(struct state *s, bool direct)
 {
-	static const size_t n[] = { 1, 14, 128, 129, 512, 4096, 8192,
-				    IO_MAX };
+	static const size_t n[] = { 1, 14, 128, 129, 512, 4096, 8192, IO_MAX };
 	size_t len = n[rnd(s) % ARRAY_SIZE(n)];
 
 	return direct ? round_up(len, 512) : len;
@@ -293,8 +296,7 @@ static size_t some_len(struct state *s, bool direct)
 static void file_op(struct state *s, struct simfs_inode_info *ei)
 {
 	bool direct = rnd(s) & 1;
-	struct file *f = simfs_file_open(ei, O_RDWR |
-					 (direct ? O_DIRECT : 0));
+	struct file *f = simfs_file_open(ei, O_RDWR | (direct ? O_DIRECT : 0));
 	struct inode *inode = &ei->vfs_inode;
 	loff_t pos = some_pos(s, direct);
 	size_t len = some_len(s, direct);
@@ -318,8 +320,8 @@ static void file_op(struct state *s, struct simfs_inode_info *ei)
 			wend = pos + ret;
 		break;
 	case 2: {
-		static const loff_t sz[] = { 0, 1, 14, 128, 129, 4096, 5000,
-					     1 << 20 };
+		static const loff_t sz[] = { 0,	  1,	14,   128,
+					     129, 4096, 5000, 1 << 20 };
 
 		s->what = "truncate";
 		inode_lock(inode);
@@ -331,8 +333,9 @@ static void file_op(struct state *s, struct simfs_inode_info *ei)
 	}
 	case 3:
 		s->what = "punch hole";
-		ret = simfs_fallocate(f, FALLOC_FL_PUNCH_HOLE |
-				      FALLOC_FL_KEEP_SIZE, pos, len);
+		ret = simfs_fallocate(
+			f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, pos,
+			len);
 		FUZZ_CHECK(!ret || ret == -ENOSPC, "punch: %zd", ret);
 		break;
 	case 4:
@@ -371,16 +374,18 @@ static void workload(struct state *s, struct super_block *sb)
 			ei = simfs_create(dir, fresh, S_IFREG | 0644, 0, 0,
 					  false);
 			FUZZ_CHECK(!IS_ERR(ei) || PTR_ERR(ei) == -EEXIST ||
-				   PTR_ERR(ei) == -ENOSPC || PTR_ERR(ei) ==
-				   -ENOENT, "create: %ld", PTR_ERR(ei));
+					   PTR_ERR(ei) == -ENOSPC ||
+					   PTR_ERR(ei) == -ENOENT,
+				   "create: %ld", PTR_ERR(ei));
 			break;
 		case 1:
 			s->what = "mkdir";
 			ei = simfs_create(dir, fresh, S_IFDIR | 0755, 0, 0,
 					  false);
 			FUZZ_CHECK(!IS_ERR(ei) || PTR_ERR(ei) == -EEXIST ||
-				   PTR_ERR(ei) == -ENOSPC || PTR_ERR(ei) ==
-				   -ENOENT || PTR_ERR(ei) == -EMLINK,
+					   PTR_ERR(ei) == -ENOSPC ||
+					   PTR_ERR(ei) == -ENOENT ||
+					   PTR_ERR(ei) == -EMLINK,
 				   "mkdir: %ld", PTR_ERR(ei));
 			if (!IS_ERR(ei) && nr_dirs < MAX_DIRS)
 				dirs[nr_dirs++] = ei;
@@ -389,7 +394,7 @@ static void workload(struct state *s, struct super_block *sb)
 			if (!ei)
 				break;
 			s->what = S_ISDIR(ei->vfs_inode.i_mode) ? "rmdir" :
-				  "unlink";
+								  "unlink";
 			if (S_ISDIR(ei->vfs_inode.i_mode)) {
 				/* it may be one of ours: keep the list live */
 				for (unsigned int i = 1; i < nr_dirs; i++)
@@ -482,8 +487,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		r.arg = s;
 		s->fsck_first[0] = 0;
 		ret = simfs_fsck(bdev, &r);
-		FUZZ_CHECK(!ret && !r.errors, "fsck after the workload and "
-			   "a clean unmount: %s", s->fsck_first);
+		FUZZ_CHECK(!ret && !r.errors,
+			   "fsck after the workload and "
+			   "a clean unmount: %s",
+			   s->fsck_first);
 	}
 	iomap_sim_dio_exit();
 	bio_sim_drain_caches();

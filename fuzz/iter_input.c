@@ -15,18 +15,18 @@ char arena[ARENA_SIZE] __aligned(PAGE_SIZE);
 char shadow[ARENA_SIZE];
 
 const char *const iter_type_name[ITER_DISCARD + 1] = {
-	[ITER_UBUF] = "ubuf", [ITER_IOVEC] = "iovec", [ITER_KVEC] = "kvec",
+	[ITER_UBUF] = "ubuf", [ITER_IOVEC] = "iovec",	  [ITER_KVEC] = "kvec",
 	[ITER_BVEC] = "bvec", [ITER_DISCARD] = "discard",
 };
 
 /* What the header's type byte selects (enum itype). */
 static const enum iter_type input_type[NR_TYPES] = {
-	[T_UBUF] = ITER_UBUF, [T_IOVEC] = ITER_IOVEC, [T_KVEC] = ITER_KVEC,
+	[T_UBUF] = ITER_UBUF, [T_IOVEC] = ITER_IOVEC,	  [T_KVEC] = ITER_KVEC,
 	[T_BVEC] = ITER_BVEC, [T_DISCARD] = ITER_DISCARD,
 };
 
-#define swap_vals(a, b)             \
-	do {                        \
+#define swap_vals(a, b)              \
+	do {                         \
 		typeof(a) __t = (a); \
 		(a) = (b);           \
 		(b) = __t;           \
@@ -41,7 +41,8 @@ void iter_check_bytes(const struct iter_state *s, size_t p, const char *got,
 
 	FUZZ_CHECK(same == n,
 		   "byte %zu of %zu copied out of the iterator differs from "
-		   "its memory", same, n);
+		   "its memory",
+		   same, n);
 }
 
 void iter_check(const struct iter_state *s, const char *what)
@@ -53,8 +54,9 @@ void iter_check(const struct iter_state *s, const char *what)
 	FUZZ_CHECK(!bad,
 		   "%s: %s differs from the model: iterator count %zu, "
 		   "iov_offset %zu, nr_segs %lu; model count %zu, off %zu, "
-		   "segment %u of %u", what, bad, i->count, i->iov_offset,
-		   i->nr_segs, m->count, m->off, m->k, m->nr);
+		   "segment %u of %u",
+		   what, bad, i->count, i->iov_offset, i->nr_segs, m->count,
+		   m->off, m->k, m->nr);
 	if (s->hi > s->lo &&
 	    memcmp(arena + s->lo, shadow + s->lo, s->hi - s->lo)) {
 		size_t b = s->lo;
@@ -126,8 +128,9 @@ void iter_build(struct iter_state *s, const struct iter_hdr *hp,
 
 	for (j = 0; j < nr; j++) {
 		unsigned long a = (unsigned long)addr[j];
-		unsigned long back = min((unsigned long)s->bv[j].bv_offset,
-					 (a - (unsigned long)arena) / PAGE_SIZE);
+		unsigned long back =
+			min((unsigned long)s->bv[j].bv_offset,
+			    (a - (unsigned long)arena) / PAGE_SIZE);
 		struct page *pg = virt_to_page(addr[j]);
 
 		s->iov[j].iov_base = addr[j];

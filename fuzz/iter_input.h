@@ -42,7 +42,7 @@ struct iter_hdr {
 };
 
 #define HF_REVERSE 0x1 /* segments in descending address order */
-#define HF_TRIM 0x2    /* iterator count below the segments' total */
+#define HF_TRIM 0x2 /* iterator count below the segments' total */
 
 /* The memory the segments live in, and what it must hold. */
 extern char arena[ARENA_SIZE];
@@ -55,8 +55,8 @@ struct iter_state {
 	struct kvec kv[MAX_SEGS];
 	struct bio_vec bv[MAX_SEGS];
 	const void *segs;
-	size_t data;	/* bytes the iterator was built over */
-	size_t lo, hi;	/* arena bytes any segment can touch */
+	size_t data; /* bytes the iterator was built over */
+	size_t lo, hi; /* arena bytes any segment can touch */
 };
 
 /*

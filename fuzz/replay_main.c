@@ -50,7 +50,7 @@ static unsigned int bench_rounds;
 static struct bench_input {
 	u8 *data;
 	size_t len;
-} *bench_in;
+} * bench_in;
 static size_t nr_bench, bench_cap;
 
 static void bench_keep(u8 *data, size_t len)
@@ -104,8 +104,8 @@ static int bench(void)
 	}
 	us = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3;
 	printf("bench: %zu input(s) x %u round(s): %.2f us per input, "
-	       "%.0f inputs/s\n", nr_bench, bench_rounds, us / nr_run,
-	       nr_run / (us / 1e6));
+	       "%.0f inputs/s\n",
+	       nr_bench, bench_rounds, us / nr_run, nr_run / (us / 1e6));
 	return 0;
 }
 
@@ -227,7 +227,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--bench") && i + 1 < argc) {
 			bench_rounds = strtoul(argv[++i], NULL, 0);
 			if (!bench_rounds) {
-				fprintf(stderr, "replay: --bench: ROUNDS must be a positive number\n");
+				fprintf(stderr,
+					"replay: --bench: ROUNDS must be a positive number\n");
 				return 1;
 			}
 			continue;
@@ -258,7 +259,8 @@ int main(int argc, char **argv)
 	if (bench_rounds)
 		return ret ? ret : bench();
 	if (nr_run < min_inputs) {
-		fprintf(stderr, "replay: only %lu input(s) found, %lu expected\n",
+		fprintf(stderr,
+			"replay: only %lu input(s) found, %lu expected\n",
 			nr_run, min_inputs);
 		return 1;
 	}

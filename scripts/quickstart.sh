@@ -19,10 +19,12 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # topology), liburing (the O_DIRECT backend), clang (libFuzzer targets),
 # fio and python3 (the demo workload and the FUSE benchmark), valgrind
 # (iomapsim bench --profile), python3-matplotlib (scripts/trace-plot.py),
-# gcovr (scripts/coverage.sh).
+# gcovr (scripts/coverage.sh), clang-format (scripts/format-check.sh:
+# Debian 12's is version 14, the one the code is formatted with).
 PACKAGES=(build-essential cmake pkg-config git check libfuse3-dev fuse3
 	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev fio
-	python3 e2fsprogs xfsprogs valgrind python3-matplotlib gcovr)
+	python3 e2fsprogs xfsprogs valgrind python3-matplotlib gcovr
+	clang-format)
 
 need_packages() {
 	local missing=() p

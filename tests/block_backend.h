@@ -20,21 +20,21 @@
 #include "harness.h"
 
 /* Make a skip visible in the log, then leave the test without asserting. */
-#define BB_SKIP(...)                                            \
-	do {                                                    \
-		printf("SKIP: %s: ", __func__);                 \
-		printf(__VA_ARGS__);                            \
-		printf("\n");                                   \
-		fflush(stdout);                                 \
-		return;                                         \
+#define BB_SKIP(...)                            \
+	do {                                    \
+		printf("SKIP: %s: ", __func__); \
+		printf(__VA_ARGS__);            \
+		printf("\n");                   \
+		fflush(stdout);                 \
+		return;                         \
 	} while (0)
 
 /* A bio over @len bytes of kernel memory at @buf, starting at @sector. */
 static inline struct bio *bb_bio(struct block_device *bdev, blk_opf_t opf,
 				 sector_t sector, void *buf, unsigned int len)
 {
-	unsigned int nr = buf ? DIV_ROUND_UP(offset_in_page(buf) + len,
-					     PAGE_SIZE) : 0;
+	unsigned int nr =
+		buf ? DIV_ROUND_UP(offset_in_page(buf) + len, PAGE_SIZE) : 0;
 	struct bio *bio = bio_alloc(bdev, (unsigned short)nr, opf, GFP_KERNEL);
 	char *p = buf;
 
@@ -102,8 +102,8 @@ static inline bool bb_check(const void *buf, size_t len, u64 off,
 	const unsigned char *p = buf;
 
 	for (size_t i = 0; i < len; i++)
-		if (p[i] != (unsigned char)((off + i) * 131 +
-					    (off + i) / 4093 + seed * 7 + 1))
+		if (p[i] != (unsigned char)((off + i) * 131 + (off + i) / 4093 +
+					    seed * 7 + 1))
 			return false;
 	return true;
 }

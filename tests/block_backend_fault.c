@@ -15,7 +15,8 @@ static struct block_device *ram;
 static struct block_device *fault_new(void)
 {
 	/* a write cache, or the block layer would end flushes itself */
-	struct sim_ram_opts o = { .size = 1 << 20, .write_cache = true,
+	struct sim_ram_opts o = { .size = 1 << 20,
+				  .write_cache = true,
 				  .fua = true };
 	char err[128] = "";
 	struct block_device *bdev;
@@ -209,7 +210,8 @@ START_TEST(test_fault_bad_specs)
 		  "fault spec \"latency:5:IOERR\": unexpected field \"IOERR\" (a status such as IOERR, NOSPC, AGAIN, MEDIUM; read, write, flush)" },
 		{ "bio-error:1::read",
 		  "fault spec \"bio-error:1::read\": unexpected field \"\" (a status such as IOERR, NOSPC, AGAIN, MEDIUM; read, write, flush)" },
-		{ "a:b:c:d:e:f:g:h:i", "fault spec \"a:b:c:d:e:f:g:h:i\": too many fields" },
+		{ "a:b:c:d:e:f:g:h:i",
+		  "fault spec \"a:b:c:d:e:f:g:h:i\": too many fields" },
 	};
 	struct block_device *bdev = fault_new();
 
@@ -217,11 +219,13 @@ START_TEST(test_fault_bad_specs)
 		char err[300] = "";
 
 		ck_assert_int_eq(sim_bdev_fault_check(bad[i].spec, err,
-						      sizeof(err)), -EINVAL);
+						      sizeof(err)),
+				 -EINVAL);
 		ck_assert_str_eq(err, bad[i].msg);
 		err[0] = '\0';
 		ck_assert_int_eq(sim_bdev_fault_add(bdev, bad[i].spec, err,
-						    sizeof(err)), -EINVAL);
+						    sizeof(err)),
+				 -EINVAL);
 		ck_assert_str_eq(err, bad[i].msg);
 	}
 	/* nothing was added */
@@ -245,16 +249,17 @@ START_TEST(test_fault_list_remove_clear)
 	id1 = add(bdev, "bio-error:2:AGAIN:read");
 	id2 = add(bdev, "sector:0-7:blk_sts_protection");
 	ck_assert_int_eq(sim_bdev_fault_command(bdev, " latency:2ms:write \n",
-						err, sizeof(err)), 3);
+						err, sizeof(err)),
+			 3);
 	ck_assert_int_eq(sim_bdev_fault_command(bdev, "prob:10:seed=7", err,
-						sizeof(err)), 4);
+						sizeof(err)),
+			 4);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, buf, 512), -EILSEQ);
 	sim_bdev_fault_list(bdev, list, sizeof(list));
-	ck_assert_str_eq(list,
-			 "1 bio-error:2:AGAIN:read hits=0\n"
-			 "2 sector:0-7:PROTECTION hits=1\n"
-			 "3 latency:2000000:write hits=0\n"
-			 "4 prob:10:IOERR:seed=7 hits=0\n");
+	ck_assert_str_eq(list, "1 bio-error:2:AGAIN:read hits=0\n"
+			       "2 sector:0-7:PROTECTION hits=1\n"
+			       "3 latency:2000000:write hits=0\n"
+			       "4 prob:10:IOERR:seed=7 hits=0\n");
 	/* a short buffer: truncated, but the full length is returned */
 	ck_assert_uint_eq(sim_bdev_fault_list(bdev, list, 10), 124);
 	ck_assert_str_eq(list, "1 bio-err");
@@ -274,8 +279,8 @@ START_TEST(test_fault_list_remove_clear)
 	sim_bdev_fault_list(bdev, list, sizeof(list));
 	ck_assert_str_eq(list, "1 bio-error:2:AGAIN:read hits=1\n"
 			       "3 latency:2000000:write hits=0\n");
-	ck_assert_int_eq(sim_bdev_fault_command(bdev, "clear", err,
-						sizeof(err)), 0);
+	ck_assert_int_eq(
+		sim_bdev_fault_command(bdev, "clear", err, sizeof(err)), 0);
 	ck_assert_uint_eq(sim_bdev_fault_list(bdev, list, sizeof(list)), 0);
 	ck_assert_int_eq(id1, 1);
 	/* ids keep growing after a clear */
@@ -296,10 +301,12 @@ START_TEST(test_fault_rule_cap)
 	for (int i = 0; i < SIM_FAULT_MAX_RULES; i++)
 		add(bdev, "bio-error:1000");
 	ck_assert_int_eq(sim_bdev_fault_add(bdev, "bio-error:1", err,
-					    sizeof(err)), -ENOSPC);
+					    sizeof(err)),
+			 -ENOSPC);
 	ck_assert_ptr_nonnull(strstr(err, "at most 64"));
 	ck_assert_int_eq(sim_bdev_fault_command(bdev, "bio-error:1", err,
-						sizeof(err)), -ENOSPC);
+						sizeof(err)),
+			 -ENOSPC);
 	/* the refused rules are not there */
 	sim_bdev_fault_list(bdev, list, sizeof(list));
 	for (char *p = list; (p = strchr(p, '\n')); p++)
@@ -307,8 +314,8 @@ START_TEST(test_fault_rule_cap)
 	ck_assert_int_eq(lines, SIM_FAULT_MAX_RULES);
 	ck_assert_int_eq(sim_bdev_fault_remove(bdev, 3), 0);
 	ck_assert_int_eq(add(bdev, "bio-error:1"), SIM_FAULT_MAX_RULES + 1);
-	ck_assert_int_eq(sim_bdev_fault_command(bdev, "clear", err,
-						sizeof(err)), 0);
+	ck_assert_int_eq(
+		sim_bdev_fault_command(bdev, "clear", err, sizeof(err)), 0);
 	add(bdev, "bio-error:1");
 	sim_bdev_destroy(bdev);
 }
@@ -317,10 +324,24 @@ END_TEST
 START_TEST(test_fault_status_names)
 {
 	static const char *const names[] = {
-		"NOTSUPP", "TIMEOUT", "NOSPC", "TRANSPORT", "TARGET",
-		"RESV_CONFLICT", "MEDIUM", "PROTECTION", "RESOURCE", "IOERR",
-		"DM_REQUEUE", "AGAIN", "DEV_RESOURCE", "ZONE_OPEN_RESOURCE",
-		"ZONE_ACTIVE_RESOURCE", "OFFLINE", "DURATION_LIMIT", "INVAL",
+		"NOTSUPP",
+		"TIMEOUT",
+		"NOSPC",
+		"TRANSPORT",
+		"TARGET",
+		"RESV_CONFLICT",
+		"MEDIUM",
+		"PROTECTION",
+		"RESOURCE",
+		"IOERR",
+		"DM_REQUEUE",
+		"AGAIN",
+		"DEV_RESOURCE",
+		"ZONE_OPEN_RESOURCE",
+		"ZONE_ACTIVE_RESOURCE",
+		"OFFLINE",
+		"DURATION_LIMIT",
+		"INVAL",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {

@@ -52,8 +52,7 @@ static void file_teardown(void)
  * Open a fresh file; NULL (after printing SKIP) if its filesystem has no
  * O_DIRECT at all, which is a property of the machine, not a failure.
  */
-static struct block_device *open_file(u64 size,
-				      const struct sim_file_opts *o)
+static struct block_device *open_file(u64 size, const struct sim_file_opts *o)
 {
 	char err[256] = "";
 	struct block_device *bdev;
@@ -119,7 +118,7 @@ START_TEST(test_file_roundtrip_statx_limits)
 	ck_assert_str_eq(bdev->bd_name, strrchr(path, '/') + 1);
 
 	roundtrip(bdev, 0, 4096, 1);
-	roundtrip(bdev, 2048, 256 << 10, 2);	/* 64 pages, one bio */
+	roundtrip(bdev, 2048, 256 << 10, 2); /* 64 pages, one bio */
 	roundtrip(bdev, (8 << 11) - 8, 4096, 3); /* the last 4 KiB */
 	ck_assert(file_has(2048 << 9, 256 << 10, 2));
 	sim_bdev_destroy(bdev);
@@ -179,9 +178,10 @@ START_TEST(test_file_too_small_and_odd_size)
 		bdev = sim_bdev_file_open(path, &o, err, sizeof(err));
 	}
 	ck_assert_int_eq(PTR_ERR(bdev), -EINVAL);
-	snprintf(want, sizeof(want),
-		 "%s: size 2097664 is not a multiple of the logical block size 4096",
-		 path);
+	snprintf(
+		want, sizeof(want),
+		"%s: size 2097664 is not a multiple of the logical block size 4096",
+		path);
 	ck_assert_str_eq(err, want);
 }
 END_TEST
@@ -250,7 +250,8 @@ START_TEST(test_file_queue_depth)
 	for (int i = 0; i < N; i++)
 		bb_submit_async(bb_bio(bdev, REQ_OP_WRITE,
 				       (sector_t)i * (LEN >> 9), buf + i * LEN,
-				       LEN), &a[i]);
+				       LEN),
+				&a[i]);
 	for (int i = 0; i < N; i++) {
 		wait_for_completion(&a[i].done);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);
@@ -288,8 +289,9 @@ START_TEST(test_file_nowait_again)
 	 * first bio holds the only tag while the second is submitted.
 	 */
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, buf, 4096), &a);
-	bb_submit_async(bb_bio(bdev, REQ_OP_READ | REQ_NOWAIT, 8,
-			       buf + 4096, 4096), &b);
+	bb_submit_async(bb_bio(bdev, REQ_OP_READ | REQ_NOWAIT, 8, buf + 4096,
+			       4096),
+			&b);
 	wait_for_completion(&b.done);
 	ck_assert_int_eq(b.status, BLK_STS_AGAIN);
 	ck_assert_int_eq(blk_status_to_errno(b.status), -EAGAIN);
@@ -401,8 +403,7 @@ static void order_end_io(struct bio *bio)
 	bio_put(bio);
 }
 
-static void order_run(struct block_device *bdev, char *buf, u64 seed,
-		      int *out)
+static void order_run(struct block_device *bdev, char *buf, u64 seed, int *out)
 {
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET,
 				      .policy = SIM_SCHED_RANDOM,
@@ -464,8 +465,8 @@ START_TEST(test_file_fua_and_flush)
 	ck_assert_int_eq(sim_stat_get("bdev_file_rwf_dsync"), 1);
 	ck_assert_int_eq(sim_stat_get("bdev_file_fdatasync"), 0);
 	/* REQ_PREFLUSH: an fdatasync, then the write (plain: no FUA) */
-	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_PREFLUSH, 16, buf,
-			       4096), 0);
+	ck_assert_int_eq(
+		bb_rw(bdev, REQ_OP_WRITE | REQ_PREFLUSH, 16, buf, 4096), 0);
 	ck_assert_int_eq(sim_stat_get("bdev_file_fdatasync"), 1);
 	ck_assert_int_eq(sim_stat_get("bdev_file_rwf_dsync"), 1);
 	/* REQ_OP_FLUSH and ->flush are fdatasync too */
@@ -506,12 +507,12 @@ START_TEST(test_file_bounce_misaligned)
 	 * block layer refuses the bio before the device sees it (B-30).
 	 */
 	raw = bb_alloc(3 * 4096);
-	p = raw + 8;	/* aligned to 8 only */
+	p = raw + 8; /* aligned to 8 only */
 	if (bdev_dma_alignment(bdev) < 8) {
 		bb_free(raw, 3 * 4096);
 		sim_bdev_destroy(bdev);
 		BB_SKIP("the host file takes 8-byte aligned memory (mask %u)",
-		     bdev_dma_alignment(bdev));
+			bdev_dma_alignment(bdev));
 	}
 	bb_fill(p, 8192, 4096, 6);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 8, p, 8192), -EINVAL);
@@ -542,8 +543,9 @@ START_TEST(test_file_bad_queue_depth)
 	char err[256] = "", want[4300];
 
 	make_file(2 << 20);
-	ck_assert_int_eq(PTR_ERR(sim_bdev_file_open(path, &o, err,
-						    sizeof(err))), -EINVAL);
+	ck_assert_int_eq(
+		PTR_ERR(sim_bdev_file_open(path, &o, err, sizeof(err))),
+		-EINVAL);
 	snprintf(want, sizeof(want), "%s: queue depth 5000 is above 4096",
 		 path);
 	ck_assert_str_eq(err, want);
@@ -635,8 +637,7 @@ START_TEST(test_file_loop_read_only)
 	if (geteuid() != 0)
 		BB_SKIP("loop devices need root");
 	make_file(2 << 20);
-	snprintf(cmd, sizeof(cmd), "losetup -r --find --show '%s' 2>&1",
-		 path);
+	snprintf(cmd, sizeof(cmd), "losetup -r --find --show '%s' 2>&1", path);
 	p = popen(cmd, "r");
 	if (!p || !fgets(loop, sizeof(loop), p) || strncmp(loop, "/dev/", 5)) {
 		if (p)
@@ -649,9 +650,10 @@ START_TEST(test_file_loop_read_only)
 	snprintf(cmd, sizeof(cmd), "losetup -d %s", loop);
 	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_int_eq(PTR_ERR(bdev), -EROFS);
-	snprintf(want, sizeof(want),
-		 "%s: read-only (read-only block device), but writes were asked for",
-		 loop);
+	snprintf(
+		want, sizeof(want),
+		"%s: read-only (read-only block device), but writes were asked for",
+		loop);
 	ck_assert_str_eq(err, want);
 }
 END_TEST
@@ -671,9 +673,10 @@ START_TEST(test_file_threaded)
 	r = bb_alloc(N * LEN);
 	bb_fill(buf, N * LEN, 0, 11);
 	for (int i = 0; i < N; i++)
-		bb_submit_async(bb_bio(bdev, REQ_OP_WRITE | (i % 5 ? 0 : REQ_FUA),
-				       (sector_t)i * (LEN >> 9), buf + i * LEN,
-				       LEN), &a[i]);
+		bb_submit_async(
+			bb_bio(bdev, REQ_OP_WRITE | (i % 5 ? 0 : REQ_FUA),
+			       (sector_t)i * (LEN >> 9), buf + i * LEN, LEN),
+			&a[i]);
 	for (int i = 0; i < N; i++) {
 		wait_for_completion(&a[i].done);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);
@@ -694,7 +697,8 @@ END_TEST
  */
 START_TEST(test_file_thread_ring_event_loop)
 {
-	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true,
+	struct sim_file_opts o = { .queue_depth = 8,
+				   .submitter_polls = true,
 				   .poll_us = 20 };
 	struct block_device *bdev = open_file(1 << 20, &o);
 	enum { N = 3, LEN = 4096 };
@@ -721,14 +725,14 @@ START_TEST(test_file_thread_ring_event_loop)
 	for (int i = 0; i < N; i++)
 		bb_submit_async(bb_bio(bdev, REQ_OP_READ,
 				       (sector_t)i * (LEN >> 9), r + i * LEN,
-				       LEN), &a[i]);
+				       LEN),
+				&a[i]);
 	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), N);
 
 	/* nobody else ends them: they wait for this thread */
 	deadline = bb_now_ns() + 5000000000ull;
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
-	while (sim_bdev_submitter_outstanding(bdev) &&
-	       bb_now_ns() < deadline) {
+	while (sim_bdev_submitter_outstanding(bdev) && bb_now_ns() < deadline) {
 		if (poll(&p, 1, 100) > 0) {
 			u64 v;
 
@@ -866,9 +870,8 @@ START_TEST(test_file_thread_ring_which_reads)
 	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, true), 0);
 	sim_stats_reset();
 
-	bb_submit_async(bb_bio(bdev, REQ_OP_READ | REQ_SYNC | REQ_IDLE, 0, r,
-			       LEN),
-			&a);
+	bb_submit_async(
+		bb_bio(bdev, REQ_OP_READ | REQ_SYNC | REQ_IDLE, 0, r, LEN), &a);
 	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
 	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
 	ck_assert_int_eq(a.status, BLK_STS_OK);
@@ -941,8 +944,9 @@ END_TEST
 START_TEST(test_file_thread_ring_other_device)
 {
 	struct block_device *ram = sim_bdev_ram_create(NULL, NULL, 0);
-	struct sim_bdev_spin spin = { .budget_us = 10, .polled = true,
-				      .hit = true, .spent_ns = 1 };
+	struct sim_bdev_spin spin = {
+		.budget_us = 10, .polled = true, .hit = true, .spent_ns = 1
+	};
 	struct block_device *wrapped;
 	char err[256] = "";
 
@@ -957,8 +961,7 @@ START_TEST(test_file_thread_ring_other_device)
 	wrapped = sim_bdev_fault_wrap(ram, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(wrapped), "%s", err);
 	ck_assert_int_eq(sim_bdev_submitter_fd(wrapped), -EOPNOTSUPP);
-	ck_assert_int_eq(sim_bdev_submitter_defer(wrapped, true),
-			 -EOPNOTSUPP);
+	ck_assert_int_eq(sim_bdev_submitter_defer(wrapped, true), -EOPNOTSUPP);
 	sim_bdev_destroy(wrapped);
 }
 END_TEST

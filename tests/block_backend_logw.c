@@ -27,7 +27,8 @@ static int nr_recs;
 /* A log-writes device over a 1 MiB ram device (in @ram), or @lower. */
 static struct block_device *logw_new(struct block_device *lower)
 {
-	struct sim_ram_opts o = { .size = 1 << 20, .write_cache = true,
+	struct sim_ram_opts o = { .size = 1 << 20,
+				  .write_cache = true,
 				  .fua = true };
 	char err[256] = "";
 	struct block_device *bdev;
@@ -119,8 +120,8 @@ START_TEST(test_logw_order_and_flags)
 	ck_assert_uint_eq(sim_bdev_logw_entries(bdev), 6);
 	ck_assert_int_eq(sim_bdev_logw_mark(bdev, "done"), 0);
 	/* what the device holds is what was written */
-	ck_assert(bb_check(sim_bdev_ram_data(ram) + (24 << 9), 4096, 24 << 9,
-			   3));
+	ck_assert(
+		bb_check(sim_bdev_ram_data(ram) + (24 << 9), 4096, 24 << 9, 3));
 	logw_read(bdev);
 
 	ck_assert_int_eq(nr_recs, 7);
@@ -182,7 +183,8 @@ START_TEST(test_logw_failed_write_not_logged)
 	/* no write cache below: every completed write is on the media */
 	want_features = 0;
 	ck_assert_int_gt(sim_bdev_fault_add(fault, "bio-error:2:MEDIUM:write",
-					    err, sizeof(err)), 0);
+					    err, sizeof(err)),
+			 0);
 	fill_write(bdev, 0, 0, buf, 4096, 6);
 	bb_fill(buf, 4096, 8 << 9, 7);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 8, buf, 4096), -ENODATA);
@@ -214,8 +216,8 @@ START_TEST(test_logw_refusals)
 	/* a log is never appended to */
 	again = sim_bdev_logw_wrap(ram, logp, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(again), -EEXIST);
-	ck_assert_msg(strstr(err, logp) && strstr(err, "never appended"),
-		      "%s", err);
+	ck_assert_msg(strstr(err, logp) && strstr(err, "never appended"), "%s",
+		      err);
 	logw_read(bdev);
 	ck_assert_int_eq(nr_recs, 1);
 	ck_assert_uint_eq(recs[0].e.type, LOGW_MARK);

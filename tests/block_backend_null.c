@@ -17,8 +17,8 @@ START_TEST(test_null_reads_zeroes)
 	ck_assert_uint_eq(bdev_nr_sectors(bdev), (250ull << 30) >> 9);
 	memset(buf, 0xaa, 3 * PAGE_SIZE);
 	/* a read across page boundaries, not starting on one */
-	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 1000, buf + 512,
-			       2 * PAGE_SIZE), 0);
+	ck_assert_int_eq(
+		bb_rw(bdev, REQ_OP_READ, 1000, buf + 512, 2 * PAGE_SIZE), 0);
 	for (size_t i = 0; i < 3 * PAGE_SIZE; i++) {
 		bool in = i >= 512 && i < 512 + 2 * PAGE_SIZE;
 
@@ -32,7 +32,8 @@ END_TEST
 START_TEST(test_null_writes_dropped_and_counted)
 {
 	struct sim_null_opts o = { .logical_block_size = 4096,
-				   .size = 1 << 30, .write_cache = true,
+				   .size = 1 << 30,
+				   .write_cache = true,
 				   .fua = true };
 	struct block_device *bdev = sim_bdev_null_create(&o, NULL, 0);
 	struct sim_bdev_counters c;
@@ -75,8 +76,9 @@ START_TEST(test_null_bad_options)
 	o = (struct sim_null_opts){ .logical_block_size = 2000 };
 	bdev = sim_bdev_null_create(&o, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(bdev), -EINVAL);
-	ck_assert_str_eq(err,
-			 "null: logical block size 2000 is not a power of two from 512 to 4096");
+	ck_assert_str_eq(
+		err,
+		"null: logical block size 2000 is not a power of two from 512 to 4096");
 }
 END_TEST
 
@@ -110,8 +112,9 @@ START_TEST(test_null_timer_threaded_latency)
 
 	ck_assert(!IS_ERR(bdev));
 	for (int i = 0; i < N; i++)
-		bb_submit_async(bb_bio(bdev, REQ_OP_READ, i * 8,
-				       buf + i * 4096, 4096), &a[i]);
+		bb_submit_async(bb_bio(bdev, REQ_OP_READ, i * 8, buf + i * 4096,
+				       4096),
+				&a[i]);
 	for (int i = 0; i < N; i++) {
 		wait_for_completion(&a[i].done);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);

@@ -13,8 +13,10 @@
 static struct block_device *ram_new(unsigned int lbs, u64 size, bool wc,
 				    bool fua)
 {
-	struct sim_ram_opts o = { .logical_block_size = lbs, .size = size,
-				  .write_cache = wc, .fua = fua };
+	struct sim_ram_opts o = { .logical_block_size = lbs,
+				  .size = size,
+				  .write_cache = wc,
+				  .fua = fua };
 	char err[128] = "";
 	struct block_device *bdev = sim_bdev_ram_create(&o, err, sizeof(err));
 
@@ -38,8 +40,8 @@ static void roundtrip(unsigned int lbs)
 	ck_assert(!memcmp((char *)sim_bdev_ram_data(bdev) + 3 * lbs, w, len));
 	/* a read of one block in the middle */
 	memset(r, 0, lbs);
-	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, sector + (lbs >> 9) * 5, r,
-			       lbs), 0);
+	ck_assert_int_eq(
+		bb_rw(bdev, REQ_OP_READ, sector + (lbs >> 9) * 5, r, lbs), 0);
 	ck_assert(bb_check(r, lbs, 5 * lbs, lbs));
 
 	bb_free(w, len);
@@ -68,9 +70,14 @@ END_TEST
 START_TEST(test_ram_limits)
 {
 	struct sim_ram_opts o = {
-		.name = "ramx", .size = 8 << 20, .logical_block_size = 1024,
-		.physical_block_size = 4096, .io_opt = 65536,
-		.dma_alignment = 4095, .write_cache = true, .fua = true,
+		.name = "ramx",
+		.size = 8 << 20,
+		.logical_block_size = 1024,
+		.physical_block_size = 4096,
+		.io_opt = 65536,
+		.dma_alignment = 4095,
+		.write_cache = true,
+		.fua = true,
 	};
 	struct block_device *bdev = sim_bdev_ram_create(&o, NULL, 0);
 
@@ -161,8 +168,7 @@ START_TEST(test_ram_counters)
 
 	bb_fill(buf, 8192, 0, 1);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, buf, 4096), 0);
-	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_FUA, 8, buf, 8192),
-			 0);
+	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_FUA, 8, buf, 8192), 0);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, buf, 512), 0);
 	ck_assert_int_eq(bb_flush(bdev), 0);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_PREFLUSH, 0, buf, 512),
@@ -319,8 +325,8 @@ START_TEST(test_ram_beyond_end_and_unaligned)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, a, 512), -EIO);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 1, a, 4096), -EIO);
 	/* nothing past the end was touched: the device still has one block */
-	ck_assert(bb_check((char *)sim_bdev_ram_data(bdev) + (last << 9),
-			   4096, 0, 7));
+	ck_assert(bb_check((char *)sim_bdev_ram_data(bdev) + (last << 9), 4096,
+			   0, 7));
 	bb_free(a, 8192);
 	sim_bdev_destroy(bdev);
 }
@@ -409,10 +415,10 @@ START_TEST(test_ram_threaded_async)
 
 	bb_fill(buf, N * LEN, 0, 10);
 	for (int i = 0; i < N; i++)
-		bb_submit_async(bb_bio(bdev, REQ_OP_WRITE | (i & 1 ? REQ_FUA : 0),
-				       (sector_t)i * (LEN >> 9),
-				       buf + i * LEN, LEN),
-				&a[i]);
+		bb_submit_async(
+			bb_bio(bdev, REQ_OP_WRITE | (i & 1 ? REQ_FUA : 0),
+			       (sector_t)i * (LEN >> 9), buf + i * LEN, LEN),
+			&a[i]);
 	for (int i = 0; i < N; i++) {
 		wait_for_completion(&a[i].done);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);

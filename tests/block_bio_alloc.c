@@ -63,8 +63,8 @@ START_TEST(test_front_pad_alignment)
 		struct bio_set bs;
 		struct bio *bio[3];
 
-		ck_assert_int_eq(bioset_init(&bs, 2, pads[i],
-					     BIOSET_NEED_BVECS), 0);
+		ck_assert_int_eq(
+			bioset_init(&bs, 2, pads[i], BIOSET_NEED_BVECS), 0);
 		for (int j = 0; j < 3; j++) {
 			bio[j] = bio_alloc_bioset(NULL, j, REQ_OP_WRITE,
 						  GFP_KERNEL, &bs);
@@ -115,8 +115,8 @@ START_TEST(test_bioset_init_parts)
 
 		sim_fault_alloc_set(&f);
 		sim_fault_arm(true);
-		ret = bioset_init(&bs, 2, 64, BIOSET_NEED_BVECS |
-					      BIOSET_PERCPU_CACHE);
+		ret = bioset_init(&bs, 2, 64,
+				  BIOSET_NEED_BVECS | BIOSET_PERCPU_CACHE);
 		sim_fault_arm(false);
 		if (!sim_fault_alloc_injected()) {
 			ck_assert_int_eq(ret, 0);
@@ -221,16 +221,15 @@ START_TEST(test_bvec_storage)
 	static const struct {
 		unsigned short nr, max;
 	} cases[] = {
-		{ 0, 0 },   { 1, 4 },	 { 4, 4 },     { 5, 16 },    { 16, 16 },
+		{ 0, 0 },   { 1, 4 },	{ 4, 4 },    { 5, 16 },	   { 16, 16 },
 		{ 17, 64 }, { 64, 64 }, { 65, 128 }, { 129, 256 }, { 256, 256 },
 	};
 	struct bio_set bs;
 
 	ck_assert_int_eq(bioset_init(&bs, 2, 0, BIOSET_NEED_BVECS), 0);
 	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct bio *bio = bio_alloc_bioset(NULL, cases[i].nr,
-						   REQ_OP_READ, GFP_KERNEL,
-						   &bs);
+		struct bio *bio = bio_alloc_bioset(
+			NULL, cases[i].nr, REQ_OP_READ, GFP_KERNEL, &bs);
 
 		ck_assert_ptr_nonnull(bio);
 		ck_assert_msg(bio->bi_max_vecs == cases[i].max,
@@ -315,8 +314,8 @@ START_TEST(test_nobvec_bioset_rejects_vecs)
 
 	ck_assert_int_eq(bioset_init(&bs, 2, 0, 0), 0);
 	sim_test_expect_warnings(1);
-	ck_assert_ptr_null(bio_alloc_bioset(NULL, 1, REQ_OP_READ, GFP_KERNEL,
-					    &bs));
+	ck_assert_ptr_null(
+		bio_alloc_bioset(NULL, 1, REQ_OP_READ, GFP_KERNEL, &bs));
 	bio = bio_alloc_bioset(NULL, 0, REQ_OP_READ, GFP_KERNEL, &bs);
 	ck_assert_ptr_nonnull(bio);
 	ck_assert_ptr_null(bio->bi_io_vec);

@@ -79,8 +79,8 @@ START_TEST(test_large_bio_bypasses_cache)
 {
 	struct bio *bio;
 
-	bio = bio_alloc(NULL, BIO_INLINE_VECS + 1, REQ_OP_READ | REQ_ALLOC_CACHE,
-			GFP_KERNEL);
+	bio = bio_alloc(NULL, BIO_INLINE_VECS + 1,
+			REQ_OP_READ | REQ_ALLOC_CACHE, GFP_KERNEL);
 	ck_assert(!(bio->bi_opf & REQ_ALLOC_CACHE));
 	ck_assert_int_eq(td_stat("bio_cache_miss"), 0);
 	bio_put(bio);
@@ -297,8 +297,8 @@ START_TEST(test_drain_and_exit)
 				     BIOSET_NEED_BVECS | BIOSET_PERCPU_CACHE),
 			 0);
 	for (int i = 0; i < 3; i++)
-		bio[i] = bio_alloc_bioset(NULL, 1, REQ_OP_READ, GFP_KERNEL,
-					  &bs);
+		bio[i] =
+			bio_alloc_bioset(NULL, 1, REQ_OP_READ, GFP_KERNEL, &bs);
 	bio_put(bio[0]);
 	td_run_in(SIM_CTX_HARDIRQ, put_bio, bio[1]);
 	sim_task_set_cpu(2);

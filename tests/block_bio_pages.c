@@ -373,10 +373,11 @@ START_TEST(test_bio_add_page)
 	ck_assert_uint_eq(bio->bi_vcnt, 2);
 	/* full: a third, non-contiguous segment does not fit */
 	ck_assert_int_eq(bio_add_page(bio, virt_to_page(buf + 2 * PAGE_SIZE),
-				      512, 0), 0);
+				      512, 0),
+			 0);
 	/* but one that continues the last bvec still merges */
-	ck_assert(bio_add_folio(bio, page_folio(virt_to_page(other)), 512,
-				512));
+	ck_assert(
+		bio_add_folio(bio, page_folio(virt_to_page(other)), 512, 512));
 	ck_assert_uint_eq(bio->bi_iter.bi_size, 2048);
 	bio_put(bio);
 	free(buf);

@@ -108,8 +108,7 @@ START_TEST(test_status_to_errno_table)
 		ck_assert_uint_eq(errno_to_blk_status(t[i].err), t[i].sts);
 	}
 	ck_assert_uint_eq(errno_to_blk_status(-E2BIG), BLK_STS_IOERR);
-	ck_assert_str_eq(blk_status_to_str(BLK_STS_AGAIN),
-			 "nonblocking retry");
+	ck_assert_str_eq(blk_status_to_str(BLK_STS_AGAIN), "nonblocking retry");
 }
 END_TEST
 
@@ -465,8 +464,8 @@ END_TEST
  * a refused one, in the submitter).
  */
 static blk_status_t try_vecs(struct testdev *td, blk_opf_t opf, char *buf,
-			     unsigned int n, unsigned int off,
-			     unsigned int len, unsigned int stride)
+			     unsigned int n, unsigned int off, unsigned int len,
+			     unsigned int stride)
 {
 	struct bio *bio = bio_alloc(&td->bdev, n, opf, GFP_KERNEL);
 	struct rec r = { 0 };
@@ -505,8 +504,8 @@ START_TEST(test_split_dma_alignment)
 	/* offset 8, two bvecs; aligned offsets but lengths of 256 */
 	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 2, 8, 512, PAGE_SIZE),
 			  BLK_STS_INVAL);
-	ck_assert_uint_eq(try_vecs(td, REQ_OP_WRITE, buf, 2, 0, 256,
-				   PAGE_SIZE), BLK_STS_INVAL);
+	ck_assert_uint_eq(try_vecs(td, REQ_OP_WRITE, buf, 2, 0, 256, PAGE_SIZE),
+			  BLK_STS_INVAL);
 	ck_assert_int_eq(td->submits, 0);
 	/* one bvec inside a page: the fast path, no check */
 	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 1, 8, 512, 0),
@@ -527,12 +526,14 @@ START_TEST(test_split_dma_alignment)
 	 */
 	td->bdev.bd_queue->limits.max_segments = 3;
 	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 4, 0, PAGE_SIZE,
-				   PAGE_SIZE), BLK_STS_OK);
+				   PAGE_SIZE),
+			  BLK_STS_OK);
 	ck_assert_int_eq(td->submits, 4);
 	ck_assert_uint_eq(td->last_size, PAGE_SIZE); /* the rest, last */
 	/* a REQ_NOWAIT bio that would need a split: BLK_STS_AGAIN */
 	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ | REQ_NOWAIT, buf, 4, 0,
-				   PAGE_SIZE, PAGE_SIZE), BLK_STS_AGAIN);
+				   PAGE_SIZE, PAGE_SIZE),
+			  BLK_STS_AGAIN);
 	/* 3 segments of 8 bytes hold no whole 512-byte block: -EINVAL */
 	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 64, 0, 8, 16),
 			  BLK_STS_INVAL);
@@ -603,8 +604,8 @@ START_TEST(test_plug_limit_and_nesting)
 	submit_bio(mk_bio(td, REQ_OP_READ, 0, NULL, 0,
 			  &r[BLK_MAX_REQUEST_COUNT - 1]));
 	ck_assert_int_eq(td->submits, BLK_MAX_REQUEST_COUNT);
-	submit_bio(mk_bio(td, REQ_OP_READ, 0, NULL, 0,
-			  &r[BLK_MAX_REQUEST_COUNT]));
+	submit_bio(
+		mk_bio(td, REQ_OP_READ, 0, NULL, 0, &r[BLK_MAX_REQUEST_COUNT]));
 	blk_finish_plug(&inner); /* not the task's plug: no flush */
 	ck_assert_int_eq(td->submits, BLK_MAX_REQUEST_COUNT);
 	blk_finish_plug(&plug);
@@ -694,14 +695,14 @@ START_TEST(test_beyond_eod)
 	char *buf = td_buf(PAGE_SIZE);
 	struct rec r = { 0 };
 
-	submit_bio(mk_bio(td, REQ_OP_READ, (1 << 20) / 512 - 4, buf,
-			  PAGE_SIZE, &r));
+	submit_bio(mk_bio(td, REQ_OP_READ, (1 << 20) / 512 - 4, buf, PAGE_SIZE,
+			  &r));
 	ck_assert_int_eq(r.calls, 1);
 	ck_assert_uint_eq(r.status, BLK_STS_IOERR);
 	ck_assert_int_eq(td->submits, 0);
 	/* the last 4 KiB are fine */
-	submit_bio(mk_bio(td, REQ_OP_READ, (1 << 20) / 512 - 8, buf,
-			  PAGE_SIZE, &r));
+	submit_bio(mk_bio(td, REQ_OP_READ, (1 << 20) / 512 - 8, buf, PAGE_SIZE,
+			  &r));
 	sim_engine_drain();
 	ck_assert_uint_eq(r.status, BLK_STS_OK);
 	free(buf);
@@ -765,16 +766,16 @@ START_TEST(test_atomic_write_limits)
 	char *buf = td_buf(PAGE_SIZE);
 	struct rec r = { 0 };
 
-	submit_bio(mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE,
-			  &r));
+	submit_bio(
+		mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE, &r));
 	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
 	ck_assert_int_eq(blk_status_to_errno(r.status), -EINVAL);
 	blk_sim_set_atomic_write_limits(&td->bdev, 1024, PAGE_SIZE);
 	ck_assert(bdev_can_atomic_write(&td->bdev));
 	ck_assert_uint_eq(td->bdev.bd_queue->limits.atomic_write_max_sectors,
 			  PAGE_SIZE >> SECTOR_SHIFT);
-	submit_bio(mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE,
-			  &r));
+	submit_bio(
+		mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE, &r));
 	sim_engine_drain();
 	ck_assert_uint_eq(r.status, BLK_STS_OK);
 	ck_assert_int_eq(td->submits, 1);
@@ -784,8 +785,8 @@ START_TEST(test_atomic_write_limits)
 	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
 	/* larger than its maximum */
 	blk_sim_set_atomic_write_limits(&td->bdev, 1024, 2048);
-	submit_bio(mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE,
-			  &r));
+	submit_bio(
+		mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE, &r));
 	sim_engine_drain();
 	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
 	/* and none at all */
@@ -816,13 +817,14 @@ START_TEST(test_trace_events)
 
 	sim_trace_enable(true);
 	sim_trace_reset();
-	submit_bio(mk_bio(td, REQ_OP_WRITE | REQ_SYNC, 16, buf, PAGE_SIZE,
-			  &r));
+	submit_bio(mk_bio(td, REQ_OP_WRITE | REQ_SYNC, 16, buf, PAGE_SIZE, &r));
 	sim_engine_drain();
 	ck_assert(trace_has("block_bio_queue: dev=td0 op=WRITE flags=0x800800 "
-			    "sector=16 size=4096", 8));
+			    "sector=16 size=4096",
+			    8));
 	ck_assert(trace_has("block_bio_complete: dev=td0 sector=16 size=4096 "
-			    "status=0", 8));
+			    "status=0",
+			    8));
 	ck_assert(trace_has("H0 block_bio_complete", 8));
 	free(buf);
 	td_destroy(td);
@@ -883,9 +885,8 @@ START_TEST(test_threaded_completions)
 	ck_assert_int_eq(td_stat("bio_endio"), N);
 	ck_assert_int_eq(td_stat("bio_complete_irq"), N);
 	/* each put went to its CPU's IRQ list, or was freed if that was full */
-	ck_assert_int_eq(td_stat("bio_cache_put_irq") +
-				 td_stat("bio_cache_full"),
-			 N);
+	ck_assert_int_eq(
+		td_stat("bio_cache_put_irq") + td_stat("bio_cache_full"), N);
 	ck_assert_int_eq(td_stat("bio_cache_hit") + td_stat("bio_cache_miss"),
 			 N);
 	ck_assert_int_eq(blk_sim_inflight(&td->bdev), 0);

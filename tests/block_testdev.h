@@ -24,8 +24,8 @@
 
 enum td_mode {
 	TD_INLINE = 0, /* blk_sim_complete() inside ->submit */
-	TD_ASYNC,      /* from a hard-IRQ event the device posts */
-	TD_HOLD,       /* when the test calls td_release() */
+	TD_ASYNC, /* from a hard-IRQ event the device posts */
+	TD_HOLD, /* when the test calls td_release() */
 };
 
 struct td_async {
@@ -56,7 +56,8 @@ static __maybe_unused void td_copy(struct testdev *td, struct bio *bio)
 	struct bio_vec bv;
 	size_t pos = (size_t)bio->bi_iter.bi_sector << SECTOR_SHIFT;
 
-	bio_for_each_segment(bv, bio, iter) {
+	bio_for_each_segment(bv, bio, iter)
+	{
 		if (op_is_write(bio_op(bio)))
 			memcpy(td->data + pos, bvec_virt(&bv), bv.bv_len);
 		else
@@ -129,8 +130,8 @@ static inline struct testdev *td_create(size_t size, unsigned int lbs)
 	td->size = size;
 	td->data = calloc(1, size);
 	ck_assert_ptr_nonnull(td->data);
-	blk_sim_bdev_init(&td->bdev, "td0", size >> SECTOR_SHIFT, &lim,
-			  &td_ops, td);
+	blk_sim_bdev_init(&td->bdev, "td0", size >> SECTOR_SHIFT, &lim, &td_ops,
+			  td);
 	return td;
 }
 

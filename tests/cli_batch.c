@@ -237,11 +237,16 @@ START_TEST(test_bad_line_goes_on)
 	ck_assert_msg(batch_res.status == 0, "exit %d", batch_res.status);
 	ck_assert_str_eq(batch_res.err, "");
 	ck_assert_int_eq(lines_in(batch_res.out), 7);
-	expect_line(1, "{\"line\":2,\"error\":\"unknown option '--bogus' (try --help)\"}");
-	expect_line(2, "{\"line\":3,\"error\":\"--op frob: want read or write\"}");
+	expect_line(
+		1,
+		"{\"line\":2,\"error\":\"unknown option '--bogus' (try --help)\"}");
+	expect_line(2,
+		    "{\"line\":3,\"error\":\"--op frob: want read or write\"}");
 	expect_line(3, "{\"line\":4,\"error\":\"unterminated quote\"}");
 	expect_line(4, "{\"line\":5,\"error\":\"--help: not a request\"}");
-	expect_line(5, "{\"line\":6,\"error\":\"--fault alloc-fail:0: want alloc-fail:N with N >= 1\"}");
+	expect_line(
+		5,
+		"{\"line\":6,\"error\":\"--fault alloc-fail:0: want alloc-fail:N with N >= 1\"}");
 	/* the lines around the bad ones ran */
 	expect_line_starts(0, "{\"line\":1,\"ret\":4096,");
 	expect_line_starts(6, "{\"line\":7,\"ret\":4096,");

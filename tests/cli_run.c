@@ -81,10 +81,24 @@ static int count_lines(const char *s)
 }
 
 static const char *const keys[] = {
-	"ret", "queued", "path", "fallback", "bios", "cache_hits", "punted",
-	"ki_complete_calls", "completion", "ki_pos", "i_size", "iter_count",
-	"iter_past_segments", "data",
-	"leaks", "warnings", "context_violations", "code",
+	"ret",
+	"queued",
+	"path",
+	"fallback",
+	"bios",
+	"cache_hits",
+	"punted",
+	"ki_complete_calls",
+	"completion",
+	"ki_pos",
+	"i_size",
+	"iter_count",
+	"iter_past_segments",
+	"data",
+	"leaks",
+	"warnings",
+	"context_violations",
+	"code",
 };
 
 static void expect_json(const struct cli_result *res)
@@ -226,7 +240,7 @@ END_TEST
 /* docs/rules.md 4: sync 4 KiB read is simple, one bio, completed in place */
 START_TEST(test_ref_sync_read)
 {
-	static const char *const a[] = { "run", "--op", "read", "--pos",
+	static const char *const a[] = { "run",	 "--op",  "read", "--pos",
 					 "8192", "--len", "4096", NULL };
 	struct cli_result r;
 
@@ -254,8 +268,9 @@ END_TEST
 /* docs/rules.md 4: async with a bio error: queued, -EIO from the workqueue */
 START_TEST(test_ref_async_error)
 {
-	static const char *const a[] = { "run", "--len", "4096", "--async",
-					 "--fault", "bio-error:1", NULL };
+	static const char *const a[] = { "run",	    "--len",   "4096",
+					 "--async", "--fault", "bio-error:1",
+					 NULL };
 	struct cli_result r;
 
 	run_cli(&r, a);
@@ -272,9 +287,14 @@ END_TEST
 /* docs/rules.md 4: a read over a hole falls back, no bio */
 START_TEST(test_ref_hole)
 {
-	static const char *const a[] = { "run", "--len", "4096", "--map",
-					 "hole:0:65536", "--map",
-					 "mapped:65536:983040", NULL };
+	static const char *const a[] = { "run",
+					 "--len",
+					 "4096",
+					 "--map",
+					 "hole:0:65536",
+					 "--map",
+					 "mapped:65536:983040",
+					 NULL };
 	struct cli_result r;
 
 	run_cli(&r, a);
@@ -293,12 +313,13 @@ END_TEST
  */
 START_TEST(test_inline_byte_length)
 {
-	static const char *const a[] = { "run", "--size", "100", "--map",
-					 "inline:0:100", "--op", "read",
-					 "--pos", "0", "--len", "512", NULL };
-	static const char *const partial[] = { "run", "--map", "inline:0:100",
-					       "--map", "mapped:100:4096",
-					       NULL };
+	static const char *const a[] = { "run",	  "--size",	  "100",
+					 "--map", "inline:0:100", "--op",
+					 "read",  "--pos",	  "0",
+					 "--len", "512",	  NULL };
+	static const char *const partial[] = {
+		"run", "--map", "inline:0:100", "--map", "mapped:100:4096", NULL
+	};
 	struct cli_result r;
 
 	run_cli(&r, a);
@@ -322,15 +343,32 @@ END_TEST
  */
 START_TEST(test_atomic_map_flag)
 {
-	static const char *const split[] = { "run", "--op", "write", "--pos",
-					     "0", "--len", "8192", "--iocb",
-					     "ATOMIC", "--map",
-					     "mapped:0:4096:atomic", "--map",
-					     "mapped:4096:61440:atomic", NULL };
-	static const char *const whole[] = { "run", "--op", "write", "--pos",
-					     "0", "--len", "8192", "--iocb",
-					     "ATOMIC", "--map",
-					     "mapped:0:65536:atomic", NULL };
+	static const char *const split[] = { "run",
+					     "--op",
+					     "write",
+					     "--pos",
+					     "0",
+					     "--len",
+					     "8192",
+					     "--iocb",
+					     "ATOMIC",
+					     "--map",
+					     "mapped:0:4096:atomic",
+					     "--map",
+					     "mapped:4096:61440:atomic",
+					     NULL };
+	static const char *const whole[] = { "run",
+					     "--op",
+					     "write",
+					     "--pos",
+					     "0",
+					     "--len",
+					     "8192",
+					     "--iocb",
+					     "ATOMIC",
+					     "--map",
+					     "mapped:0:65536:atomic",
+					     NULL };
 	struct cli_result r;
 
 	run_cli(&r, split);
@@ -351,7 +389,7 @@ END_TEST
 START_TEST(test_ref_unaligned)
 {
 	static const char *const a[] = { "run", "--lbs", "4096", "--pos",
-					 "512", "--len", "512", NULL };
+					 "512", "--len", "512",	 NULL };
 	struct cli_result r;
 
 	run_cli(&r, a);
@@ -380,9 +418,9 @@ END_TEST
 /* an extending async write: zeroing bio, completion in the workqueue */
 START_TEST(test_ref_extending_write)
 {
-	static const char *const a[] = { "run", "--op", "write", "--pos",
-					 "1048576", "--len", "512", "--async",
-					 NULL };
+	static const char *const a[] = { "run",	  "--op",    "write",
+					 "--pos", "1048576", "--len",
+					 "512",	  "--async", NULL };
 	struct cli_result r;
 
 	run_cli(&r, a);
@@ -400,11 +438,21 @@ END_TEST
 /* same arguments and seed, same output */
 START_TEST(test_deterministic)
 {
-	static const char *const a[] = {
-		"run", "--len", "65536", "--map", "mapped:0:16384", "--map",
-		"mapped:16384:49152", "--map", "mapped:65536:983040",
-		"--complete", "random", "--seed", "42", "--async", NULL
-	};
+	static const char *const a[] = { "run",
+					 "--len",
+					 "65536",
+					 "--map",
+					 "mapped:0:16384",
+					 "--map",
+					 "mapped:16384:49152",
+					 "--map",
+					 "mapped:65536:983040",
+					 "--complete",
+					 "random",
+					 "--seed",
+					 "42",
+					 "--async",
+					 NULL };
 	struct cli_result r1, r2;
 
 	run_cli(&r1, a);
@@ -418,18 +466,51 @@ END_TEST
 /* every other option parses and runs */
 START_TEST(test_all_options)
 {
-	static const char *const a[] = {
-		"run", "--fs-block", "4096", "--lbs", "512", "--size", "1m",
-		"--encrypted", "--dops", "end_io", "--op", "write", "--pos",
-		"4096", "--len", "8k", "--iter", "iovec:4096,3072,1024@512",
-		"--buf-offset", "512", "--dma-alignment", "511", "--no-poll",
-		"--iocb", "DSYNC,HIPRI", "--dio-flags",
-		"FSBLOCK_ALIGNED", "--done-before", "0", "--no-simple",
-		"--complete", "deferred", "--seed", "7", "--fault",
-		"begin-error:EIO:5", "--fault", "short-pin:9:4096", "--fault",
-		"alloc-fail:99", "--iomap", "next", "--write-cache", "--fua",
-		NULL
-	};
+	static const char *const a[] = { "run",
+					 "--fs-block",
+					 "4096",
+					 "--lbs",
+					 "512",
+					 "--size",
+					 "1m",
+					 "--encrypted",
+					 "--dops",
+					 "end_io",
+					 "--op",
+					 "write",
+					 "--pos",
+					 "4096",
+					 "--len",
+					 "8k",
+					 "--iter",
+					 "iovec:4096,3072,1024@512",
+					 "--buf-offset",
+					 "512",
+					 "--dma-alignment",
+					 "511",
+					 "--no-poll",
+					 "--iocb",
+					 "DSYNC,HIPRI",
+					 "--dio-flags",
+					 "FSBLOCK_ALIGNED",
+					 "--done-before",
+					 "0",
+					 "--no-simple",
+					 "--complete",
+					 "deferred",
+					 "--seed",
+					 "7",
+					 "--fault",
+					 "begin-error:EIO:5",
+					 "--fault",
+					 "short-pin:9:4096",
+					 "--fault",
+					 "alloc-fail:99",
+					 "--iomap",
+					 "next",
+					 "--write-cache",
+					 "--fua",
+					 NULL };
 	struct cli_result r;
 
 	run_cli(&r, a);
@@ -461,7 +542,8 @@ START_TEST(test_bench_allocations_per_read)
 	struct cli_result res;
 
 	bench(&res, (const char *const[]){ "bench", "--count", "400", NULL });
-	expect_line(&res, "requests      400 (0 errors, 400 on the simple path)");
+	expect_line(&res,
+		    "requests      400 (0 errors, 400 on the simple path)");
 	expect_line(&res, "allocs per I/O 0.000 ");
 }
 END_TEST
@@ -486,16 +568,19 @@ START_TEST(test_bench_polled_and_modes)
 	struct cli_result res;
 	size_t i;
 
-	bench(&res, (const char *const[]){ "bench", "--count", "1000",
-					   "--mode", "polled", "--qd", "16",
+	bench(&res, (const char *const[]){ "bench", "--count", "1000", "--mode",
+					   "polled", "--qd", "16",
 					   "--submitters", "3", "--dev", "ram",
 					   "--file-size", "1m", NULL });
-	expect_line(&res, "requests      1000 (0 errors, 1000 on the simple path)");
+	expect_line(&res,
+		    "requests      1000 (0 errors, 1000 on the simple path)");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		bench(&res, (const char *const[]){ "bench", "--count", "500",
 						   "--iomap", modes[i],
 						   "--no-iomap-end", NULL });
-		expect_line(&res, "requests      500 (0 errors, 500 on the simple path)");
+		expect_line(
+			&res,
+			"requests      500 (0 errors, 500 on the simple path)");
 	}
 }
 END_TEST
@@ -505,19 +590,20 @@ START_TEST(test_bench_iowq_hashing)
 {
 	struct cli_result res;
 
-	bench(&res, (const char *const[]){ "bench", "--engine", "threaded",
-					   "--op", "write", "--mode", "async",
-					   "--submitters", "4", "--qd", "4",
-					   "--iowq", "--count", "400",
-					   "--file-size", "1m", NULL });
+	bench(&res,
+	      (const char *const[]){ "bench", "--engine", "threaded", "--op",
+				     "write", "--mode", "async", "--submitters",
+				     "4", "--qd", "4", "--iowq", "--count",
+				     "400", "--file-size", "1m", NULL });
 	expect_line(&res, "requests      400 (0 errors,");
-	expect_line(&res, "io-wq         hashed per inode, 400 item(s) hashed, at most 1 running at once");
-	bench(&res, (const char *const[]){ "bench", "--engine", "threaded",
-					   "--op", "write", "--mode", "async",
-					   "--submitters", "4", "--qd", "4",
-					   "--iowq", "--parallel-write", "on",
-					   "--count", "400", "--file-size", "1m",
-					   NULL });
+	expect_line(
+		&res,
+		"io-wq         hashed per inode, 400 item(s) hashed, at most 1 running at once");
+	bench(&res, (const char *const[]){
+			    "bench", "--engine", "threaded", "--op", "write",
+			    "--mode", "async", "--submitters", "4", "--qd", "4",
+			    "--iowq", "--parallel-write", "on", "--count",
+			    "400", "--file-size", "1m", NULL });
 	expect_line(&res, "io-wq         not hashed, 0 item(s) hashed");
 }
 END_TEST
@@ -527,9 +613,11 @@ static const char *const *const bench_bad[] = {
 	(const char *const[]){ "bench", "--mode", "sync", "--qd", "4", NULL },
 	(const char *const[]){ "bench", "--iowq", NULL },
 	(const char *const[]){ "bench", "--latency", "10parsecs", NULL },
-	(const char *const[]){ "bench", "--dev", "ram", "--latency", "10us", NULL },
+	(const char *const[]){ "bench", "--dev", "ram", "--latency", "10us",
+			       NULL },
 	(const char *const[]){ "bench", "--duration", "1s", NULL },
-	(const char *const[]){ "bench", "--profile", "--engine", "threaded", NULL },
+	(const char *const[]){ "bench", "--profile", "--engine", "threaded",
+			       NULL },
 	(const char *const[]){ "bench", "--size", "1000", NULL },
 };
 
@@ -570,7 +658,8 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_bench_allocations_generic);
 	tcase_add_test(tc, test_bench_polled_and_modes);
 	tcase_add_test(tc, test_bench_iowq_hashing);
-	tcase_add_loop_test(tc, test_bench_bad_args, 0, sizeof(bench_bad) / sizeof(bench_bad[0]));
+	tcase_add_loop_test(tc, test_bench_bad_args, 0,
+			    sizeof(bench_bad) / sizeof(bench_bad[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }

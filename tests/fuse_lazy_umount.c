@@ -106,7 +106,8 @@ int main(void)
 		fail("%s", out);
 	printf("fuse_lazy_umount: %d rounds of %d files open at the "
 	       "unmount released by the daemon; fsck clean, the unlinked "
-	       "files' blocks free again\n", ROUNDS, NOPEN);
+	       "files' blocks free again\n",
+	       ROUNDS, NOPEN);
 	unlink(img);
 	unlink(dm.log);
 	rmdir(dm.mnt);

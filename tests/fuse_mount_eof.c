@@ -82,13 +82,14 @@ static void zero_between(const char *name, off_t from, off_t to)
 	for (int direct = 0; direct < 2; direct++) {
 		off_t start = direct ? from & ~(off_t)(BS - 1) : from;
 		off_t end = direct ? (to + BS - 1) & ~(off_t)(BS - 1) : to;
-		char *buf = read_at(name, end - start, start, direct,
-				    to - start);
+		char *buf =
+			read_at(name, end - start, start, direct, to - start);
 		size_t n = nonzero_bytes(buf + (from - start), to - from);
 
-		ck_assert_msg(n == 0, "%s: %zu non-zero bytes in %lld..%lld "
-			      "(%s read), past the old end of file", name, n,
-			      (long long)from, (long long)to,
+		ck_assert_msg(n == 0,
+			      "%s: %zu non-zero bytes in %lld..%lld "
+			      "(%s read), past the old end of file",
+			      name, n, (long long)from, (long long)to,
 			      direct ? "direct" : "buffered");
 		free(buf);
 	}
@@ -122,7 +123,8 @@ START_TEST(test_truncate_up_after_cut_short_write)
 
 	ck_assert_msg(fsck_image(out, sizeof(out)) == 0, "fsck: %s", out);
 	ck_assert_msg(strstr(out, "written blocks 0..1023 past end of file") &&
-		      strstr(out, "mount frees them"), "fsck: %s", out);
+			      strstr(out, "mount frees them"),
+		      "fsck: %s", out);
 
 	mount_fs(NULL);
 	ck_assert_int_eq(stat(path_in("f"), &st), 0);

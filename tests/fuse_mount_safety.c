@@ -53,8 +53,10 @@ START_TEST(test_second_mount_and_mkfs_refused)
 
 	sd_run(before, sizeof(before), "md5sum < %s", target);
 	rc = sd_run(out, sizeof(out), "%s mkfs --force %s", bin, target);
-	ck_assert_msg(rc == 1 && strstr(out, want), "mkfs --force of a "
-		      "mounted image: exit %d: %s", rc, out);
+	ck_assert_msg(rc == 1 && strstr(out, want),
+		      "mkfs --force of a "
+		      "mounted image: exit %d: %s",
+		      rc, out);
 	sd_run(after, sizeof(after), "md5sum < %s", target);
 	ck_assert_str_eq(before, after);
 
@@ -71,7 +73,8 @@ START_TEST(test_second_mount_and_mkfs_refused)
 	snprintf(live, sizeof(live), "(mounted by pid %d)", daemon_pid);
 	ck_assert_msg(strstr(out, live), "want '%s': %s", live, out);
 	ck_assert_msg(!strstr(out, "process ended") &&
-		      !strstr(out, "not cleanly unmounted"), "%s", out);
+			      !strstr(out, "not cleanly unmounted"),
+		      "%s", out);
 
 	verify_file("keep", 256 << 10, 4096, 21);
 	umount_fs();
@@ -94,7 +97,8 @@ START_TEST(test_remount_right_after_unmount)
 		snprintf(name, sizeof(name), "r%d", round);
 		write_file(name, 64 << 10, 4096, 30 + round, false);
 		ck_assert_msg(sd_run(out, sizeof(out), "fusermount3 -u %s",
-				     mnt) == 0, "fusermount3 -u: %s", out);
+				     mnt) == 0,
+			      "fusermount3 -u: %s", out);
 		daemon_pid = -1;
 		mount_fs(NULL);
 		ck_assert_int_eq(waitpid(old, NULL, 0), old);
@@ -161,16 +165,17 @@ START_TEST(test_control_files_one_value)
 		const char *data;
 		size_t len;
 	} bad[] = {
-		{ "\n", 1 }, { "\t", 1 }, { "", 1 }, { " 0\n", 3 },
-		{ "1\0garbage", 9 }, { "0\nbogus", 7 }, { "0\n1\n", 4 },
-		{ "0 1", 3 }, { "2", 1 },
+		{ "\n", 1 },	 { "\t", 1 },	      { "", 1 },
+		{ " 0\n", 3 },	 { "1\0garbage", 9 }, { "0\nbogus", 7 },
+		{ "0\n1\n", 4 }, { "0 1", 3 },	      { "2", 1 },
 	};
 	char spec[32];
 
 	ck_assert_int_eq(ctl_read_int("simple"), 1);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_msg(ctl_write_raw("simple", bad[i].data, bad[i].len) ==
-			      EINVAL, "simple: bad write %zu accepted", i);
+		ck_assert_msg(ctl_write_raw("simple", bad[i].data,
+					    bad[i].len) == EINVAL,
+			      "simple: bad write %zu accepted", i);
 		/* nothing applied */
 		ck_assert_int_eq(ctl_read_int("simple"), 1);
 	}
@@ -189,8 +194,7 @@ START_TEST(test_control_files_one_value)
 	/* the documented cap: 64 rules, the 65th is refused, none added */
 	for (int i = 0; i < 64; i++) {
 		snprintf(spec, sizeof(spec), "bio-error:%d\n", 100000 + i);
-		ck_assert_int_eq(ctl_write_raw("fault", spec, strlen(spec)),
-				 0);
+		ck_assert_int_eq(ctl_write_raw("fault", spec, strlen(spec)), 0);
 	}
 	ck_assert_int_eq(ctl_write_raw("fault", "bio-error:7\n", 12), ENOSPC);
 	ck_assert_int_eq(fault_rules(), 64);
@@ -211,13 +215,17 @@ START_TEST(test_truncate_zero_and_punch_empty)
 	int fd = open(path_in("f"), O_RDWR | O_CREAT, 0644);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fallocate(fd, FALLOC_FL_PUNCH_HOLE |
-				   FALLOC_FL_KEEP_SIZE, 0, 4096), 0);
+	ck_assert_int_eq(fallocate(fd,
+				   FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				   0, 4096),
+			 0);
 	ck_assert_int_eq(fallocate(fd, FALLOC_FL_ZERO_RANGE, 0, 4096), 0);
 	ck_assert_int_eq(ftruncate(fd, 4096), 0);
 	ck_assert_int_eq(ftruncate(fd, 0), 0);
-	ck_assert_int_eq(fallocate(fd, FALLOC_FL_PUNCH_HOLE |
-				   FALLOC_FL_KEEP_SIZE, 0, 8192), 0);
+	ck_assert_int_eq(fallocate(fd,
+				   FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				   0, 8192),
+			 0);
 	close(fd);
 	ck_assert_int_eq(truncate(path_in("f"), 4096), 0);
 	ck_assert_int_eq(truncate(path_in("f"), 0), 0);
@@ -239,9 +247,11 @@ START_TEST(test_failed_mount_messages)
 	fd = open(img, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	close(fd);
 	ck_assert_int_eq(sd_run(out, sizeof(out), "cd %s && %s mount img mnt",
-			    tmpdir, bin), 1);
+				tmpdir, bin),
+			 1);
 	ck_assert_msg(strstr(out, "iomapsim: img: too small") &&
-		      !strstr(out, "img: img:"), "%s", out);
+			      !strstr(out, "img: img:"),
+		      "%s", out);
 
 	if (system("command -v mkfs.ext4 >/dev/null 2>&1")) {
 		printf("note: no mkfs.ext4 (e2fsprogs); the ext4 hint not "
@@ -251,17 +261,20 @@ START_TEST(test_failed_mount_messages)
 	ck_assert_int_eq(truncate(img, 64 * MiB), 0);
 	ck_assert_int_eq(sd_run(out, sizeof(out), "mkfs.ext4 -q -F %s", img),
 			 0);
-	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mount %s %s", bin, img,
-				mp), 1);
+	ck_assert_int_eq(
+		sd_run(out, sizeof(out), "%s mount %s %s", bin, img, mp), 1);
 	ck_assert_msg(strstr(out, "ext4") && strstr(out, "mkfs --force"),
 		      "the hint must be a mkfs that runs: %s", out);
 	/* and that command does run */
-	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs --force %s", bin,
-				img), 0);
+	ck_assert_int_eq(
+		sd_run(out, sizeof(out), "%s mkfs --force %s", bin, img), 0);
 	ck_assert_int_eq(sd_run(out, sizeof(out), "%s fsck %s", bin, img), 0);
 	/* block size 0 is not "the default" */
-	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs --force "
-				"--block-size 0 %s", bin, img), 2);
+	ck_assert_int_eq(sd_run(out, sizeof(out),
+				"%s mkfs --force "
+				"--block-size 0 %s",
+				bin, img),
+			 2);
 	ck_assert_ptr_nonnull(strstr(out, "bad block size '0'"));
 }
 END_TEST

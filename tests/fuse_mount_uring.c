@@ -18,7 +18,7 @@
 #include "mount/fixture.h"
 #include "../sim/fuse/host/fuse-uring.h"
 
-static char param_was = -1;	/* enable_uring before we set it, -1: not */
+static char param_was = -1; /* enable_uring before we set it, -1: not */
 
 static void param_set(char v)
 {
@@ -105,7 +105,7 @@ END_TEST
 #define CLIENTS 8
 #define CLIENT_READS 256
 
-static char many_path[600];	/* set before the clients start */
+static char many_path[600]; /* set before the clients start */
 
 /* No ck_assert here: a failure is counted and returned to the test. */
 static void *client(void *arg)

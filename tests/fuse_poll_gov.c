@@ -61,7 +61,7 @@ struct load {
 	unsigned int on_us, off_us;
 	unsigned int stall_every;
 	bool no_poll;
-	unsigned int polled;	/* polling cycles so far */
+	unsigned int polled; /* polling cycles so far */
 };
 
 static bool load_cycle(struct load *ld)
@@ -79,7 +79,8 @@ static bool load_cycle(struct load *ld)
 	if (on) {
 		ld->polled++;
 		us = ld->stall_every && !(ld->polled % ld->stall_every) ?
-			     2000 : ld->on_us;
+			     2000 :
+			     ld->on_us;
 	}
 	spend_ns(us * 1000ull);
 	return on;

@@ -16,16 +16,24 @@
 #include <sim/iomap_features.h>
 #include "iomap_common.h"
 
-enum way { SIMPLE_SYNC, SIMPLE_ASYNC, GENERIC_SYNC, GENERIC_ASYNC,
-	   WRITE_SYNC, WRITE_ASYNC, NR_WAYS };
+enum way {
+	SIMPLE_SYNC,
+	SIMPLE_ASYNC,
+	GENERIC_SYNC,
+	GENERIC_ASYNC,
+	WRITE_SYNC,
+	WRITE_ASYNC,
+	NR_WAYS
+};
 
 /* the ways the iomap code under test has: no simple ones without it */
-#define FIRST_WAY (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE ?	\
-		   GENERIC_SYNC : SIMPLE_SYNC)
+#define FIRST_WAY                                                      \
+	(IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE ? GENERIC_SYNC : \
+							SIMPLE_SYNC)
 
 static const char *const way_names[] = {
-	"simple read, sync", "simple read, async", "generic read, sync",
-	"generic read, async", "write, sync", "write, async",
+	"simple read, sync",   "simple read, async", "generic read, sync",
+	"generic read, async", "write, sync",	     "write, async",
 };
 
 /* The 4 KiB request of B-29's measurements, taken one of six ways. */
@@ -35,8 +43,7 @@ static void way_req(struct iomapsim_request *r, enum way w)
 	r->pos = 8192;
 	r->len = 4096;
 	r->write = w >= WRITE_SYNC;
-	r->async = w == SIMPLE_ASYNC || w == GENERIC_ASYNC ||
-		   w == WRITE_ASYNC;
+	r->async = w == SIMPLE_ASYNC || w == GENERIC_ASYNC || w == WRITE_ASYNC;
 	r->no_simple = w == GENERIC_SYNC || w == GENERIC_ASYNC;
 }
 
@@ -130,8 +137,10 @@ static void try_buf(enum way w, unsigned int mask, size_t buf_offset,
 }
 
 static const enum iomapsim_complete completes[] = {
-	IOMAPSIM_COMPLETE_IRQ, IOMAPSIM_COMPLETE_INLINE,
-	IOMAPSIM_COMPLETE_DEFERRED, IOMAPSIM_COMPLETE_RANDOM,
+	IOMAPSIM_COMPLETE_IRQ,
+	IOMAPSIM_COMPLETE_INLINE,
+	IOMAPSIM_COMPLETE_DEFERRED,
+	IOMAPSIM_COMPLETE_RANDOM,
 };
 
 /*
@@ -140,9 +149,12 @@ static const enum iomapsim_complete completes[] = {
  */
 START_TEST(test_default_mask)
 {
-	static const struct { size_t off; long err; } cases[] = {
+	static const struct {
+		size_t off;
+		long err;
+	} cases[] = {
 		{ 1, -EINVAL }, { 8, -EINVAL }, { 511, -EINVAL },
-		{ 512, 0 }, { 2048, 0 },
+		{ 512, 0 },	{ 2048, 0 },
 	};
 	unsigned int k, c;
 
@@ -271,8 +283,7 @@ START_TEST(test_subblock_write_off_dma_alignment)
 	r.len = 1024;
 	r.buf_offset = 1;
 	run_ok(&r, &o);
-	ck_assert_msg(o.ret == (checked ? -EINVAL : 1024), ": ret %ld",
-		      o.ret);
+	ck_assert_msg(o.ret == (checked ? -EINVAL : 1024), ": ret %ld", o.ret);
 	ck_assert_int_eq(o.ki_pos, checked ? r.pos : r.pos + 1024);
 	ck_assert_int_eq(o.leaks, 0);
 	ck_assert_int_eq(o.context_violations, 0);
@@ -306,9 +317,10 @@ START_TEST(test_refused_bio_keeps_iterator_on_segments)
 	r.len = 33 * 32768 + 512;
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -EINVAL);
-	ck_assert_msg(!o.iter_past_segments,
-		      "the iterator counts %zu bytes, more than its segments hold",
-		      o.iter_count);
+	ck_assert_msg(
+		!o.iter_past_segments,
+		"the iterator counts %zu bytes, more than its segments hold",
+		o.iter_count);
 	ck_assert_int_eq(o.leaks, 0);
 }
 END_TEST
@@ -340,7 +352,8 @@ static Suite *align_suite(void)
 	tcase_add_loop_test(tc, test_default_mask, FIRST_WAY, NR_WAYS);
 	tcase_add_loop_test(tc, test_device_masks, FIRST_WAY, NR_WAYS);
 	tcase_add_loop_test(tc, test_segments, FIRST_WAY, NR_WAYS);
-	tcase_add_loop_test(tc, test_fast_path_and_kernel_iters, FIRST_WAY, NR_WAYS);
+	tcase_add_loop_test(tc, test_fast_path_and_kernel_iters, FIRST_WAY,
+			    NR_WAYS);
 	tcase_add_loop_test(tc, test_subblock_write_off_dma_alignment,
 			    WRITE_SYNC, NR_WAYS);
 	tcase_add_test(tc, test_refused_bio_keeps_iterator_on_segments);

@@ -33,7 +33,10 @@ static inline void req_map(struct iomapsim_request *r, u16 type, loff_t off,
 {
 	ck_assert_int_lt(r->nr_map, IOMAPSIM_MAX_MAP);
 	r->map[r->nr_map++] = (struct testfs_extent){
-		.off = off, .len = len, .type = type, .flags = flags,
+		.off = off,
+		.len = len,
+		.type = type,
+		.flags = flags,
 		.addr = TESTFS_ADDR_AUTO,
 	};
 }
@@ -94,8 +97,9 @@ static inline const struct testfs_cb *cb_at(const struct iomapsim_outcome *o,
 static inline struct testfs *tf_mkfs(const struct testfs_extent *map,
 				     unsigned int n, enum testfs_dops dops)
 {
-	struct testfs_opts o = { .size = 64 << 10, .map = map, .nr_map = n,
-				 .dops = dops };
+	struct testfs_opts o = {
+		.size = 64 << 10, .map = map, .nr_map = n, .dops = dops
+	};
 	char err[160];
 	struct testfs *tf = testfs_create(&o, err, sizeof(err));
 
@@ -107,7 +111,8 @@ static inline struct testfs *tf_mkfs(const struct testfs_extent *map,
 static inline ssize_t tf_dio(struct testfs *tf, bool write, loff_t pos,
 			     void *buf, size_t len)
 {
-	struct kiocb iocb = { .ki_filp = &tf->file, .ki_pos = pos,
+	struct kiocb iocb = { .ki_filp = &tf->file,
+			      .ki_pos = pos,
 			      .ki_flags = IOCB_DIRECT |
 					  (write ? IOCB_WRITE : 0) };
 	struct iov_iter iter;

@@ -38,8 +38,8 @@ static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
 		lbs = 4096;
 	r->fs_block = fsb;
 	r->lbs = lbs;
-	r->size = (loff_t)nblocks * fsb - (sim_rand_below(rng, 2) ?
-					   sim_rand_below(rng, fsb) : 0);
+	r->size = (loff_t)nblocks * fsb -
+		  (sim_rand_below(rng, 2) ? sim_rand_below(rng, fsb) : 0);
 
 	/* the map: all mapped, or extents of a few types */
 	if (sim_rand_below(rng, 3)) {
@@ -55,8 +55,9 @@ static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
 				len = nblocks * (u64)fsb - off;
 			req_map(r, t[sim_rand_below(rng, ARRAY_SIZE(t))], off,
 				len,
-				sim_rand_below(rng, 12) == 0 ? IOMAP_F_INTEGRITY :
-							       0);
+				sim_rand_below(rng, 12) == 0 ?
+					IOMAP_F_INTEGRITY :
+					0);
 			off += len;
 		}
 	}
@@ -64,7 +65,8 @@ static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
 	/* a read of at most one block, inside EOF */
 	roll = sim_rand_below(rng, 10);
 	r->len = roll < 6 ? lbs * (1 + sim_rand_below(rng, fsb / lbs)) :
-		 roll < 9 ? fsb : 1 + sim_rand_below(rng, fsb);
+		 roll < 9 ? fsb :
+			    1 + sim_rand_below(rng, fsb);
 	if ((loff_t)r->len > r->size)
 		r->len = r->size;
 	if (!r->len)
@@ -78,7 +80,7 @@ static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
 	if (r->iovec_segs > r->len)
 		r->iovec_segs = 1;
 	r->buf_offset = sim_rand_below(rng, 4) ? 0 :
-			sim_rand_below(rng, PAGE_SIZE);
+						 sim_rand_below(rng, PAGE_SIZE);
 	r->async = sim_rand_below(rng, 2);
 	if (sim_rand_below(rng, 4) == 0)
 		r->ki_flags |= IOCB_NOWAIT;
@@ -86,8 +88,7 @@ static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
 		r->ki_flags |= IOCB_HIPRI;
 	/* S-08: a flag the generation's simple path accepts (S-05 differs) */
 	if (sim_rand_below(rng, 6) == 0 &&
-	    !(IOMAPSIM_SIMPLE_REFUSES_FLAGS &
-	      IOMAP_DIO_FSBLOCK_ALIGNED))
+	    !(IOMAPSIM_SIMPLE_REFUSES_FLAGS & IOMAP_DIO_FSBLOCK_ALIGNED))
 		r->dio_flags |= IOMAP_DIO_FSBLOCK_ALIGNED;
 	r->complete = sim_rand_below(rng, 4);
 	if (sim_rand_below(rng, 8) == 0)
@@ -146,8 +147,8 @@ START_TEST(test_simple_equals_generic)
 		gen_apart(&rng_apart, &r);
 		r.data_out = a;
 		run_ok(&r, &os);
-		ck_assert_msg(os.fallback == IOMAP_SIMPLE_OK || os.fallback >=
-				      IOMAP_SIMPLE_NOT_MAPPED,
+		ck_assert_msg(os.fallback == IOMAP_SIMPLE_OK ||
+				      os.fallback >= IOMAP_SIMPLE_NOT_MAPPED,
 			      "request %d was not eligible (%s)", n,
 			      iomap_simple_reason_name(os.fallback));
 		simple_served += os.simple;
@@ -157,10 +158,11 @@ START_TEST(test_simple_equals_generic)
 		run_ok(&r, &og);
 		ck_assert(!og.simple);
 
-		ck_assert_msg(os.ret == og.ret,
-			      "req %d (loop %d): ret simple %ld generic %ld (pos %lld len %zu fsb %u lbs %u)",
-			      n, _i, os.ret, og.ret, (long long)r.pos, r.len,
-			      r.fs_block, r.lbs);
+		ck_assert_msg(
+			os.ret == og.ret,
+			"req %d (loop %d): ret simple %ld generic %ld (pos %lld len %zu fsb %u lbs %u)",
+			n, _i, os.ret, og.ret, (long long)r.pos, r.len,
+			r.fs_block, r.lbs);
 		ck_assert_int_eq(os.ki_pos, og.ki_pos);
 		ck_assert_uint_eq(os.iter_count, og.iter_count);
 		if (os.ret > 0) {
@@ -202,9 +204,9 @@ static void gen_multi(struct sim_rand *rng, struct iomapsim_request *r,
 }
 
 static const enum iomapsim_complete orders[] = {
-	IOMAPSIM_COMPLETE_IRQ, IOMAPSIM_COMPLETE_INLINE,
+	IOMAPSIM_COMPLETE_IRQ,	    IOMAPSIM_COMPLETE_INLINE,
 	IOMAPSIM_COMPLETE_DEFERRED, IOMAPSIM_COMPLETE_RANDOM,
-	IOMAPSIM_COMPLETE_RANDOM, IOMAPSIM_COMPLETE_RANDOM,
+	IOMAPSIM_COMPLETE_RANDOM,   IOMAPSIM_COMPLETE_RANDOM,
 };
 
 /* covers G-47..G-51, B-24: completion order does not change the result */

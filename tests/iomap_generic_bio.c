@@ -687,10 +687,10 @@ START_TEST(test_unmapped_source_refused_elsewhere)
 
 	write_req(&r);
 	r.unmapped = true;
-	r.unmapped_from = 100;	/* not a page boundary */
+	r.unmapped_from = 100; /* not a page boundary */
 	ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)), -EINVAL);
 	r.unmapped_from = 4096;
-	r.write = false;	/* a read copies or zeroes into it too */
+	r.write = false; /* a read copies or zeroes into it too */
 	ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)), -EINVAL);
 	r.write = true;
 	r.iter = IOMAPSIM_ITER_KVEC;

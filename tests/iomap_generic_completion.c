@@ -222,8 +222,8 @@ START_TEST(test_async_extend_mapped_isolated)
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_uint_eq(o.allocations, 0);
 	ck_assert_uint_eq(o.dev.write_bios, 1);
-	ck_assert_int_eq(o.completion, _i ? IOMAP_DIO_COMP_END_IO :
-					    IOMAP_DIO_COMP_WORKQUEUE);
+	ck_assert_int_eq(o.completion,
+			 _i ? IOMAP_DIO_COMP_END_IO : IOMAP_DIO_COMP_WORKQUEUE);
 	ck_assert_int_eq(o.punted, _i ? 0 : 1);
 }
 END_TEST

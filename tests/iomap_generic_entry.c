@@ -121,7 +121,11 @@ END_TEST
  */
 START_TEST(test_overwrite_only_eof_edges)
 {
-	static const struct { loff_t pos; size_t len; long ret; } c[] = {
+	static const struct {
+		loff_t pos;
+		size_t len;
+		long ret;
+	} c[] = {
 		{ (256 << 10) - 4096, 4096, 4096 },
 		{ (256 << 10) - 4096, 4096 + 512, -EAGAIN },
 		{ 256 << 10, 4096, -EAGAIN },
@@ -256,8 +260,8 @@ START_TEST(test_write_invalidate_wb_error)
 	struct iomapsim_outcome o;
 
 	write_req(&r);
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){
-		2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
+	r.pc[r.nr_pc++] =
+		(struct iomapsim_pc_page){ 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -ENOTBLK);
 }
@@ -347,8 +351,8 @@ START_TEST(test_dio_flags_masked)
 	ck_assert_int_eq(o.ret, 8192 + 512);
 	ck_assert_uint_eq(o.end_io_calls, 1);
 	ck_assert(o.end_io_flags & IOMAP_DIO_FSBLOCK_ALIGNED);
-	ck_assert(!(o.end_io_flags & (IOMAP_DIO_FORCE_WAIT |
-				      IOMAP_DIO_PARTIAL)));
+	ck_assert(
+		!(o.end_io_flags & (IOMAP_DIO_FORCE_WAIT | IOMAP_DIO_PARTIAL)));
 }
 END_TEST
 

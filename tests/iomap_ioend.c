@@ -17,9 +17,9 @@
 
 /* code without the flag has no ioend completion: every case is N/A */
 #ifdef IOMAP_F_ANON_WRITE
-#define ANON_WRITE	IOMAP_F_ANON_WRITE
+#define ANON_WRITE IOMAP_F_ANON_WRITE
 #else
-#define ANON_WRITE	0
+#define ANON_WRITE 0
 #endif
 
 /* A block-aligned write of 16 KiB at 8 KiB, the out-of-place kind. */

@@ -15,20 +15,19 @@
 /* The scripted file system: mappings of 4 KiB, calls counted. */
 static struct {
 	int begins, ends, nexts;
-	int begin_ret;		/* returned by every begin when set */
+	int begin_ret; /* returned by every begin when set */
 	int end_ret;
-	u64 map_len;		/* mapping length (4096 default) */
+	u64 map_len; /* mapping length (4096 default) */
 	loff_t last_end_pos;
 	loff_t last_end_len;
 	ssize_t last_written;
-	bool start_late;	/* map starting after pos: a bug */
+	bool start_late; /* map starting after pos: a bug */
 } fs;
 
 static struct inode test_inode;
 
 static int fake_begin(struct inode *inode, loff_t pos, loff_t length,
-		      unsigned flags, struct iomap *iomap,
-		      struct iomap *srcmap)
+		      unsigned flags, struct iomap *iomap, struct iomap *srcmap)
 {
 	fs.begins++;
 	if (fs.begin_ret)
@@ -95,8 +94,10 @@ static void reset(void)
 
 static struct iomap_iter mkiter(loff_t pos, u64 len)
 {
-	return (struct iomap_iter){ .inode = &test_inode, .pos = pos,
-				    .len = len, .flags = IOMAP_DIRECT };
+	return (struct iomap_iter){ .inode = &test_inode,
+				    .pos = pos,
+				    .len = len,
+				    .flags = IOMAP_DIRECT };
 }
 
 /* covers N-01, N-02, N-03: walk three mappings, one end each */
@@ -314,7 +315,8 @@ START_TEST(test_sector)
 	struct iomap m = { .addr = 1 << 20, .offset = 8192, .length = 8192 };
 
 	ck_assert_uint_eq(iomap_sector(&m, 8192), (1 << 20) >> 9);
-	ck_assert_uint_eq(iomap_sector(&m, 8192 + 1536), ((1 << 20) + 1536) >> 9);
+	ck_assert_uint_eq(iomap_sector(&m, 8192 + 1536),
+			  ((1 << 20) + 1536) >> 9);
 #ifdef IOMAP_F_ANON_WRITE
 	m.flags = IOMAP_F_ANON_WRITE;
 	ck_assert_uint_eq(iomap_sector(&m, 8192), U64_MAX);

@@ -23,8 +23,9 @@ static void expect_cbs(const struct iomapsim_outcome *o,
 
 	ck_assert_uint_eq(o->nr_cbs, n);
 	for (i = 0; i < n; i++)
-		ck_assert_msg(o->cbs[i].op == ops[i], "callback %u is %d, not %d",
-			      i, o->cbs[i].op, ops[i]);
+		ck_assert_msg(o->cbs[i].op == ops[i],
+			      "callback %u is %d, not %d", i, o->cbs[i].op,
+			      ops[i]);
 }
 
 /*
@@ -193,8 +194,9 @@ END_TEST
 /* async completion is the same in every style */
 START_TEST(test_async_styles)
 {
-	static const enum testfs_iomap_mode m[] = {
-		TESTFS_MODE_OPS, TESTFS_MODE_NEXT, TESTFS_MODE_BEGIN };
+	static const enum testfs_iomap_mode m[] = { TESTFS_MODE_OPS,
+						    TESTFS_MODE_NEXT,
+						    TESTFS_MODE_BEGIN };
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
@@ -281,8 +283,9 @@ static void fill_mixed(struct iomapsim_request *r, int which)
 
 START_TEST(test_styles_same_generic_result)
 {
-	static const enum testfs_iomap_mode m[] = {
-		TESTFS_MODE_OPS, TESTFS_MODE_NEXT, TESTFS_MODE_BEGIN };
+	static const enum testfs_iomap_mode m[] = { TESTFS_MODE_OPS,
+						    TESTFS_MODE_NEXT,
+						    TESTFS_MODE_BEGIN };
 	struct iomapsim_request r;
 	struct iomapsim_outcome o[3];
 	unsigned int i;
@@ -338,8 +341,8 @@ START_TEST(test_next_simple_flags_and_errors)
 	ck_assert_uint_eq(o.iter_count, 4096);
 
 	base_req(&r, TESTFS_MODE_NEXT);
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){
-		2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
+	r.pc[r.nr_pc++] =
+		(struct iomapsim_pc_page){ 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -EIO);
 	ck_assert_uint_eq(o.bios, 0);

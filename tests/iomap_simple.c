@@ -42,7 +42,8 @@ static void expect_generic(const struct iomapsim_outcome *o,
 			   enum iomap_simple_reason why)
 {
 	ck_assert(!o->simple);
-	ck_assert_msg(!o->why_mismatch, "the reason mirror contradicts the path");
+	ck_assert_msg(!o->why_mismatch,
+		      "the reason mirror contradicts the path");
 	ck_assert_msg(o->fallback == why, "fallback %s, expected %s",
 		      iomap_simple_reason_name(o->fallback) ?: "null",
 		      iomap_simple_reason_name(why) ?: "null");
@@ -251,7 +252,7 @@ START_TEST(test_dio_flags_by_code)
 {
 	static const unsigned int f[] = {
 		IOMAP_DIO_FORCE_WAIT, IOMAP_DIO_OVERWRITE_ONLY,
-		IOMAP_DIO_PARTIAL, IOMAP_DIO_FSBLOCK_ALIGNED,
+		IOMAP_DIO_PARTIAL,    IOMAP_DIO_FSBLOCK_ALIGNED,
 		IOMAP_DIO_BOUNCE,
 	};
 	struct iomapsim_request r;
@@ -362,7 +363,7 @@ START_TEST(test_accept_iterators)
 		enum iomapsim_iter it;
 		unsigned int segs;
 	} v[] = {
-		{ IOMAPSIM_ITER_UBUF, 1 }, { IOMAPSIM_ITER_IOVEC, 1 },
+		{ IOMAPSIM_ITER_UBUF, 1 },  { IOMAPSIM_ITER_IOVEC, 1 },
 		{ IOMAPSIM_ITER_IOVEC, 4 }, { IOMAPSIM_ITER_KVEC, 1 },
 		{ IOMAPSIM_ITER_BVEC, 1 },
 	};
@@ -418,11 +419,11 @@ START_TEST(test_why_agrees_with_observed)
 		struct iomap_dio_obs obs;
 		struct iov_iter iter;
 		unsigned int flags = sim_rand_below(&rng, 64) &
-				     (IOMAP_DIO_FORCE_WAIT |
-				      IOMAP_DIO_PARTIAL |
+				     (IOMAP_DIO_FORCE_WAIT | IOMAP_DIO_PARTIAL |
 				      IOMAP_DIO_FSBLOCK_ALIGNED);
 		size_t len = sim_rand_below(&rng, 3) == 0 ?
-				     0 : 512 * sim_rand_below(&rng, 18);
+				     0 :
+				     512 * sim_rand_below(&rng, 18);
 		size_t done = sim_rand_below(&rng, 4) == 0 ? 512 : 0;
 		bool write = sim_rand_below(&rng, 8) == 0;
 		enum iomap_simple_reason why;
@@ -430,8 +431,7 @@ START_TEST(test_why_agrees_with_observed)
 
 		tf->dops = NULL;
 		iocb.ki_pos = 512 * sim_rand_below(&rng, write ? 64 : 160);
-		iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf,
-			      len);
+		iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST, buf, len);
 		if (sim_rand_below(&rng, 5) == 0)
 			tf->inode.i_flags |= S_ENCRYPTED;
 		else
@@ -458,10 +458,11 @@ START_TEST(test_why_agrees_with_observed)
 		ret = testfs_dio_rw(tf, &iocb, &iter, flags, done);
 		sim_engine_drain();
 		iomap_dio_obs_stop();
-		ck_assert_msg(!obs.why_mismatch,
-			      "mirror %s contradicts the path (pos %lld len %zu flags %#x ret %zd)",
-			      iomap_simple_reason_name(why) ?: "eligible",
-			      (long long)iocb.ki_pos, len, flags, ret);
+		ck_assert_msg(
+			!obs.why_mismatch,
+			"mirror %s contradicts the path (pos %lld len %zu flags %#x ret %zd)",
+			iomap_simple_reason_name(why) ?: "eligible",
+			(long long)iocb.ki_pos, len, flags, ret);
 		if (obs.generic && why != IOMAP_SIMPLE_OK) {
 			ck_assert_int_eq(obs.fallback, why);
 			generic++;
@@ -528,8 +529,9 @@ START_TEST(test_fallback_not_mapped)
 	expect_generic(&o, IOMAP_SIMPLE_NOT_MAPPED);
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_uint_eq(o.bios, 0);
-	ck_assert_int_eq(o.data, types[_i] == IOMAP_INLINE ? IOMAPSIM_DATA_OK :
-							     IOMAPSIM_DATA_ZERO);
+	ck_assert_int_eq(o.data, types[_i] == IOMAP_INLINE ?
+					 IOMAPSIM_DATA_OK :
+					 IOMAPSIM_DATA_ZERO);
 	ck_assert_int_eq(o.ki_pos, 12288);
 	expect_fallback_side_effects(&o);
 }
@@ -801,8 +803,8 @@ START_TEST(test_writeback_error)
 	struct iomapsim_outcome o;
 
 	base_req(&r);
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){
-		2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
+	r.pc[r.nr_pc++] =
+		(struct iomapsim_pc_page){ 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
 	run_ok(&r, &o);
 	expect_simple(&o, -EIO);
 	ck_assert_uint_eq(o.begin_calls, 0);
@@ -859,11 +861,16 @@ static const struct {
 	const char *spec;
 	int err;
 } statuses[] = {
-	{ "bio-error:1:NOTSUPP", -EOPNOTSUPP }, { "bio-error:1:TIMEOUT", -ETIMEDOUT },
-	{ "bio-error:1:NOSPC", -ENOSPC },	{ "bio-error:1:TRANSPORT", -ENOLINK },
-	{ "bio-error:1:TARGET", -EREMOTEIO },	{ "bio-error:1:MEDIUM", -ENODATA },
-	{ "bio-error:1:PROTECTION", -EILSEQ },	{ "bio-error:1:RESOURCE", -ENOMEM },
-	{ "bio-error:1:AGAIN", -EAGAIN },	{ "bio-error:1:OFFLINE", -ENODEV },
+	{ "bio-error:1:NOTSUPP", -EOPNOTSUPP },
+	{ "bio-error:1:TIMEOUT", -ETIMEDOUT },
+	{ "bio-error:1:NOSPC", -ENOSPC },
+	{ "bio-error:1:TRANSPORT", -ENOLINK },
+	{ "bio-error:1:TARGET", -EREMOTEIO },
+	{ "bio-error:1:MEDIUM", -ENODATA },
+	{ "bio-error:1:PROTECTION", -EILSEQ },
+	{ "bio-error:1:RESOURCE", -ENOMEM },
+	{ "bio-error:1:AGAIN", -EAGAIN },
+	{ "bio-error:1:OFFLINE", -ENODEV },
 };
 
 START_TEST(test_bio_status_errno)
@@ -877,7 +884,8 @@ START_TEST(test_bio_status_errno)
 	run_ok(&r, &o);
 	expect_simple(&o, statuses[_i / 2].err);
 	ck_assert_int_eq(o.fserror_reports,
-			 FSERROR_REPORTS(statuses[_i / 2].err == -EAGAIN ? 0 : 1));
+			 FSERROR_REPORTS(statuses[_i / 2].err == -EAGAIN ? 0 :
+									   1));
 	if (r.async)
 		ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 }
@@ -1151,8 +1159,8 @@ static void polled_complete(struct kiocb *iocb, long ret)
 }
 
 /* A polled async 4 KiB read at @pos: the bio it left in kiocb->private. */
-static struct bio *polled_read(struct testfs *tf, struct kiocb *iocb,
-			       char *buf, loff_t pos)
+static struct bio *polled_read(struct testfs *tf, struct kiocb *iocb, char *buf,
+			       loff_t pos)
 {
 	struct iov_iter iter;
 

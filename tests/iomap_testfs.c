@@ -11,20 +11,22 @@
 #include <sim/iomap_features.h>
 #include "iomap_common.h"
 
-#define E(t, o, l) { .off = (o), .len = (l), .type = (t), \
-		     .addr = TESTFS_ADDR_AUTO }
+#define E(t, o, l)                                                            \
+	{                                                                     \
+		.off = (o), .len = (l), .type = (t), .addr = TESTFS_ADDR_AUTO \
+	}
 
 /* each extent comes back whole, never merged with its neighbour */
 START_TEST(test_extent_returned_whole)
 {
 	static const struct testfs_extent map[] = {
-		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_MAPPED, 8192, 8192),
+		E(IOMAP_MAPPED, 0, 8192),
+		E(IOMAP_MAPPED, 8192, 8192),
 	};
 	struct testfs *tf = tf_mkfs(map, 2, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 
-	ck_assert_int_eq(tf->ops.begin(&tf->inode, 4096, 12288, 0, &m,
-					     &s), 0);
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 4096, 12288, 0, &m, &s), 0);
 	ck_assert_int_eq(m.offset, 0);
 	ck_assert_uint_eq(m.length, 8192);
 	ck_assert_int_eq(m.type, IOMAP_MAPPED);
@@ -36,7 +38,8 @@ END_TEST
 START_TEST(test_extents_not_contiguous)
 {
 	static const struct testfs_extent map[] = {
-		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_MAPPED, 8192, 8192),
+		E(IOMAP_MAPPED, 0, 8192),
+		E(IOMAP_MAPPED, 8192, 8192),
 		E(IOMAP_UNWRITTEN, 16384, 8192),
 	};
 	struct testfs *tf = tf_mkfs(map, 3, TESTFS_DOPS_NONE);
@@ -55,13 +58,13 @@ END_TEST
 START_TEST(test_gap_is_hole)
 {
 	static const struct testfs_extent map[] = {
-		E(IOMAP_MAPPED, 0, 4096), E(IOMAP_MAPPED, 16384, 4096),
+		E(IOMAP_MAPPED, 0, 4096),
+		E(IOMAP_MAPPED, 16384, 4096),
 	};
 	struct testfs *tf = tf_mkfs(map, 2, TESTFS_DOPS_NONE);
 	struct iomap m = { 0 }, s = { 0 };
 
-	ck_assert_int_eq(tf->ops.begin(&tf->inode, 8192, 4096, 0, &m,
-					     &s), 0);
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 8192, 4096, 0, &m, &s), 0);
 	ck_assert_int_eq(m.type, IOMAP_HOLE);
 	ck_assert_int_eq(m.offset, 4096);
 	ck_assert_uint_eq(m.length, 12288);
@@ -80,8 +83,8 @@ START_TEST(test_write_allocates)
 	struct testfs_extent e;
 
 	ck_assert_int_eq(tf->ops.begin(&tf->inode, 4096 + 100, 1000,
-					     IOMAP_WRITE | IOMAP_DIRECT, &m,
-					     &s), 0);
+				       IOMAP_WRITE | IOMAP_DIRECT, &m, &s),
+			 0);
 	ck_assert(m.flags & IOMAP_F_NEW);
 	ck_assert_int_eq(m.type, IOMAP_MAPPED);
 	ck_assert_int_eq(m.offset, 4096);
@@ -95,8 +98,8 @@ START_TEST(test_write_allocates)
 
 	memset(&m, 0, sizeof(m));
 	ck_assert_int_eq(tf->ops.begin(&tf->inode, 4096, 4096,
-					     IOMAP_WRITE | IOMAP_DIRECT, &m,
-					     &s), 0);
+				       IOMAP_WRITE | IOMAP_DIRECT, &m, &s),
+			 0);
 	ck_assert(!(m.flags & IOMAP_F_NEW));
 	testfs_destroy(tf);
 }
@@ -109,11 +112,12 @@ START_TEST(test_write_past_map_nowait)
 	struct iomap m = { 0 }, s = { 0 };
 
 	ck_assert_int_eq(tf->ops.begin(&tf->inode, 1 << 20, 4096,
-					     IOMAP_WRITE | IOMAP_NOWAIT, &m,
-					     &s), -EAGAIN);
+				       IOMAP_WRITE | IOMAP_NOWAIT, &m, &s),
+			 -EAGAIN);
 	ck_assert_uint_eq(tf->allocations, 0);
-	ck_assert_int_eq(tf->ops.begin(&tf->inode, 1 << 20, 4096,
-					     IOMAP_WRITE, &m, &s), 0);
+	ck_assert_int_eq(tf->ops.begin(&tf->inode, 1 << 20, 4096, IOMAP_WRITE,
+				       &m, &s),
+			 0);
 	ck_assert(m.flags & IOMAP_F_NEW);
 	testfs_destroy(tf);
 }
@@ -202,13 +206,16 @@ END_TEST
 START_TEST(test_device_holds_dio_write)
 {
 	static const struct testfs_extent map[] = {
-		{ .off = 0, .len = 4096, .type = IOMAP_MAPPED,
-		  .flags = IOMAP_F_NEW, .addr = TESTFS_ADDR_AUTO },
+		{ .off = 0,
+		  .len = 4096,
+		  .type = IOMAP_MAPPED,
+		  .flags = IOMAP_F_NEW,
+		  .addr = TESTFS_ADDR_AUTO },
 		E(IOMAP_MAPPED, 4096, 4096),
 		E(IOMAP_MAPPED, 12288, 4096),
 	};
 	struct testfs *tf = tf_mkfs(map, 3, TESTFS_DOPS_NONE);
-	const loff_t pos = 1024, n = 13312;	/* ends mid-block at 14336 */
+	const loff_t pos = 1024, n = 13312; /* ends mid-block at 14336 */
 	/* file offsets to spoil: head, data, allocated hole, tail */
 	const loff_t at[] = { 100, 5000, 9000, 15000 };
 	u8 *dev = sim_bdev_ram_data(tf->ram);
@@ -226,9 +233,9 @@ START_TEST(test_device_holds_dio_write)
 		ck_assert_int_eq(e.type, IOMAP_MAPPED);
 		b = dev + e.addr + (at[k] - e.off);
 		*b ^= 0x40;
-		ck_assert_msg(!testfs_device_holds_dio_write(tf, pos, w, n,
-							     64 << 10),
-			      "byte at %lld spoilt, not seen", (long long)at[k]);
+		ck_assert_msg(
+			!testfs_device_holds_dio_write(tf, pos, w, n, 64 << 10),
+			"byte at %lld spoilt, not seen", (long long)at[k]);
 		*b ^= 0x40;
 	}
 	/* the model's way agrees (and changes the model) */
@@ -273,7 +280,8 @@ END_TEST
 START_TEST(test_unwatched_hooks_run_nothing)
 {
 	static const char *const names[] = {
-		"iomap_simple_hits", "iomap_dio_generic",
+		"iomap_simple_hits",
+		"iomap_dio_generic",
 		"iomap_simple_fallback_too_large",
 		"iomap_dio_submitter_comp",
 	};
@@ -313,7 +321,8 @@ END_TEST
 START_TEST(test_bad_setup)
 {
 	static const struct testfs_extent overlap[] = {
-		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_MAPPED, 4096, 8192),
+		E(IOMAP_MAPPED, 0, 8192),
+		E(IOMAP_MAPPED, 4096, 8192),
 	};
 	static const struct testfs_extent unaligned[] = {
 		E(IOMAP_MAPPED, 100, 4096),
@@ -360,7 +369,8 @@ static struct kiocb pc_kiocb(loff_t pos, int flags)
 	pc_inode.i_data.host = &pc_inode;
 	pc_file.f_inode = &pc_inode;
 	pc_file.f_mapping = &pc_inode.i_data;
-	return (struct kiocb){ .ki_filp = &pc_file, .ki_pos = pos,
+	return (struct kiocb){ .ki_filp = &pc_file,
+			       .ki_pos = pos,
 			       .ki_flags = flags };
 }
 
@@ -725,17 +735,20 @@ static void expect_contents_as_new(struct testfs *tf,
 START_TEST(test_recycle_contents_as_new)
 {
 	static const struct testfs_extent m3[] = {
-		E(IOMAP_MAPPED, 0, 8192), E(IOMAP_UNWRITTEN, 16384, 8192),
+		E(IOMAP_MAPPED, 0, 8192),	E(IOMAP_UNWRITTEN, 16384, 8192),
 		E(IOMAP_DELALLOC, 32768, 4096), E(IOMAP_INLINE, 40960, 4096),
 		E(IOMAP_MAPPED, 49152, 8192),
 	};
 	/* the first extent longer: every later device address moves */
 	static const struct testfs_extent m4[] = {
-		E(IOMAP_MAPPED, 0, 12288), E(IOMAP_UNWRITTEN, 16384, 8192),
-		E(IOMAP_MAPPED, 32768, 4096), E(IOMAP_MAPPED, 49152, 8192),
+		E(IOMAP_MAPPED, 0, 12288),
+		E(IOMAP_UNWRITTEN, 16384, 8192),
+		E(IOMAP_MAPPED, 32768, 4096),
+		E(IOMAP_MAPPED, 49152, 8192),
 	};
 	static const struct testfs_extent m5[] = {
-		E(IOMAP_MAPPED, 0, 3072), E(IOMAP_MAPPED, 8192, 2048),
+		E(IOMAP_MAPPED, 0, 3072),
+		E(IOMAP_MAPPED, 8192, 2048),
 		E(IOMAP_UNWRITTEN, 12288, 1024),
 	};
 	static const struct {
@@ -744,19 +757,34 @@ START_TEST(test_recycle_contents_as_new)
 		const struct testfs_extent *map;
 		unsigned int nr_map;
 		loff_t write_at; /* a write into a hole there, or -1 */
-		loff_t win[2];	  /* window, then another after the reset */
+		loff_t win[2]; /* window, then another after the reset */
 		loff_t win2[2];
 	} steps[] = {
 		{ 4096, 40000, NULL, 0, 65536, { 0, 0 }, { 8192, 16384 } },
 		{ 4096, 100000, NULL, 0, -1, { 4096, 12288 }, { 8192, 65536 } },
 		{ 4096, 60000, m3, ARRAY_SIZE(m3), 28672, { 0, 0 }, { 0, 0 } },
-		{ 4096, 60000, m4, ARRAY_SIZE(m4), 8192 * 3 + 4096,
-		  { 4096, 57344 }, { 16384, 20480 } },
+		{ 4096,
+		  60000,
+		  m4,
+		  ARRAY_SIZE(m4),
+		  8192 * 3 + 4096,
+		  { 4096, 57344 },
+		  { 16384, 20480 } },
 		{ 4096, 100000, NULL, 0, -1, { 0, 0 }, { 0, 0 } },
-		{ 1024, 20000, m5, ARRAY_SIZE(m5), 4096, { 2048, 10240 },
+		{ 1024,
+		  20000,
+		  m5,
+		  ARRAY_SIZE(m5),
+		  4096,
+		  { 2048, 10240 },
 		  { 0, 0 } },
 		{ 65536, 300000, NULL, 0, -1, { 65536, 131072 }, { 0, 0 } },
-		{ 4096, 60000, m3, ARRAY_SIZE(m3), -1, { 12288, 45056 },
+		{ 4096,
+		  60000,
+		  m3,
+		  ARRAY_SIZE(m3),
+		  -1,
+		  { 12288, 45056 },
 		  { 40960, 53248 } },
 	};
 	static u8 buf[4096] __attribute__((aligned(4096)));
@@ -793,15 +821,17 @@ START_TEST(test_recycle_contents_as_new)
 		/* leave blocks allocated past the initial map behind */
 		if (steps[i].write_at >= 0) {
 			memset(buf, 0xab, sizeof(buf));
-			ck_assert_int_eq(tf_dio(tf, true, steps[i].write_at, buf,
-					     sizeof(buf)), sizeof(buf));
+			ck_assert_int_eq(tf_dio(tf, true, steps[i].write_at,
+						buf, sizeof(buf)),
+					 sizeof(buf));
 			ck_assert_uint_gt(tf->dev_used, tf->next_addr0);
 		}
 		ck_assert(testfs_reset(tf, 0, 1 << 20));
 
 		/* a kept testfs moved to another window */
 		ck_assert_int_eq(testfs_set_window(tf, steps[i].win2[0],
-						   steps[i].win2[1]), 0);
+						   steps[i].win2[1]),
+				 0);
 		o.window_start = steps[i].win2[0];
 		o.window_end = steps[i].win2[1];
 		expect_contents_as_new(tf, &o, i);
@@ -817,8 +847,9 @@ END_TEST
 START_TEST(test_write_pattern_fill_and_diff)
 {
 	static u8 buf[200000];
-	static const loff_t offs[] = { 0, 1, 255, 4097, 65535, 65536 * 3 - 7,
-				       (1LL << 32) + 12345 };
+	static const loff_t offs[] = {
+		0, 1, 255, 4097, 65535, 65536 * 3 - 7, (1LL << 32) + 12345
+	};
 	unsigned int i;
 	size_t k;
 

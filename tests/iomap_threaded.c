@@ -14,7 +14,8 @@
 static void threaded_setup(void)
 {
 	struct sim_engine_opts o = { .kind = SIM_ENGINE_THREADED,
-				     .nr_cpus = 4, .nr_irq_threads = 2 };
+				     .nr_cpus = 4,
+				     .nr_irq_threads = 2 };
 
 	sim_test_setup_opts(&o);
 }
@@ -22,11 +23,17 @@ static void threaded_setup(void)
 static struct testfs *mkfs(void)
 {
 	static const struct testfs_extent map[] = {
-		{ .off = 0, .len = 65536, .type = IOMAP_MAPPED,
+		{ .off = 0,
+		  .len = 65536,
+		  .type = IOMAP_MAPPED,
 		  .addr = TESTFS_ADDR_AUTO },
-		{ .off = 65536, .len = 65536, .type = IOMAP_MAPPED,
+		{ .off = 65536,
+		  .len = 65536,
+		  .type = IOMAP_MAPPED,
 		  .addr = TESTFS_ADDR_AUTO },
-		{ .off = 131072, .len = 131072, .type = IOMAP_MAPPED,
+		{ .off = 131072,
+		  .len = 131072,
+		  .type = IOMAP_MAPPED,
 		  .addr = TESTFS_ADDR_AUTO },
 	};
 	struct testfs_opts o = { .size = 256 << 10, .map = map, .nr_map = 3 };
@@ -37,10 +44,11 @@ static struct testfs *mkfs(void)
 	return tf;
 }
 
-static ssize_t sync_read(struct testfs *tf, loff_t pos, void *buf,
-			 size_t len, unsigned int dio_flags)
+static ssize_t sync_read(struct testfs *tf, loff_t pos, void *buf, size_t len,
+			 unsigned int dio_flags)
 {
-	struct kiocb iocb = { .ki_filp = &tf->file, .ki_pos = pos,
+	struct kiocb iocb = { .ki_filp = &tf->file,
+			      .ki_pos = pos,
 			      .ki_flags = IOCB_DIRECT };
 	struct iov_iter iter;
 
@@ -177,7 +185,8 @@ static void *submit_loop(void *arg)
 		/* each task reads everywhere, writes only its own block */
 		loff_t pos = ((i * 7 + sb->id) % 40) * 4096;
 		loff_t wpos = (200 + sb->id) * 4096;
-		struct kiocb w = { .ki_filp = &sb->tf->file, .ki_pos = wpos,
+		struct kiocb w = { .ki_filp = &sb->tf->file,
+				   .ki_pos = wpos,
 				   .ki_flags = IOCB_DIRECT | IOCB_WRITE };
 		struct iov_iter it;
 
@@ -212,8 +221,8 @@ START_TEST(test_concurrent_submitters)
 
 	for (i = 0; i < 4; i++) {
 		sb[i] = (struct submitter){ .tf = tf, .id = i };
-		ck_assert_int_eq(pthread_create(&t[i], NULL, submit_loop,
-						&sb[i]), 0);
+		ck_assert_int_eq(
+			pthread_create(&t[i], NULL, submit_loop, &sb[i]), 0);
 	}
 	for (i = 0; i < 4; i++) {
 		pthread_join(t[i], NULL);

@@ -50,49 +50,47 @@
  * would hide the system's <linux/fs.h> that FIEMAP and liburing need.
  */
 void testfs_pattern_fill(unsigned char *dst, long long off, size_t len);
-void iomapsim_write_pattern_fill(unsigned char *dst, long long off,
-				 size_t len);
+void iomapsim_write_pattern_fill(unsigned char *dst, long long off, size_t len);
 
-#define FSB		4096
-#define IMG_SIZE	(512LL << 20)	/* sparse; xfs wants 300 MiB */
-#define MAX_SEG		4
-#define BUF_SIZE	(64 << 10)
+#define FSB 4096
+#define IMG_SIZE (512LL << 20) /* sparse; xfs wants 300 MiB */
+#define MAX_SEG 4
+#define BUF_SIZE (64 << 10)
 
 /* The file: data, hole, unwritten, data with a short tail. */
-#define DATA0_END	16384
-#define UNWR_START	32768
-#define UNWR_END	49152
-#define FILE_SIZE	(65536 + 1000)
+#define DATA0_END 16384
+#define UNWR_START 32768
+#define UNWR_END 49152
+#define FILE_SIZE (65536 + 1000)
 
 enum method { M_PRW, M_PRWV2, M_URING, M_URING_POLL };
-static const char *const method_names[] = { "pread/pwrite",
-					    "preadv2/pwritev2", "io_uring",
-					    "io_uring-iopoll" };
+static const char *const method_names[] = { "pread/pwrite", "preadv2/pwritev2",
+					    "io_uring", "io_uring-iopoll" };
 
 struct ocase {
 	bool write;
 	enum method m;
-	int rwf;		/* RWF_* for preadv2/pwritev2 */
+	int rwf; /* RWF_* for preadv2/pwritev2 */
 	long long pos;
 	unsigned int nseg;
 	unsigned int len[MAX_SEG];
-	int off[MAX_SEG];	/* [0]: buffer offset; then -1 or @page off */
+	int off[MAX_SEG]; /* [0]: buffer offset; then -1 or @page off */
 	/* the source is PROT_NONE from unreadable_from bytes into it */
 	bool unreadable;
 	int unreadable_from;
 };
 
 struct side {
-	long ret;		/* bytes or -errno */
-	bool data_ok;		/* read: bytes as the file holds them */
-	long long i_size;	/* after the request */
-	bool disk_ok;		/* write: the bytes on disk afterwards */
-	char json[1024];	/* the simulator's outcome */
+	long ret; /* bytes or -errno */
+	bool data_ok; /* read: bytes as the file holds them */
+	long long i_size; /* after the request */
+	bool disk_ok; /* write: the bytes on disk afterwards */
+	char json[1024]; /* the simulator's outcome */
 };
 
 /* A difference this kernel legitimately shows (not the baseline). */
 struct known {
-	const char *fs;		/* NULL: both */
+	const char *fs; /* NULL: both */
 	bool (*match)(const struct ocase *c, const struct side *k,
 		      const struct side *s);
 	const char *reason;
@@ -110,8 +108,8 @@ static bool xfs_nowait_write(const struct ocase *c, const struct side *k,
 	return nowait_write(c, k);
 }
 
-static bool ext4_nowait_extending(const struct ocase *c,
-				  const struct side *k, const struct side *s)
+static bool ext4_nowait_extending(const struct ocase *c, const struct side *k,
+				  const struct side *s)
 {
 	return nowait_write(c, k) && s->i_size > FILE_SIZE;
 }
@@ -173,7 +171,7 @@ static const struct known known[] = {
  * name (as the simulator's findings call it) and what shows it.
  */
 struct finding {
-	const char *fs;		/* NULL: both */
+	const char *fs; /* NULL: both */
 	const char *name;
 	bool (*match)(const struct ocase *c, const struct side *k);
 	const char *what;
@@ -281,10 +279,10 @@ static int setup(const char *fs)
 {
 	const char *bin = getenv("IOMAPSIM_BIN");
 	char *losetup[] = { "losetup", "--find", "--show", img_path, NULL };
-	char *mkfs_ext4[] = { "mkfs.ext4", "-q", "-F", "-b", "4096", loop_dev,
-			      NULL };
-	char *mkfs_xfs[] = { "mkfs.xfs", "-q", "-f", "-b", "size=4096",
-			     loop_dev, NULL };
+	char *mkfs_ext4[] = { "mkfs.ext4", "-q",     "-F", "-b",
+			      "4096",	   loop_dev, NULL };
+	char *mkfs_xfs[] = { "mkfs.xfs",  "-q",	    "-f", "-b",
+			     "size=4096", loop_dev, NULL };
 	int fd;
 
 	snprintf(img_path, sizeof(img_path), "%s/oracle-%s-XXXXXX",
@@ -378,16 +376,18 @@ static int read_map(const char *path, char *opts, size_t len)
 		const struct fiemap_extent *e = &m.fm.fm_extents[i];
 		long long lo = e->fe_logical, hi = lo + e->fe_length;
 
-		if (hi > end)	/* preallocation past EOF: not file data */
+		if (hi > end) /* preallocation past EOF: not file data */
 			hi = end;
 		if (lo > cursor)
-			n += snprintf(opts + n, len - n, " --map hole:%lld:%lld",
-				      cursor, lo - cursor);
+			n += snprintf(opts + n, len - n,
+				      " --map hole:%lld:%lld", cursor,
+				      lo - cursor);
 		if (hi > lo)
 			n += snprintf(opts + n, len - n, " --map %s:%lld:%lld",
 				      e->fe_flags & FIEMAP_EXTENT_UNWRITTEN ?
-					      "unwritten" : "mapped", lo,
-				      hi - lo);
+					      "unwritten" :
+					      "mapped",
+				      lo, hi - lo);
 		cursor = hi;
 	}
 	return n < len ? 0 : -1;
@@ -403,8 +403,7 @@ static size_t case_len(const struct ocase *c)
 }
 
 /* The kernel side: the request as syscalls on the real file. */
-static int kernel_side(const struct ocase *c, const char *path,
-		       struct side *k)
+static int kernel_side(const struct ocase *c, const char *path, struct side *k)
 {
 	static unsigned char buf[BUF_SIZE] __attribute__((aligned(4096)));
 	static unsigned char want[BUF_SIZE], got[BUF_SIZE];
@@ -467,9 +466,9 @@ static int kernel_side(const struct ocase *c, const char *path,
 		struct io_uring ring;
 		struct io_uring_sqe *sqe;
 		struct io_uring_cqe *cqe;
-		int rc = io_uring_queue_init(4, &ring,
-					     c->m == M_URING_POLL ?
-						     IORING_SETUP_IOPOLL : 0);
+		int rc = io_uring_queue_init(
+			4, &ring,
+			c->m == M_URING_POLL ? IORING_SETUP_IOPOLL : 0);
 
 		if (rc) {
 			close(fd);
@@ -528,14 +527,20 @@ static int kernel_side(const struct ocase *c, const char *path,
 static void sim_cmdline(const struct ocase *c, const char *map, char *cmd,
 			size_t len)
 {
-	static const struct { int rwf; const char *name; } flags[] = {
-		{ RWF_NOWAIT, "NOWAIT" }, { RWF_HIPRI, "HIPRI" },
-		{ RWF_DSYNC, "DSYNC" }, { RWF_SYNC, "SYNC" },
+	static const struct {
+		int rwf;
+		const char *name;
+	} flags[] = {
+		{ RWF_NOWAIT, "NOWAIT" },
+		{ RWF_HIPRI, "HIPRI" },
+		{ RWF_DSYNC, "DSYNC" },
+		{ RWF_SYNC, "SYNC" },
 	};
 	const char *sep = " --iocb ";
 	size_t n;
 
-	n = snprintf(cmd, len, "--fs-block %d --lbs 512 %s --no-poll --op %s "
+	n = snprintf(cmd, len,
+		     "--fs-block %d --lbs 512 %s --no-poll --op %s "
 		     "--pos %lld --len %zu --buf-offset %d --iter iovec:",
 		     FSB, map, c->write ? "write" : "read", c->pos, case_len(c),
 		     c->off[0]);
@@ -608,8 +613,9 @@ static int sim_side(const struct ocase *c, const char *map, struct side *s)
 
 static void describe(const struct ocase *c, char *buf, size_t len)
 {
-	size_t n = snprintf(buf, len, "%s %s pos %lld segs", c->write ?
-			    "write" : "read", method_names[c->m], c->pos);
+	size_t n = snprintf(buf, len, "%s %s pos %lld segs",
+			    c->write ? "write" : "read", method_names[c->m],
+			    c->pos);
 
 	/* as --iter iovec: takes them, the buffer offset first */
 	n += snprintf(buf + n, len - n, " %u (buffer +%d)", c->len[0],
@@ -652,10 +658,14 @@ static void build_grid(void)
 		unsigned int nseg, len[MAX_SEG];
 		int off[MAX_SEG];
 	} lay[] = {
-		{ 1, { 4096 }, { 0 } },	  { 1, { 4096 }, { 1 } },
-		{ 1, { 4096 }, { 8 } },	  { 1, { 4096 }, { 511 } },
-		{ 1, { 4096 }, { 512 } }, { 1, { 4096 }, { 2048 } },
-		{ 1, { 512 }, { 1 } },	  { 1, { 8192 }, { 0 } },
+		{ 1, { 4096 }, { 0 } },
+		{ 1, { 4096 }, { 1 } },
+		{ 1, { 4096 }, { 8 } },
+		{ 1, { 4096 }, { 511 } },
+		{ 1, { 4096 }, { 512 } },
+		{ 1, { 4096 }, { 2048 } },
+		{ 1, { 512 }, { 1 } },
+		{ 1, { 8192 }, { 0 } },
 		{ 2, { 4096, 4096 }, { 0, 1 } },
 		{ 2, { 4096, 4096 }, { 0, 512 } },
 		{ 2, { 100, 3996 }, { 0, 0 } },
@@ -664,12 +674,11 @@ static void build_grid(void)
 		{ 2, { 3584, 512 }, { 0, 1 } },
 	};
 	/* where: data, hole, unwritten, the tail, past EOF, sub-block */
-	static const long long where[] = { 0, 16384, 32768, 65536, 73728,
-					   512 };
+	static const long long where[] = { 0, 16384, 32768, 65536, 73728, 512 };
 	static const int rwfs[] = { 0, RWF_NOWAIT, RWF_HIPRI, RWF_DSYNC };
-	static const long long unreadable_at[] = {
-		DATA0_END + 512, UNWR_START + 512, DATA0_END, UNWR_START, 512
-	};
+	static const long long unreadable_at[] = { DATA0_END + 512,
+						   UNWR_START + 512, DATA0_END,
+						   UNWR_START, 512 };
 	unsigned int l, w, f;
 
 	for (l = 0; l < sizeof(lay) / sizeof(lay[0]); l++) {
@@ -700,8 +709,7 @@ static void build_grid(void)
 	 * second page, at a sub-block offset and at a block into the hole
 	 * and the unwritten extent, and at a sub-block offset into data.
 	 */
-	for (w = 0; w < sizeof(unreadable_at) / sizeof(unreadable_at[0]);
-	     w++) {
+	for (w = 0; w < sizeof(unreadable_at) / sizeof(unreadable_at[0]); w++) {
 		for (f = 0; f < 2; f++) {
 			add(true, M_PRW, 0, unreadable_at[w], 1, lay[7].len,
 			    lay[7].off);
@@ -765,22 +773,24 @@ static int run_fs(const char *fs, struct tally *t)
 		}
 		t->cases++;
 		eq = k.ret == s.ret && k.data_ok && s.data_ok &&
-		     (!c->write || (k.i_size == s.i_size && k.disk_ok &&
-				    s.disk_ok));
+		     (!c->write ||
+		      (k.i_size == s.i_size && k.disk_ok && s.disk_ok));
 		describe(c, what, sizeof(what));
 		f = kernel_wrong(fs, c, &k, &wrong);
 		if (eq && !wrong) {
 			t->same++;
 			if (getenv("ORACLE_VERBOSE"))
-				printf("%s case %u: %s: both %ld\n", fs, i, what,
-				       k.ret);
+				printf("%s case %u: %s: both %ld\n", fs, i,
+				       what, k.ret);
 			continue;
 		}
 		printf("%s case %u: %s\n  kernel: ret %ld%s i_size %lld%s\n"
-		       "  iomapsim run: %s\n", fs, i, what, k.ret,
+		       "  iomapsim run: %s\n",
+		       fs, i, what, k.ret,
 		       k.data_ok ? "" : " (bytes read differ from the file)",
 		       k.i_size,
-		       k.disk_ok ? "" : " (bytes reported written differ on disk)",
+		       k.disk_ok ? "" :
+				   " (bytes reported written differ on disk)",
 		       s.json);
 		if (wrong) {
 			if (f >= 0) {
@@ -840,8 +850,9 @@ int main(void)
 			return 1;
 		}
 		printf("%s: %u cases, %u the same, %u known differences, "
-		       "%u findings, %u unexplained\n", fss[f], t.cases,
-		       t.same, t.listed, t.found, t.unexplained);
+		       "%u findings, %u unexplained\n",
+		       fss[f], t.cases, t.same, t.listed, t.found,
+		       t.unexplained);
 		fails += t.unexplained;
 	}
 	return fails ? 1 : 0;

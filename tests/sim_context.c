@@ -73,7 +73,8 @@ static void work_fn(struct work_struct *w)
 
 static void run_in_irq(enum action a)
 {
-	struct sim_event ev = { .fn = irq_fn, .ctx = SIM_CTX_HARDIRQ,
+	struct sim_event ev = { .fn = irq_fn,
+				.ctx = SIM_CTX_HARDIRQ,
 				.cpu = -1 };
 
 	action = a;
@@ -210,7 +211,8 @@ static void softirq_fn(struct sim_event *ev)
 
 START_TEST(test_might_sleep_in_softirq_reported)
 {
-	struct sim_event ev = { .fn = softirq_fn, .ctx = SIM_CTX_SOFTIRQ,
+	struct sim_event ev = { .fn = softirq_fn,
+				.ctx = SIM_CTX_SOFTIRQ,
 				.cpu = -1 };
 
 	sim_test_expect_violations(1);

@@ -53,8 +53,10 @@ static void tev_irq(struct sim_event *ev)
  * trace hash of the run. */
 static u64 scenario(u64 seed, enum sim_sched_policy policy)
 {
-	struct sim_engine_opts o = { .kind = SIM_ENGINE_DET, .seed = seed,
-				     .policy = policy, .nr_cpus = 4 };
+	struct sim_engine_opts o = { .kind = SIM_ENGINE_DET,
+				     .seed = seed,
+				     .policy = policy,
+				     .nr_cpus = 4 };
 
 	ck_assert_int_eq(sim_engine_init(&o), 0);
 	sim_trace_reset();
@@ -142,7 +144,8 @@ static void complete_fn(struct sim_event *ev)
 
 START_TEST(test_wait_runs_pending_events)
 {
-	struct sim_event ev = { .fn = complete_fn, .ctx = SIM_CTX_HARDIRQ,
+	struct sim_event ev = { .fn = complete_fn,
+				.ctx = SIM_CTX_HARDIRQ,
 				.cpu = -1 };
 
 	init_completion(&done);
@@ -185,7 +188,8 @@ static void wake_fn(struct sim_event *ev)
 
 START_TEST(test_schedule_until_woken)
 {
-	struct sim_event ev = { .fn = wake_fn, .ctx = SIM_CTX_HARDIRQ,
+	struct sim_event ev = { .fn = wake_fn,
+				.ctx = SIM_CTX_HARDIRQ,
 				.cpu = -1 };
 
 	sleeper = current;

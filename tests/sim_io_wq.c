@@ -32,16 +32,20 @@ struct hash_case {
 static const struct hash_case cases[] = {
 	/* P-04: O_DIRECT write, the file system allows parallel writes */
 	{ "P-04 fop flag", IO_WQ_SIM_WRITE, true, true, false, false, false },
-	{ "P-04 f_mode flag", IO_WQ_SIM_WRITE, true, false, true, false, false },
+	{ "P-04 f_mode flag", IO_WQ_SIM_WRITE, true, false, true, false,
+	  false },
 	/* P-04: without the flag the write is hashed */
 	{ "P-04 no flag", IO_WQ_SIM_WRITE, true, false, false, false, true },
 	/* P-05: IOPOLL hashes a regular file's work whatever the flag says */
 	{ "P-05 write", IO_WQ_SIM_WRITE, true, true, true, true, true },
 	{ "P-05 read", IO_WQ_SIM_READ, true, true, true, true, true },
 	/* P-06: a buffered write always hashes, a read never does */
-	{ "P-06 buffered write", IO_WQ_SIM_WRITE, false, true, true, false, true },
-	{ "P-06 buffered read", IO_WQ_SIM_READ, false, true, true, false, false },
-	{ "P-06 direct read", IO_WQ_SIM_READ, true, false, false, false, false },
+	{ "P-06 buffered write", IO_WQ_SIM_WRITE, false, true, true, false,
+	  true },
+	{ "P-06 buffered read", IO_WQ_SIM_READ, false, true, true, false,
+	  false },
+	{ "P-06 direct read", IO_WQ_SIM_READ, true, false, false, false,
+	  false },
 };
 
 /* P-04..P-06, P-08: each combination's answer, as io_prep_async_work() */

@@ -476,9 +476,11 @@ END_TEST
 START_TEST(test_save_and_restore)
 {
 	static char buf[3 * 4096];
-	struct iovec iov[3] = { { buf, 100 }, { buf + 100, 0 },
+	struct iovec iov[3] = { { buf, 100 },
+				{ buf + 100, 0 },
 				{ buf + 4096, 8192 } };
-	struct kvec kv[3] = { { buf, 100 }, { buf + 100, 0 },
+	struct kvec kv[3] = { { buf, 100 },
+			      { buf + 100, 0 },
 			      { buf + 4096, 8192 } };
 	struct bio_vec bv[2];
 	struct iov_iter_state st;

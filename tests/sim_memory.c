@@ -208,8 +208,8 @@ END_TEST
 
 START_TEST(test_kmem_cache_live_and_ctor)
 {
-	struct kmem_cache *c = kmem_cache_create("test_obj", 200, 0,
-						 SLAB_HWCACHE_ALIGN, NULL);
+	struct kmem_cache *c =
+		kmem_cache_create("test_obj", 200, 0, SLAB_HWCACHE_ALIGN, NULL);
 	void *a = kmem_cache_alloc(c, GFP_KERNEL);
 	void *b = kmem_cache_zalloc(c, GFP_KERNEL);
 
@@ -273,7 +273,8 @@ static void give_back(struct sim_event *ev)
 START_TEST(test_mempool_sleeping_alloc_waits_for_free)
 {
 	mempool_t pool;
-	struct sim_event ev = { .fn = give_back, .ctx = SIM_CTX_HARDIRQ,
+	struct sim_event ev = { .fn = give_back,
+				.ctx = SIM_CTX_HARDIRQ,
 				.cpu = -1 };
 	struct sim_fault_alloc cfg = { .prob_ppm = 1000000 };
 	void *a, *b;
@@ -322,8 +323,7 @@ START_TEST(test_alloc_pages_aligned_and_accounted)
 	struct page *pg = alloc_pages(GFP_KERNEL, 1);
 
 	ck_assert_uint_eq((unsigned long)page_address(pg) % PAGE_SIZE, 0);
-	ck_assert_ptr_eq(nth_page(pg, 1),
-			 (char *)page_address(pg) + PAGE_SIZE);
+	ck_assert_ptr_eq(nth_page(pg, 1), (char *)page_address(pg) + PAGE_SIZE);
 	memset(page_address(pg), 0xaa, 2 * PAGE_SIZE);
 	ck_assert_int_eq(sim_alloc_live(), before + 1);
 	__free_pages(pg, 1);
@@ -382,7 +382,7 @@ START_TEST(test_dirty_tracking_on_pinned_page)
 
 	sim_pin_user_page(pg);
 	ck_assert(!folio_test_dirty(f));
-	ck_assert(folio_mark_dirty(f));	 /* newly dirtied */
+	ck_assert(folio_mark_dirty(f)); /* newly dirtied */
 	ck_assert(!folio_mark_dirty(f)); /* already dirty */
 	ck_assert(folio_test_dirty(f));
 	sim_folio_clear_dirty(f);
@@ -463,7 +463,8 @@ static Suite *memory_suite(void)
 	tcase_add_test(tf, test_nofail_never_injected);
 	tcase_add_test(tf, test_mempool_reserve_under_failure);
 	tcase_add_test(tf, test_mempool_sleeping_alloc_waits_for_free);
-	tcase_add_test(tf, test_mempool_sleeping_inner_alloc_not_counted_for_nth);
+	tcase_add_test(tf,
+		       test_mempool_sleeping_inner_alloc_not_counted_for_nth);
 	suite_add_tcase(s, tf);
 
 	tcase_add_test(tp, test_alloc_pages_aligned_and_accounted);

@@ -72,13 +72,13 @@ START_TEST(test_trace_records_context_and_args)
 END_TEST
 
 /* A record reads exactly as snprintf() prints it, whatever the format. */
-#define EXPECT_TRACED(fmt, ...)                                            \
-	do {                                                               \
-		char want[200], got[200];                                  \
+#define EXPECT_TRACED(fmt, ...)                                             \
+	do {                                                                \
+		char want[200], got[200];                                   \
 		snprintf(want, sizeof(want), "T0 ev: " fmt, ##__VA_ARGS__); \
-		sim_trace("ev", fmt, ##__VA_ARGS__);                       \
-		ck_assert(sim_trace_get(0, got, sizeof(got)));             \
-		ck_assert_str_eq(got, want);                               \
+		sim_trace("ev", fmt, ##__VA_ARGS__);                        \
+		ck_assert(sim_trace_get(0, got, sizeof(got)));              \
+		ck_assert_str_eq(got, want);                                \
 	} while (0)
 
 START_TEST(test_trace_format_as_printf)
@@ -90,14 +90,16 @@ START_TEST(test_trace_format_as_printf)
 	EXPECT_TRACED("%zd %zu %zx", (ssize_t)-4095, (size_t)0, SIZE_MAX);
 	EXPECT_TRACED("dev=%s%s op=%s 100%%", "ram0", "", "write");
 	/* what the hand-written path leaves to vsnprintf() */
-	EXPECT_TRACED("%5d|%-4u|%#x|%08llx|%c|%.2s", 42, 7U, 255U,
-		      0xabcULL, 'q', "xyz");
+	EXPECT_TRACED("%5d|%-4u|%#x|%08llx|%c|%.2s", 42, 7U, 255U, 0xabcULL,
+		      'q', "xyz");
 	EXPECT_TRACED("%d then %5d", 1, 2);
 	/* longer than a record: cut as snprintf would at the same size */
-	sim_trace("ev", "%s%s%s", "0123456789012345678901234567890123456789"
+	sim_trace("ev", "%s%s%s",
+		  "0123456789012345678901234567890123456789"
 		  "0123456789012345678901234567890123456789",
 		  "0123456789012345678901234567890123456789"
-		  "0123456789012345678901234567890123456789", "tail");
+		  "0123456789012345678901234567890123456789",
+		  "tail");
 	{
 		char got[300];
 

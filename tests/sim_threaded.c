@@ -38,7 +38,8 @@ static void irq_fn(struct sim_event *ev)
 
 START_TEST(test_irq_event_on_irq_thread)
 {
-	struct sim_event ev = { .fn = irq_fn, .ctx = SIM_CTX_HARDIRQ,
+	struct sim_event ev = { .fn = irq_fn,
+				.ctx = SIM_CTX_HARDIRQ,
 				.cpu = 3 };
 
 	init_completion(&done);
@@ -108,8 +109,7 @@ START_TEST(test_drain_waits_for_irq_then_work)
 		sim_event_post(&chain_ev[i]);
 	}
 	sim_engine_drain();
-	ck_assert_int_eq(__atomic_load_n(&chain_done, __ATOMIC_RELAXED),
-			 CHAIN);
+	ck_assert_int_eq(__atomic_load_n(&chain_done, __ATOMIC_RELAXED), CHAIN);
 	ck_assert_int_eq(sim_work_outstanding(), 0);
 	destroy_workqueue(chain_wq);
 }
@@ -159,7 +159,8 @@ static void *pcpu_worker(void *arg)
 	sim_task_attach("pcpu", 1); /* all on simulated CPU 1 */
 	for (int i = 0; i < PCPU_ITERS; i++) {
 		long *c = per_cpu_ptr(pcpu_counter, get_cpu());
-		long v = *c; /* a plain read-modify-write, as per-CPU code does */
+		long v =
+			*c; /* a plain read-modify-write, as per-CPU code does */
 
 		*c = v + 1;
 		put_cpu();
@@ -194,7 +195,8 @@ static void wake_irq(struct sim_event *ev)
 
 START_TEST(test_schedule_and_wake_across_threads)
 {
-	struct sim_event ev = { .fn = wake_irq, .ctx = SIM_CTX_HARDIRQ,
+	struct sim_event ev = { .fn = wake_irq,
+				.ctx = SIM_CTX_HARDIRQ,
 				.cpu = -1 };
 
 	sleeper = current;

@@ -265,8 +265,7 @@ static void dio_end_fn(struct work_struct *w)
 
 START_TEST(test_inode_dio_wait_runs_until_zero)
 {
-	struct super_block sb = { .s_blocksize = 4096,
-				  .s_blocksize_bits = 12 };
+	struct super_block sb = { .s_blocksize = 4096, .s_blocksize_bits = 12 };
 	struct inode inode = { 0 };
 	struct work_struct w;
 

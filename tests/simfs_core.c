@@ -168,17 +168,19 @@ START_TEST(test_fallocate_unwritten_and_punch)
 	ck_assert(all_bytes(rd + 24576, 0, 65536 - 24576));
 
 	/* KEEP_SIZE beyond EOF: no size change */
-	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_KEEP_SIZE, 65536,
-					 8192), 0);
+	ck_assert_int_eq(
+		simfs_fallocate(file, FALLOC_FL_KEEP_SIZE, 65536, 8192), 0);
 	ck_assert_int_eq(i_size_read(&f->vfs_inode), 65536);
 
 	/* punch needs KEEP_SIZE */
 	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_PUNCH_HOLE, 0, 4096),
 			 -EOPNOTSUPP);
 	/* punch through the written part, unaligned ends zeroed */
-	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_PUNCH_HOLE |
-					 FALLOC_FL_KEEP_SIZE, 16384 + 100,
-					 5000), 0);
+	ck_assert_int_eq(simfs_fallocate(file,
+					 FALLOC_FL_PUNCH_HOLE |
+						 FALLOC_FL_KEEP_SIZE,
+					 16384 + 100, 5000),
+			 0);
 	ck_assert_int_eq(rw(file, false, false, rd, 8192, 16384), 8192);
 	ck_assert(all_bytes(rd, 0x5a, 100));
 	ck_assert(all_bytes(rd + 100, 0, 5000));
@@ -251,8 +253,8 @@ START_TEST(test_inline_and_buffered)
 }
 END_TEST
 
-static int count_entry(void *arg, const char *name, u16 len, u64 ino,
-		       u32 mode, u64 cookie)
+static int count_entry(void *arg, const char *name, u16 len, u64 ino, u32 mode,
+		       u64 cookie)
 {
 	(*(int *)arg)++;
 	return 0;
@@ -282,10 +284,11 @@ START_TEST(test_namespace)
 	e = simfs_create(d, "sub", S_IFDIR | 0755, 0, 0, false);
 	ck_assert_int_eq(simfs_rename(root, "dir", e, "loop", 0), -EINVAL);
 	ck_assert_int_eq(simfs_rename(root, "y", d, "sub",
-				      SIMFS_RENAME_NOREPLACE), -EEXIST);
+				      SIMFS_RENAME_NOREPLACE),
+			 -EEXIST);
 	ck_assert_int_eq(simfs_rename(root, "y", d, "sub", 0), -EISDIR);
-	ck_assert_int_eq(simfs_rename(root, "y", d, "sub",
-				      SIMFS_RENAME_EXCHANGE), 0);
+	ck_assert_int_eq(
+		simfs_rename(root, "y", d, "sub", SIMFS_RENAME_EXCHANGE), 0);
 	ck_assert(S_ISDIR(simfs_lookup(root, "y", false)->vfs_inode.i_mode));
 	simfs_readdir(root, 0, count_entry, &n);
 	ck_assert_int_eq(n, 2);
@@ -296,13 +299,13 @@ START_TEST(test_namespace)
 
 	/* switches from xattrs */
 	e = simfs_create(root, "enc", S_IFREG | 0644, 0, 0, false);
-	ck_assert_int_eq(simfs_setxattr(e, "user.iomapsim.encrypted", "1", 1,
-					0), 0);
+	ck_assert_int_eq(
+		simfs_setxattr(e, "user.iomapsim.encrypted", "1", 1, 0), 0);
 	ck_assert(IS_ENCRYPTED(&e->vfs_inode));
-	ck_assert_int_eq(simfs_setxattr(e, "user.iomapsim.dops", "bogus", 5,
-					0), -EINVAL);
-	ck_assert_int_eq(simfs_setxattr(e, "user.iomapsim.dops", "bio_set",
-					7, 0), 0);
+	ck_assert_int_eq(simfs_setxattr(e, "user.iomapsim.dops", "bogus", 5, 0),
+			 -EINVAL);
+	ck_assert_int_eq(
+		simfs_setxattr(e, "user.iomapsim.dops", "bio_set", 7, 0), 0);
 	ck_assert_int_eq(e->dops, SIMFS_DOPS_BIO_SET);
 	ck_assert_int_eq(simfs_setxattr(e, "trusted.x", "1", 1, 0),
 			 -EOPNOTSUPP);
@@ -329,8 +332,8 @@ START_TEST(test_commit_and_corruption)
 	ram_dev(16 * MiB, 512);
 	do_mkfs(4096);
 	sb = do_mount();
-	ck_assert(!IS_ERR(simfs_create(root_of(sb), "f", S_IFREG | 0644, 0,
-				       0, false)));
+	ck_assert(!IS_ERR(
+		simfs_create(root_of(sb), "f", S_IFREG | 0644, 0, 0, false)));
 	ck_assert_int_eq(simfs_commit(SIMFS_SB(sb)), 0);
 	gen = SIMFS_SB(sb)->generation;
 	do_umount(sb);
@@ -347,7 +350,7 @@ START_TEST(test_commit_and_corruption)
 	{
 		struct simfs_dsb *dsb = (void *)(disk + ((gen + 1) & 1) * 4096);
 		u64 area = 2 + ((gen + 1) & 1) *
-			   simfs_le64_to_cpu(dsb->s_meta_blocks);
+				       simfs_le64_to_cpu(dsb->s_meta_blocks);
 
 		disk[area * 4096 + SIMFS_META_HDR_SIZE + 8] ^= 1;
 		memset(&r, 0, sizeof(r));
@@ -513,8 +516,7 @@ START_TEST(test_fsck_semantic_corruption)
 	memcpy(od.meta, save, span);
 
 	/* a lost file: in no directory */
-	find_dinode(&od, SIMFS_ROOT_INO)->i_nr_dirents =
-		simfs_cpu_to_le32(0);
+	find_dinode(&od, SIMFS_ROOT_INO)->i_nr_dirents = simfs_cpu_to_le32(0);
 	reseal(&od);
 	fsck_expect("truncated directory");
 	memcpy(od.meta, save, span);
@@ -549,14 +551,13 @@ START_TEST(test_mount_refuses_what_fsck_rejects)
 	root = root_of(sb);
 	d = simfs_create(root, "d", S_IFDIR | 0755, 0, 0, false);
 	sub = simfs_create(d, "sub", S_IFDIR | 0755, 0, 0, false);
-	ck_assert(!IS_ERR(simfs_create(sub, "c", S_IFREG | 0644, 0, 0,
-				       false)));
+	ck_assert(!IS_ERR(simfs_create(sub, "c", S_IFREG | 0644, 0, 0, false)));
 	f = simfs_create(root, "f", S_IFREG | 0644, 0, 0, false);
 	t = simfs_create(root, "t", S_IFREG | 0644, 0, 0, false);
-	ck_assert(!IS_ERR(simfs_create(root, "x", S_IFREG | 0644, 0, 0,
-				       false)));
-	ck_assert(!IS_ERR(simfs_create(root, "yy", S_IFREG | 0644, 0, 0,
-				       false)));
+	ck_assert(
+		!IS_ERR(simfs_create(root, "x", S_IFREG | 0644, 0, 0, false)));
+	ck_assert(
+		!IS_ERR(simfs_create(root, "yy", S_IFREG | 0644, 0, 0, false)));
 	dino = d->vfs_inode.i_ino;
 	subino = sub->vfs_inode.i_ino;
 	fino = f->vfs_inode.i_ino;
@@ -577,13 +578,13 @@ START_TEST(test_mount_refuses_what_fsck_rejects)
 	dsb0 = *od.dsb;
 	h = (void *)od.meta;
 
-#define CASE(what, field, edit)						\
-	do {								\
-		edit;							\
-		reseal(&od);						\
-		fsck_and_mount_refuse(what, field);			\
-		memcpy(od.meta, save, span);				\
-		*od.dsb = dsb0;						\
+#define CASE(what, field, edit)                     \
+	do {                                        \
+		edit;                               \
+		reseal(&od);                        \
+		fsck_and_mount_refuse(what, field); \
+		memcpy(od.meta, save, span);        \
+		*od.dsb = dsb0;                     \
 	} while (0)
 
 	CASE("entry naming a missing inode", "missing inode",
@@ -598,8 +599,7 @@ START_TEST(test_mount_refuses_what_fsck_rejects)
 	CASE("name '.'", "bad entry name",
 	     ((u8 *)dirent_of(&od, SIMFS_ROOT_INO, "x"))[16] = '.');
 	CASE("name '..'", "bad entry name",
-	     memcpy((u8 *)dirent_of(&od, SIMFS_ROOT_INO, "yy") + 16, "..",
-		    2));
+	     memcpy((u8 *)dirent_of(&od, SIMFS_ROOT_INO, "yy") + 16, "..", 2));
 	CASE("name with '/'", "bad entry name",
 	     ((u8 *)dirent_of(&od, SIMFS_ROOT_INO, "yy"))[17] = '/');
 	CASE("name with NUL", "bad entry name",
@@ -707,17 +707,23 @@ START_TEST(test_truncate_and_punch_empty)
 	sb = do_mount();
 	f = simfs_create(root_of(sb), "f", S_IFREG | 0644, 0, 0, false);
 	file = simfs_file_open(f, O_RDWR);
-	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_PUNCH_HOLE |
-					 FALLOC_FL_KEEP_SIZE, 0, 4096), 0);
+	ck_assert_int_eq(simfs_fallocate(file,
+					 FALLOC_FL_PUNCH_HOLE |
+						 FALLOC_FL_KEEP_SIZE,
+					 0, 4096),
+			 0);
 	inode_lock(&f->vfs_inode);
 	ck_assert_int_eq(simfs_truncate(f, 4096), 0);
 	ck_assert_int_eq(simfs_truncate(f, 0), 0);
 	inode_unlock(&f->vfs_inode);
 	ck_assert_ptr_null(f->ext);
-	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_PUNCH_HOLE |
-					 FALLOC_FL_KEEP_SIZE, 0, 8192), 0);
-	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_ZERO_RANGE, 0,
-					 8192), 0);
+	ck_assert_int_eq(simfs_fallocate(file,
+					 FALLOC_FL_PUNCH_HOLE |
+						 FALLOC_FL_KEEP_SIZE,
+					 0, 8192),
+			 0);
+	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_ZERO_RANGE, 0, 8192),
+			 0);
 	simfs_file_release(file);
 	do_umount(sb);
 	ck_assert_uint_eq(fsck_errors(), 0);

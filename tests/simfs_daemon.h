@@ -64,9 +64,9 @@ static inline long long below(long long n)
 }
 
 struct sd_mount {
-	char bin[4096];		/* the iomapsim command */
+	char bin[4096]; /* the iomapsim command */
 	char mnt[512];
-	char log[512];		/* the daemon's stdout and stderr */
+	char log[512]; /* the daemon's stdout and stderr */
 	pid_t pid;
 };
 
@@ -203,8 +203,10 @@ static inline int sd_mount(struct sd_mount *d, const char *target,
 			return 0;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			d->pid = -1;
-			snprintf(why, len, "iomapsim mount exited (status %#x) "
-				 "before mounting; see %s", status, d->log);
+			snprintf(why, len,
+				 "iomapsim mount exited (status %#x) "
+				 "before mounting; see %s",
+				 status, d->log);
 			return -1;
 		}
 		usleep(10000);
@@ -229,8 +231,10 @@ static inline int sd_umount(struct sd_mount *d, char *why, size_t len)
 	}
 	d->pid = -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(why, len, "the daemon ended with status %#x after the "
-			 "unmount; see %s", status, d->log);
+		snprintf(why, len,
+			 "the daemon ended with status %#x after the "
+			 "unmount; see %s",
+			 status, d->log);
 		return -1;
 	}
 	return 0;

@@ -60,8 +60,8 @@ static void fsck_notes(struct notes *n)
 /* Root file @name, @len bytes of STALE written directly, committed. */
 static void write_stale(struct super_block *sb, const char *name, size_t len)
 {
-	struct simfs_inode_info *f = simfs_create(root_of(sb), name,
-						  S_IFREG | 0644, 0, 0, false);
+	struct simfs_inode_info *f =
+		simfs_create(root_of(sb), name, S_IFREG | 0644, 0, 0, false);
 	struct file *file;
 	char *buf = abuf(len, STALE);
 
@@ -114,9 +114,9 @@ static void zero_between(struct file *file, loff_t from, loff_t to)
 	char *buf = abuf(end - start, 0xee);
 	struct file *d = simfs_file_open(SIMFS_I(file_inode(file)), O_RDONLY);
 
-	ck_assert_int_eq(rw(d, false, false, buf, to - from, from),
-			 to - from);
-	ck_assert_msg(all_bytes(buf, 0, to - from), "buffered read of "
+	ck_assert_int_eq(rw(d, false, false, buf, to - from, from), to - from);
+	ck_assert_msg(all_bytes(buf, 0, to - from),
+		      "buffered read of "
 		      "%lld..%lld: stale bytes past the old end of file",
 		      (long long)from, (long long)to);
 	simfs_file_release(d);
@@ -126,7 +126,8 @@ static void zero_between(struct file *file, loff_t from, loff_t to)
 			 to - start);
 	ck_assert_msg(all_bytes(buf + (from - start), 0, to - from),
 		      "direct read of %lld..%lld: stale bytes past the old "
-		      "end of file", (long long)from, (long long)to);
+		      "end of file",
+		      (long long)from, (long long)to);
 	simfs_file_release(d);
 	free(buf);
 }
@@ -155,7 +156,8 @@ START_TEST(test_mount_frees_written_blocks_past_eof)
 
 	crashed_image(cut);
 	fsck_notes(&n);
-	ck_assert_msg(strstr(n.text, "written blocks 0..15 past end of file "
+	ck_assert_msg(strstr(n.text,
+			     "written blocks 0..15 past end of file "
 			     "(a write was cut short); mount frees them"),
 		      "%s", n.text);
 	ck_assert_ptr_nonnull(strstr(n.text, "written blocks 2..15 past"));
@@ -173,8 +175,8 @@ START_TEST(test_mount_frees_written_blocks_past_eof)
 
 			ck_assert_msg(simfs_ext_blocks(f) == want[i],
 				      "%s maps %llu blocks, want %llu",
-				      names[i], (unsigned long long)
-				      simfs_ext_blocks(f),
+				      names[i],
+				      (unsigned long long)simfs_ext_blocks(f),
 				      (unsigned long long)want[i]);
 		}
 	}
@@ -346,8 +348,8 @@ START_TEST(test_cut_short_write_never_shows)
 	do_umount(sb);
 	ck_assert_uint_eq(fsck_errors(), 0);
 	sb = do_mount();
-	ck_assert_uint_eq(simfs_ext_blocks(simfs_lookup(root_of(sb), "left",
-							false)), 0);
+	ck_assert_uint_eq(
+		simfs_ext_blocks(simfs_lookup(root_of(sb), "left", false)), 0);
 	do_umount(sb);
 	put_dev();
 	free(buf);

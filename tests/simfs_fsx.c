@@ -46,9 +46,9 @@
 #include "simfs_daemon.h"
 
 #define NFILES 4
-#define MAXLEN (1 << 20)	/* the model's room per file */
-#define MAXIO (128 << 10)	/* largest single read or write */
-#define HISTORY 24		/* ops printed before a failure */
+#define MAXLEN (1 << 20) /* the model's room per file */
+#define MAXIO (128 << 10) /* largest single read or write */
+#define HISTORY 24 /* ops printed before a failure */
 
 /*
  * Ops per CI run: about 15 s in the plain build, under a minute with
@@ -59,7 +59,7 @@
 #else
 #define DEFAULT_OPS 20000
 #endif
-#define DEFAULT_REMOUNTS 20	/* per default run, spread evenly */
+#define DEFAULT_REMOUNTS 20 /* per default run, spread evenly */
 
 enum op_kind {
 	OP_DWRITE,
@@ -77,10 +77,10 @@ enum op_kind {
 };
 
 static const char *const op_name[NR_OP_KINDS] = {
-	[OP_DWRITE] = "dwrite",	  [OP_DREAD] = "dread",
-	[OP_BWRITE] = "bwrite",	  [OP_BREAD] = "bread",
-	[OP_TRUNCATE] = "truncate", [OP_FALLOC] = "falloc",
-	[OP_COPY] = "copy",	  [OP_FSYNC] = "fsync",
+	[OP_DWRITE] = "dwrite",	      [OP_DREAD] = "dread",
+	[OP_BWRITE] = "bwrite",	      [OP_BREAD] = "bread",
+	[OP_TRUNCATE] = "truncate",   [OP_FALLOC] = "falloc",
+	[OP_COPY] = "copy",	      [OP_FSYNC] = "fsync",
 	[OP_FDATASYNC] = "fdatasync", [OP_VERIFY] = "verify",
 	[OP_REMOUNT] = "remount",
 };
@@ -88,14 +88,14 @@ static const char *const op_name[NR_OP_KINDS] = {
 /* One operation; the fields an op does not use are 0. */
 struct op {
 	enum op_kind kind;
-	int f, f2;		/* file (source for copy), destination */
+	int f, f2; /* file (source for copy), destination */
 	long long off, len, off2;
-	int mode;		/* fallocate mode */
-	unsigned int data;	/* the written pattern's seed */
+	int mode; /* fallocate mode */
+	unsigned int data; /* the written pattern's seed */
 };
 
 struct model_file {
-	unsigned char *buf;	/* MAXLEN bytes; zero from size on */
+	unsigned char *buf; /* MAXLEN bytes; zero from size on */
 	long long size;
 };
 
@@ -105,9 +105,9 @@ static int bfd[NFILES] = { -1, -1, -1, -1 }, dfd[NFILES] = { -1, -1, -1, -1 };
 static struct sd_mount dm;
 static char tmpdir[256], img[512];
 static char ops_path[512];
-static unsigned int dio_min = 512;	/* the mount's O_DIRECT alignment */
+static unsigned int dio_min = 512; /* the mount's O_DIRECT alignment */
 static bool verbose;
-static long nr_einval_reads;	/* misaligned direct reads refused */
+static long nr_einval_reads; /* misaligned direct reads refused */
 
 static struct op history[HISTORY];
 static long nr_done;
@@ -148,8 +148,8 @@ fail(const char *fmt, ...)
 		fclose(ops_log);
 		ops_log = NULL;
 		printf("all %ld operations are in %s; replay with: simfs_fsx "
-		       "-r %s (or -s %" PRIu64 ")\n", nr_done + 1, ops_path,
-		       ops_path, run_seed);
+		       "-r %s (or -s %" PRIu64 ")\n",
+		       nr_done + 1, ops_path, ops_path, run_seed);
 	}
 	sd_dump_log(&dm);
 	cleanup();
@@ -244,8 +244,8 @@ static void cleanup(void)
 /* ---- the model's verdicts ----------------------------------------------- */
 
 /* Compare @n bytes read at @off of file @f with the model. */
-static void compare(int f, long long off, const unsigned char *got,
-		    long long n, const char *how)
+static void compare(int f, long long off, const unsigned char *got, long long n,
+		    const char *how)
 {
 	const unsigned char *want = model[f].buf + off;
 
@@ -259,8 +259,9 @@ static void compare(int f, long long off, const unsigned char *got,
 				j++;
 			fail("%s of f%d: miscompare at offset %lld (0x%llx): "
 			     "got 0x%02x, want 0x%02x; %lld bytes differ from "
-			     "there (file size %lld)", how, f, off + i,
-			     off + i, got[i], want[i], j - i, model[f].size);
+			     "there (file size %lld)",
+			     how, f, off + i, off + i, got[i], want[i], j - i,
+			     model[f].size);
 		}
 	}
 }
@@ -296,7 +297,7 @@ static void model_write(int f, long long off, const unsigned char *p,
 			long long len)
 {
 	if (!len)
-		return;	/* nothing written extends nothing */
+		return; /* nothing written extends nothing */
 	memcpy(model[f].buf + off, p, len);
 	if (off + len > model[f].size)
 		model[f].size = off + len;
@@ -428,8 +429,7 @@ static void do_copy(const struct op *o)
 	ssize_t ret;
 	int err;
 
-	snprintf(what, sizeof(what), "copy_file_range f%d -> f%d", o->f,
-		 o->f2);
+	snprintf(what, sizeof(what), "copy_file_range f%d -> f%d", o->f, o->f2);
 	ret = copy_file_range(bfd[o->f], &in, bfd[o->f2], &out, o->len, 0);
 	err = ret < 0 ? errno : 0;
 	if (overlap) {
@@ -556,8 +556,9 @@ static void pick_range(struct op *o, long long grain, long long maxlen)
 
 	/* mostly near or inside the file, sometimes anywhere */
 	if (size && below(4))
-		o->off = below((size + 65536 < MAXLEN ? size + 65536 :
-				MAXLEN) / grain) * grain;
+		o->off = below((size + 65536 < MAXLEN ? size + 65536 : MAXLEN) /
+			       grain) *
+			 grain;
 	else
 		o->off = below(blocks) * grain;
 	o->len = (1 + below(maxlen / grain)) * grain;
@@ -601,16 +602,26 @@ static const int falloc_modes[] = {
  * the sanitizers once stopped the daemon.
  */
 static const struct op preamble[] = {
-#define EMPTY_FILE_OPS(f)                                                   \
-	{ OP_TRUNCATE, f, 0, 4096, 0, 0, 0, 0 },                           \
-	{ OP_TRUNCATE, f, 0, 0, 0, 0, 0, 0 },                              \
-	{ OP_FALLOC, f, 0, 0, 8192, 0,                                     \
-	  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0 },                 \
-	{ OP_FALLOC, f, 0, 4096, 8192, 0,                                  \
-	  FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, 0 }
-	EMPTY_FILE_OPS(0), EMPTY_FILE_OPS(1),
+#define EMPTY_FILE_OPS(f)                                             \
+	{ OP_TRUNCATE, f, 0, 4096, 0, 0, 0, 0 },                      \
+		{ OP_TRUNCATE, f, 0, 0, 0, 0, 0, 0 },                 \
+		{ OP_FALLOC,                                          \
+		  f,                                                  \
+		  0,                                                  \
+		  0,                                                  \
+		  8192,                                               \
+		  0,                                                  \
+		  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,         \
+		  0 },                                                \
+	{                                                             \
+		OP_FALLOC, f, 0, 4096, 8192, 0,                       \
+			FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, 0 \
+	}
+	EMPTY_FILE_OPS(0),
+	EMPTY_FILE_OPS(1),
 	{ OP_REMOUNT, 0, 0, 0, 0, 0, 0, 0 },
-	EMPTY_FILE_OPS(0), EMPTY_FILE_OPS(2),
+	EMPTY_FILE_OPS(0),
+	EMPTY_FILE_OPS(2),
 	{ OP_TRUNCATE, 3, 0, 0, 0, 0, 0, 0 },
 	{ OP_FALLOC, 3, 0, 0, 65536, 0,
 	  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0 },
@@ -657,7 +668,8 @@ static void gen_op(struct op *o, long i, long ops, long remount_every)
 		o->kind = OP_TRUNCATE;
 		/* shrink more often than grow: files stay interesting */
 		o->off = below((below(2) ? model[o->f].size : MAXLEN) / grain +
-			       1) * grain;
+			       1) *
+			 grain;
 		/* empty files too: punching or truncating them again */
 		if (!below(8))
 			o->off = 0;
@@ -679,7 +691,7 @@ static void gen_op(struct op *o, long i, long ops, long remount_every)
 			o->off2 = MAXLEN - o->len;
 	} else if (r < 91) {
 		o->kind = below(2) ? OP_FSYNC : OP_FDATASYNC;
-		o->mode = below(2);	/* 1: on the O_DIRECT descriptor */
+		o->mode = below(2); /* 1: on the O_DIRECT descriptor */
 	} else {
 		o->kind = OP_VERIFY;
 	}
@@ -690,16 +702,16 @@ static bool parse_op(const char *line, struct op *o)
 	char name[32];
 
 	memset(o, 0, sizeof(*o));
-	if (sscanf(line, "%31s %d %d %lld %lld %lld %d %u", name, &o->f,
-		   &o->f2, &o->off, &o->len, &o->off2, &o->mode,
-		   &o->data) != 8)
+	if (sscanf(line, "%31s %d %d %lld %lld %lld %d %u", name, &o->f, &o->f2,
+		   &o->off, &o->len, &o->off2, &o->mode, &o->data) != 8)
 		return false;
 	for (int k = 0; k < NR_OP_KINDS; k++) {
 		if (!strcmp(name, op_name[k])) {
 			o->kind = k;
 			return o->f >= 0 && o->f < NFILES && o->f2 >= 0 &&
 			       o->f2 < NFILES && o->off >= 0 && o->len >= 0 &&
-			       o->off2 >= 0 && o->off + o->len <= MAXLEN + 512 &&
+			       o->off2 >= 0 &&
+			       o->off + o->len <= MAXLEN + 512 &&
 			       o->off2 + o->len <= MAXLEN && o->len <= MAXLEN;
 		}
 	}
@@ -776,7 +788,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: simfs_fsx [-s SEED] [-n OPS] "
-				"[-l LOGFILE] [-r REPLAYFILE] [-v]\n");
+					"[-l LOGFILE] [-r REPLAYFILE] [-v]\n");
 			return 2;
 		}
 	}
@@ -802,8 +814,8 @@ int main(int argc, char **argv)
 	if (logfile)
 		snprintf(ops_path, sizeof(ops_path), "%s", logfile);
 	else
-		snprintf(ops_path, sizeof(ops_path), "/var/tmp/simfs_fsx-%"
-			 PRIu64 ".ops", run_seed);
+		snprintf(ops_path, sizeof(ops_path),
+			 "/var/tmp/simfs_fsx-%" PRIu64 ".ops", run_seed);
 	ops_log = fopen(ops_path, "w");
 	if (!ops_log)
 		fail("%s: %s", ops_path, strerror(errno));
@@ -811,7 +823,8 @@ int main(int argc, char **argv)
 		printf("simfs_fsx: replaying %s\n", replay);
 	else
 		printf("simfs_fsx: seed %" PRIu64 ", %ld ops, %d files, "
-		       "O_DIRECT grain %u\n", run_seed, ops, NFILES, dio_min);
+		       "O_DIRECT grain %u\n",
+		       run_seed, ops, NFILES, dio_min);
 	fflush(stdout);
 
 	remount_every = ops / (DEFAULT_REMOUNTS + 1);
@@ -827,8 +840,10 @@ int main(int argc, char **argv)
 			if (!fgets(line, sizeof(line), rf))
 				break;
 			if (!parse_op(line, &o)) {
-				fprintf(stderr, "simfs_fsx: %s: bad line %ld: "
-					"%s", replay, nr_done + 1, line);
+				fprintf(stderr,
+					"simfs_fsx: %s: bad line %ld: "
+					"%s",
+					replay, nr_done + 1, line);
 				cleanup();
 				remove_tmp(false);
 				return 2;

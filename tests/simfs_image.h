@@ -45,20 +45,23 @@ static inline void find_committed(struct on_disk *od, u8 *disk, u32 bs)
 	s0 = img_slot(od, 0);
 	s1 = img_slot(od, 1);
 	od->dsb = !simfs_dsb_has_magic(s0) ||
-		  simfs_le64_to_cpu(s1->s_generation) >
-		  simfs_le64_to_cpu(s0->s_generation) ? s1 : s0;
+				  simfs_le64_to_cpu(s1->s_generation) >
+					  simfs_le64_to_cpu(s0->s_generation) ?
+			  s1 :
+			  s0;
 	gen = simfs_le64_to_cpu(od->dsb->s_generation);
-	od->meta = disk + (simfs_le64_to_cpu(od->dsb->s_meta_start) +
-			   (gen & 1) *
-			   simfs_le64_to_cpu(od->dsb->s_meta_blocks)) * bs;
+	od->meta =
+		disk + (simfs_le64_to_cpu(od->dsb->s_meta_start) +
+			(gen & 1) * simfs_le64_to_cpu(od->dsb->s_meta_blocks)) *
+			       bs;
 	od->len = simfs_le64_to_cpu(od->dsb->s_meta_len);
 }
 
 /* After editing the copy: a valid checksum again, so fsck must look. */
 static inline void reseal(struct on_disk *od)
 {
-	od->dsb->s_meta_crc = simfs_cpu_to_le32(simfs_crc32c(0, od->meta,
-							     od->len));
+	od->dsb->s_meta_crc =
+		simfs_cpu_to_le32(simfs_crc32c(0, od->meta, od->len));
 	simfs_dsb_seal(od->dsb);
 }
 
@@ -67,7 +70,7 @@ struct rec_at {
 	struct simfs_dinode *di;
 	struct simfs_dextent *ext;
 	u8 *inline_data;
-	u8 *dirents;		/* the first struct simfs_ddirent */
+	u8 *dirents; /* the first struct simfs_ddirent */
 };
 
 static inline bool walk_to(struct on_disk *od, u64 ino, struct rec_at *at)
@@ -141,8 +144,9 @@ static inline struct simfs_dinode *dinode_of(struct on_disk *od, u64 ino)
 static inline struct simfs_dinode *dinode_named(struct on_disk *od,
 						const char *name)
 {
-	return dinode_of(od, simfs_le64_to_cpu(
-			dirent_of(od, SIMFS_ROOT_INO, name)->d_ino));
+	return dinode_of(
+		od,
+		simfs_le64_to_cpu(dirent_of(od, SIMFS_ROOT_INO, name)->d_ino));
 }
 
 /*

@@ -38,8 +38,8 @@
 #include "simfs_daemon.h"
 #include "../block/include/sim/logw-format.h"
 
-#define NF 5			/* files p0..p4 */
-#define MAXF (256 << 10)	/* the model's room per file */
+#define NF 5 /* files p0..p4 */
+#define MAXF (256 << 10) /* the model's room per file */
 /* each op is about one replay point; TSan's daemon is the slowest */
 #if defined(__SANITIZE_THREAD__)
 #define DEFAULT_OPS 120
@@ -49,7 +49,7 @@
 #define MAX_VERSIONS 4096
 
 struct pfile {
-	unsigned char buf[MAXF];	/* zero from size on */
+	unsigned char buf[MAXF]; /* zero from size on */
 	long long size;
 	bool exists;
 };
@@ -62,8 +62,8 @@ struct version {
 
 struct entry {
 	struct logw_entry e;
-	long payload;			/* file offset of the data or name */
-	int mark_f, mark_v;		/* a mark: file, version (-1: "mod") */
+	long payload; /* file offset of the data or name */
+	int mark_f, mark_v; /* a mark: file, version (-1: "mod") */
 };
 
 static struct sd_mount dm;
@@ -73,7 +73,7 @@ static struct version versions[MAX_VERSIONS];
 static int nr_versions;
 static struct entry *ents;
 static long nr_ents;
-static bool write_cache;		/* else every write is durable */
+static bool write_cache; /* else every write is durable */
 static uint64_t seed;
 static bool verbose;
 
@@ -101,7 +101,8 @@ fail(const char *fmt, ...)
 	sd_dump_log(&dm);
 	sd_cleanup(&dm);
 	printf("the base image, the log and the last replayed copy are kept "
-	       "in %s\n", tmpdir);
+	       "in %s\n",
+	       tmpdir);
 	exit(1);
 }
 
@@ -173,7 +174,7 @@ static void modify(int f)
 		memset(pf->buf, 0, MAXF);
 		return;
 	}
-	if (r < 35) {			/* O_DIRECT, 4 KiB grain */
+	if (r < 35) { /* O_DIRECT, 4 KiB grain */
 		unsigned char *b;
 
 		off = below(MAXF / 4096) * 4096;
@@ -189,7 +190,7 @@ static void modify(int f)
 		close(fd);
 		memcpy(pf->buf + off, b, len);
 		free(b);
-	} else if (r < 65) {		/* buffered, any byte */
+	} else if (r < 65) { /* buffered, any byte */
 		unsigned char b[16384];
 
 		off = below(MAXF - 1);
@@ -202,7 +203,7 @@ static void modify(int f)
 		pwrite_all(fd, b, len, off, f);
 		close(fd);
 		memcpy(pf->buf + off, b, len);
-	} else if (r < 77) {		/* truncate */
+	} else if (r < 77) { /* truncate */
 		long long size = below(MAXF + 1);
 
 		if (truncate(fpath(f), size))
@@ -212,9 +213,10 @@ static void modify(int f)
 			memset(pf->buf + size, 0, pf->size - size);
 		pf->size = size;
 		return;
-	} else if (r < 94) {		/* punch hole or zero range */
-		int mode = below(2) ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE :
-			   FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE;
+	} else if (r < 94) { /* punch hole or zero range */
+		int mode = below(2) ?
+				   FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE :
+				   FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE;
 
 		off = below(MAXF - 1);
 		len = 1 + below(MAXF / 4);
@@ -228,9 +230,9 @@ static void modify(int f)
 		if (off < pf->size)
 			memset(pf->buf + off, 0,
 			       (off + len < pf->size ? off + len : pf->size) -
-			       off);
+				       off);
 		return;
-	} else {			/* unlink */
+	} else { /* unlink */
 		if (unlink(fpath(f)))
 			fail("unlink p%d: %s", f, strerror(errno));
 		pf->exists = false;
@@ -348,8 +350,11 @@ static void copy_base(void)
 		off_t end = lseek(in, pos, SEEK_HOLE);
 
 		while (pos < end) {
-			ssize_t n = pread(in, buf, end - pos < (off_t)sizeof(buf) ?
-					  end - pos : (off_t)sizeof(buf), pos);
+			ssize_t n = pread(in, buf,
+					  end - pos < (off_t)sizeof(buf) ?
+						  end - pos :
+						  (off_t)sizeof(buf),
+					  pos);
 
 			if (n <= 0 || pwrite(out, buf, n, pos) != n)
 				fail("copying %s: %s", base, strerror(errno));
@@ -381,8 +386,9 @@ static long build_copy(long p)
 	for (long i = 0; i < p; i++) {
 		const struct logw_entry *e = &ents[i].e;
 
-		if (e->type != LOGW_WRITE || (write_cache &&
-		    !(e->flags & LOGW_FUA) && e->seq >= covered))
+		if (e->type != LOGW_WRITE ||
+		    (write_cache && !(e->flags & LOGW_FUA) &&
+		     e->seq >= covered))
 			continue;
 		if (e->len > bufsz) {
 			bufsz = e->len;
@@ -419,8 +425,8 @@ static void check_file(int f, const struct version *v, long p)
 	for (long long i = 0; i < v->size; i++)
 		if (got[i] != v->data[i])
 			fail("point %ld: p%d differs at offset %lld from what "
-			     "it had when fsync'ed (0x%02x, want 0x%02x)", p,
-			     f, i, got[i], v->data[i]);
+			     "it had when fsync'ed (0x%02x, want 0x%02x)",
+			     p, f, i, got[i], v->data[i]);
 	close(fd);
 	free(got);
 }
@@ -477,7 +483,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: simfs_powerloss [-s SEED] "
-				"[-n OPS] [-v]\n");
+					"[-n OPS] [-v]\n");
 			return 2;
 		}
 	}
@@ -524,8 +530,9 @@ int main(int argc, char **argv)
 		     nflush);
 	printf("simfs_powerloss: %ld log entries, %ld replay points checked "
 	       "(%ld flush points, %ld between flushes), %ld fsync'ed files "
-	       "compared, %d fsyncs (seed %" PRIu64 ")\n", nr_ents,
-	       nflush + nrand, nflush, nrand, nfiles, nr_versions, seed);
+	       "compared, %d fsyncs (seed %" PRIu64 ")\n",
+	       nr_ents, nflush + nrand, nflush, nrand, nfiles, nr_versions,
+	       seed);
 	cleanup_files();
 	return 0;
 }

@@ -121,13 +121,16 @@ static inline void fsck_and_mount_refuse(const char *what, const char *field)
 	ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
 	ck_assert_msg(r.errors >= 1, "fsck missed: %s", what);
 	if (field)
-		ck_assert_msg(strstr(first, field), "%s: fsck's first error "
-			      "does not name %s: %s", what, field, first);
+		ck_assert_msg(strstr(first, field),
+			      "%s: fsck's first error "
+			      "does not name %s: %s",
+			      what, field, first);
 	sb = simfs_mount(bdev, &mo, err, sizeof(err));
-	ck_assert_msg(IS_ERR(sb), "mount accepted: %s (fsck: %s)", what,
-		      first);
-	ck_assert_msg(!strncmp(err, first, strlen(first)), "%s: mount said "
-		      "'%s', fsck '%s'", what, err, first);
+	ck_assert_msg(IS_ERR(sb), "mount accepted: %s (fsck: %s)", what, first);
+	ck_assert_msg(!strncmp(err, first, strlen(first)),
+		      "%s: mount said "
+		      "'%s', fsck '%s'",
+		      what, err, first);
 }
 
 #endif /* _SIMFS_RAM_H */

@@ -19,7 +19,7 @@
 #define DEV (4 * MiB)
 
 static u8 *pristine;
-static int newer;		/* the newer slot of the image under test */
+static int newer; /* the newer slot of the image under test */
 
 /*
  * mkfs, a mount with an inline file and an extent file, unmount; with
@@ -91,8 +91,8 @@ static u64 peek(int slot, size_t off, size_t len)
 	return v;
 }
 
-#define AT(f)	offsetof(struct simfs_dsb, f), sizeof(((struct simfs_dsb *)0)->f)
-#define F(f)	AT(f), #f
+#define AT(f) offsetof(struct simfs_dsb, f), sizeof(((struct simfs_dsb *)0)->f)
+#define F(f) AT(f), #f
 
 /* Out of range in either slot: both refuse, naming @name. */
 static void refused(size_t off, size_t len, const char *name, u64 v)
@@ -102,9 +102,10 @@ static void refused(size_t off, size_t len, const char *name, u64 v)
 	for (int slot = 0; slot < 2; slot++) {
 		restore();
 		poke(slot, off, len, v);
-		snprintf(what, sizeof(what), "%s %llu in slot %d (slot %d "
-			 "newer)", name, (unsigned long long)v, slot,
-			 newer);
+		snprintf(what, sizeof(what),
+			 "%s %llu in slot %d (slot %d "
+			 "newer)",
+			 name, (unsigned long long)v, slot, newer);
 		fsck_and_mount_refuse(what, name);
 	}
 }
@@ -223,8 +224,7 @@ static void field_version(void)
 
 static void field_block_size(void)
 {
-	static const u64 bad[] = { 0, 3, 511, 1024, 2048, 8192, 65536,
-				   131072 };
+	static const u64 bad[] = { 0, 3, 511, 1024, 2048, 8192, 65536, 131072 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		refused(F(s_block_size), bad[i]);
@@ -432,12 +432,13 @@ static void field_crc(void)
 }
 
 static void (*const fields[])(void) = {
-	field_magic, field_version, field_block_size, field_lbs,
-	field_io_opt, field_nr_blocks, field_meta_start, field_meta_blocks,
-	field_data_start, field_generation, field_meta_len, field_meta_crc,
-	field_state, field_features, field_inline_max, field_mkfs_time,
-	field_commit_time, field_uuid, field_label, field_reserved,
-	field_crc,
+	field_magic,	  field_version,     field_block_size,
+	field_lbs,	  field_io_opt,	     field_nr_blocks,
+	field_meta_start, field_meta_blocks, field_data_start,
+	field_generation, field_meta_len,    field_meta_crc,
+	field_state,	  field_features,    field_inline_max,
+	field_mkfs_time,  field_commit_time, field_uuid,
+	field_label,	  field_reserved,    field_crc,
 };
 
 /*

@@ -60,8 +60,7 @@ static int split_words(char *line, char **words, int max, const char **why)
 				*w++ = *r;
 				continue;
 			}
-			if (*r == ' ' || *r == '\t' || *r == '\n' ||
-			    *r == '\r')
+			if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
 				break;
 			if (*r == '\'' || *r == '"') {
 				quote = *r;
@@ -106,7 +105,8 @@ int cmd_batch(int argc, char **argv)
 			       "  or {\"line\":N,\"error\":\"...\"} for a bad line (the batch goes on).\n");
 			return 0;
 		}
-		fprintf(stderr, "iomapsim batch: unexpected argument '%s' (requests come on standard input)\n",
+		fprintf(stderr,
+			"iomapsim batch: unexpected argument '%s' (requests come on standard input)\n",
 			argv[1]);
 		return 2;
 	}
@@ -147,7 +147,8 @@ int cmd_batch(int argc, char **argv)
 	iomapsim_runner_teardown();
 	sim_engine_exit();
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "iomapsim batch: cannot write the outcomes: %s\n",
+		fprintf(stderr,
+			"iomapsim batch: cannot write the outcomes: %s\n",
 			strerror(errno));
 		status = 1;
 	}

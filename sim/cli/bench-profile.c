@@ -31,15 +31,15 @@ enum layer {
 };
 
 static const char *const layer_names[NR_LAYERS] = {
-	"iomap", "fs (testfs)", "block", "simulated kernel", "device",
-	"harness",
+	"iomap",  "fs (testfs)", "block", "simulated kernel",
+	"device", "harness",
 };
 
 struct fn {
 	char *file, *name;
 	unsigned long long self;
-	int layer;		/* -1: outside the tree */
-	bool homed;		/* layer from its body's file, not a header's */
+	int layer; /* -1: outside the tree */
+	bool homed; /* layer from its body's file, not a header's */
 	struct fn *hnext;
 };
 
@@ -58,7 +58,7 @@ struct profile {
 	struct fn **all;
 	size_t nr, cap;
 	unsigned long long layer[NR_LAYERS];
-	unsigned long long iomap_alloc;	/* iomap -> kernel allocator calls */
+	unsigned long long iomap_alloc; /* iomap -> kernel allocator calls */
 	unsigned long long total;
 };
 
@@ -87,15 +87,18 @@ static int layer_of(const char *file)
 	 * kernel sources that knows the API generation.  The merge's profile
 	 * counts the iomap functions alone, so it is charged to the fs.
 	 */
-	if (!strcmp(rel, "iomap/fs-dio.c") || !strcmp(rel, "sim/testfs/testfs.c"))
+	if (!strcmp(rel, "iomap/fs-dio.c") ||
+	    !strcmp(rel, "sim/testfs/testfs.c"))
 		return L_FS;
 	if (!strncmp(rel, "iomap/", 6))
 		return L_IOMAP;
-	if (!strncmp(rel, "block/backend", 13) || !strncmp(rel, "block/host/", 11))
+	if (!strncmp(rel, "block/backend", 13) ||
+	    !strncmp(rel, "block/host/", 11))
 		return L_DEVICE;
 	if (!strncmp(rel, "block/", 6))
 		return L_BLOCK;
-	if (!strncmp(rel, "sim/kernel/", 11) || !strncmp(rel, "sim/include/", 12))
+	if (!strncmp(rel, "sim/kernel/", 11) ||
+	    !strncmp(rel, "sim/include/", 12))
 		return L_KERNEL;
 	return L_HARNESS;
 }
@@ -182,16 +185,18 @@ static int parse(struct profile *p, FILE *in)
 			if (!cur || !callee)
 				continue;
 			if (p->nr_edges == p->cap_edges) {
-				size_t cap = p->cap_edges ? 2 * p->cap_edges : 1024;
-				struct edge *e = realloc(p->edges,
-							 cap * sizeof(*e));
+				size_t cap = p->cap_edges ? 2 * p->cap_edges :
+							    1024;
+				struct edge *e =
+					realloc(p->edges, cap * sizeof(*e));
 
 				if (!e)
 					return -ENOMEM;
 				p->edges = e;
 				p->cap_edges = cap;
 			}
-			p->edges[p->nr_edges++] = (struct edge){ cur, callee, c };
+			p->edges[p->nr_edges++] =
+				(struct edge){ cur, callee, c };
 			continue;
 		}
 		if ((!strncmp(line, "fi=", 3) || !strncmp(line, "fe=", 3)) &&
@@ -211,7 +216,8 @@ static int parse(struct profile *p, FILE *in)
 			if (!cur)
 				return -ENOMEM;
 			cfl[0] = '\0';
-		} else if (!strncmp(line, "cfl=", 4) || !strncmp(line, "cfi=", 4)) {
+		} else if (!strncmp(line, "cfl=", 4) ||
+			   !strncmp(line, "cfi=", 4)) {
 			snprintf(cfl, sizeof(cfl), "%s", line + 4);
 		} else if (!strncmp(line, "cfn=", 4)) {
 			callee = lookup(p, cfl[0] ? cfl : fl, line + 4);
@@ -232,7 +238,8 @@ static int parse(struct profile *p, FILE *in)
 
 static int by_self(const void *a, const void *b)
 {
-	const struct fn *x = *(struct fn *const *)a, *y = *(struct fn *const *)b;
+	const struct fn *x = *(struct fn *const *)a,
+			*y = *(struct fn *const *)b;
 
 	return x->self < y->self ? 1 : x->self > y->self ? -1 : 0;
 }
@@ -280,7 +287,8 @@ static void report(struct profile *p, uint64_t ios, unsigned int top)
 			break;
 		printf("    %9.1f  %5.1f%%  %-36s %s\n", (double)f->self / ios,
 		       100.0 * f->self / p->total, f->name,
-		       f->layer >= 0 ? layer_names[f->layer] : "(outside: charged to its caller)");
+		       f->layer >= 0 ? layer_names[f->layer] :
+				       "(outside: charged to its caller)");
 	}
 }
 
@@ -318,18 +326,21 @@ int bench_profile(int argc, char **argv, uint64_t ios, unsigned int top)
 		return 0;
 	}
 	if (!ios) {
-		fprintf(stderr, "iomapsim bench: nothing measured to profile\n");
+		fprintf(stderr,
+			"iomapsim bench: nothing measured to profile\n");
 		return 1;
 	}
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len <= 0) {
-		fprintf(stderr, "iomapsim bench: cannot find my own executable\n");
+		fprintf(stderr,
+			"iomapsim bench: cannot find my own executable\n");
 		return 1;
 	}
 	self[len] = '\0';
 	fd = mkstemp(out);
 	if (fd < 0) {
-		fprintf(stderr, "iomapsim bench: mkstemp: %s\n", strerror(errno));
+		fprintf(stderr, "iomapsim bench: mkstemp: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	close(fd);
@@ -363,7 +374,8 @@ int bench_profile(int argc, char **argv, uint64_t ios, unsigned int top)
 	free(cargv);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
-		fprintf(stderr, "iomapsim bench: the run under callgrind failed\n");
+		fprintf(stderr,
+			"iomapsim bench: the run under callgrind failed\n");
 		unlink(out);
 		return 1;
 	}

@@ -20,46 +20,66 @@
 #include "workload.h"
 
 static const char usage_text[] =
-"usage: iomapsim bench [OPTIONS]\n"
-"\n"
-"Direct I/O on the test file system: IOPS, ns and heap allocations per\n"
-"request; --profile adds instructions per request by layer (callgrind).\n"
-"\n"
-"  --op read|write          (read)\n"
-"  --size BYTES             per request (4k)\n"
-"  --qd N                   requests in flight per submitter (1)\n"
-"  --submitters N           simulated CPUs submitting (1)\n"
-"  --mode sync|async|polled sync: no ki_complete; async: ki_complete;\n"
-"                           polled: IOCB_HIPRI, reaped by iocb_bio_iopoll (sync)\n"
-"  --simple on|off          the simple path allowed (on)\n"
-"  --iomap ops|next|begin   iomap_dio_rw, _rw_next or _rw_begin (ops)\n"
-"  --no-iomap-end           IOMAP_DIO_NO_IOMAP_END (N-12; _rw_begin tries\n"
-"                           the simple path only with it, N-13)\n"
-"  --dev null|ram|file      the device (null)\n"
-"  --latency TIME           null device completion latency, e.g. 10us (0)\n"
-"  --path FILE              the file device's file or block device\n"
-"  --file-size BYTES        the file (16m)\n"
-"  --sequential             offsets in order (default: random)\n"
-"  --count N                requests measured (100000)\n"
-"  --duration TIME          or for this long (threaded engine), e.g. 2s\n"
-"  --warmup N               requests before measuring (count/10, <= 10000)\n"
-"  --seed N                 offsets and engine (1)\n"
-"  --engine det|threaded    deterministic: one thread, exact counts;\n"
-"                           threaded: real threads, wall-clock IOPS (det)\n"
-"  --iowq                   async requests go through an io-wq, hashed per\n"
-"                           inode as io_uring does (threaded engine)\n"
-"  --parallel-write on|off  FMODE_DIO_PARALLEL_WRITE on the file (off)\n"
-"  --iopoll                 the ring is IORING_SETUP_IOPOLL (io-wq hashing)\n"
-"  --profile                instructions per request by layer (callgrind,\n"
-"                           deterministic engine; count defaults to 20000)\n"
-"  --top N                  functions listed with --profile (12)\n";
+	"usage: iomapsim bench [OPTIONS]\n"
+	"\n"
+	"Direct I/O on the test file system: IOPS, ns and heap allocations per\n"
+	"request; --profile adds instructions per request by layer (callgrind).\n"
+	"\n"
+	"  --op read|write          (read)\n"
+	"  --size BYTES             per request (4k)\n"
+	"  --qd N                   requests in flight per submitter (1)\n"
+	"  --submitters N           simulated CPUs submitting (1)\n"
+	"  --mode sync|async|polled sync: no ki_complete; async: ki_complete;\n"
+	"                           polled: IOCB_HIPRI, reaped by iocb_bio_iopoll (sync)\n"
+	"  --simple on|off          the simple path allowed (on)\n"
+	"  --iomap ops|next|begin   iomap_dio_rw, _rw_next or _rw_begin (ops)\n"
+	"  --no-iomap-end           IOMAP_DIO_NO_IOMAP_END (N-12; _rw_begin tries\n"
+	"                           the simple path only with it, N-13)\n"
+	"  --dev null|ram|file      the device (null)\n"
+	"  --latency TIME           null device completion latency, e.g. 10us (0)\n"
+	"  --path FILE              the file device's file or block device\n"
+	"  --file-size BYTES        the file (16m)\n"
+	"  --sequential             offsets in order (default: random)\n"
+	"  --count N                requests measured (100000)\n"
+	"  --duration TIME          or for this long (threaded engine), e.g. 2s\n"
+	"  --warmup N               requests before measuring (count/10, <= 10000)\n"
+	"  --seed N                 offsets and engine (1)\n"
+	"  --engine det|threaded    deterministic: one thread, exact counts;\n"
+	"                           threaded: real threads, wall-clock IOPS (det)\n"
+	"  --iowq                   async requests go through an io-wq, hashed per\n"
+	"                           inode as io_uring does (threaded engine)\n"
+	"  --parallel-write on|off  FMODE_DIO_PARALLEL_WRITE on the file (off)\n"
+	"  --iopoll                 the ring is IORING_SETUP_IOPOLL (io-wq hashing)\n"
+	"  --profile                instructions per request by layer (callgrind,\n"
+	"                           deterministic engine; count defaults to 20000)\n"
+	"  --top N                  functions listed with --profile (12)\n";
 
 enum {
-	OPT_OP = 256, OPT_SIZE, OPT_QD, OPT_SUBMITTERS, OPT_MODE, OPT_SIMPLE,
-	OPT_IOMAP, OPT_DEV, OPT_LATENCY, OPT_PATH, OPT_FILE_SIZE, OPT_SEQ,
-	OPT_COUNT, OPT_DURATION, OPT_WARMUP, OPT_SEED, OPT_ENGINE, OPT_IOWQ,
-	OPT_PARALLEL, OPT_IOPOLL, OPT_PROFILE, OPT_TOP, OPT_HELP,
-	OPT_PROFILE_CHILD, OPT_NO_END,
+	OPT_OP = 256,
+	OPT_SIZE,
+	OPT_QD,
+	OPT_SUBMITTERS,
+	OPT_MODE,
+	OPT_SIMPLE,
+	OPT_IOMAP,
+	OPT_DEV,
+	OPT_LATENCY,
+	OPT_PATH,
+	OPT_FILE_SIZE,
+	OPT_SEQ,
+	OPT_COUNT,
+	OPT_DURATION,
+	OPT_WARMUP,
+	OPT_SEED,
+	OPT_ENGINE,
+	OPT_IOWQ,
+	OPT_PARALLEL,
+	OPT_IOPOLL,
+	OPT_PROFILE,
+	OPT_TOP,
+	OPT_HELP,
+	OPT_PROFILE_CHILD,
+	OPT_NO_END,
 };
 
 static const struct option long_opts[] = {
@@ -106,8 +126,11 @@ static bool parse_time_ns(const char *s, uint64_t *out)
 	static const struct {
 		const char *unit;
 		uint64_t ns;
-	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		      { "s", 1000000000ULL }, { "", 1 } };
+	} units[] = { { "ns", 1 },
+		      { "us", 1000 },
+		      { "ms", 1000000 },
+		      { "s", 1000000000ULL },
+		      { "", 1 } };
 	char *end;
 	unsigned long long v;
 	size_t i;
@@ -160,8 +183,8 @@ static void print_result(const struct wl_opts *o, const struct wl_result *r)
 	double per = r->ios ? (double)r->ns / r->ios : 0;
 
 	printf("%s %u B, %s, qd %u x %u submitter(s), simple=%d, iomap %s, %s device",
-	       o->write ? "write" : "read", o->size, mode_names[o->mode],
-	       o->qd, o->submitters, o->simple, iomap_names[o->iomap_mode],
+	       o->write ? "write" : "read", o->size, mode_names[o->mode], o->qd,
+	       o->submitters, o->simple, iomap_names[o->iomap_mode],
 	       dev_names[o->dev]);
 	if (o->latency_ns)
 		printf(" (latency %llu ns)", (unsigned long long)o->latency_ns);
@@ -233,10 +256,10 @@ int cmd_bench(int argc, char **argv)
 				return bad("--iomap %s: ops, next or begin",
 					   optarg);
 			/* N-06..N-14 exist only in the embedded copy */
-			if (ret != TESTFS_MODE_OPS &&
-			    !IOMAPSIM_PROPOSAL)
-				return bad("--iomap %s: the proposal entry points are not in this build's iomap code (see iomapsim --version)",
-					   optarg);
+			if (ret != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL)
+				return bad(
+					"--iomap %s: the proposal entry points are not in this build's iomap code (see iomapsim --version)",
+					optarg);
 			o.iomap_mode = ret;
 			break;
 		case OPT_NO_END:
@@ -244,7 +267,8 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case OPT_DEV:
 			if ((ret = pick(optarg, dev_names, 3)) < 0)
-				return bad("--dev %s: null, ram or file", optarg);
+				return bad("--dev %s: null, ram or file",
+					   optarg);
 			o.dev = ret;
 			break;
 		case OPT_LATENCY:
@@ -331,7 +355,9 @@ int cmd_bench(int argc, char **argv)
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
 	if (profile && o.threaded)
-		return bad("%s", "--profile counts instructions on the deterministic engine; drop --engine threaded");
+		return bad(
+			"%s",
+			"--profile counts instructions on the deterministic engine; drop --engine threaded");
 	if (profile && !o.count && !o.duration_ns)
 		o.count = 20000;
 	ret = wl_check(&o, err, sizeof(err));

@@ -18,12 +18,12 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iomapsim fsck [-q] TARGET\n"
-"\n"
-"Check the simfs on TARGET (an image file or block device), read-only.\n"
-"Exit status: 0 clean, 4 errors found, 8 could not check.\n"
-"\n"
-"  -q, --quiet   only the summary line\n");
+		"usage: iomapsim fsck [-q] TARGET\n"
+		"\n"
+		"Check the simfs on TARGET (an image file or block device), read-only.\n"
+		"Exit status: 0 clean, 4 errors found, 8 could not check.\n"
+		"\n"
+		"  -q, --quiet   only the summary line\n");
 }
 
 struct fsck_out {
@@ -78,7 +78,8 @@ int cmd_fsck(int argc, char **argv)
 			    SIMFS_HOST_LOCK_WAIT_MS, &lk, err,
 			    sizeof(err)) == -EBUSY) {
 		printf("note: %s; checking read-only, as of its last "
-		       "commit\n", err);
+		       "commit\n",
+		       err);
 		mounted = true;
 		if (lk.busy_holder == SIMFS_HOLD_MOUNT)
 			r.mount_pid = lk.busy_pid;
@@ -123,10 +124,11 @@ int cmd_fsck(int argc, char **argv)
 		snprintf(state, sizeof(state), " (mounted by pid %ld)",
 			 r.mount_pid);
 	else
-		snprintf(state, sizeof(state), " (%s)", r.mount_pid ?
-			 "in use" : "was not cleanly unmounted");
+		snprintf(state, sizeof(state), " (%s)",
+			 r.mount_pid ? "in use" : "was not cleanly unmounted");
 	printf("%s: clean, generation %llu, %llu inode%s, %llu blocks in "
-	       "use%s\n", target, (unsigned long long)r.generation,
+	       "use%s\n",
+	       target, (unsigned long long)r.generation,
 	       (unsigned long long)r.nr_inodes, r.nr_inodes == 1 ? "" : "s",
 	       (unsigned long long)r.used_blocks, state);
 	return 0;

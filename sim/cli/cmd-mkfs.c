@@ -16,19 +16,19 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iomapsim mkfs [--block-size N] [--label L] [--force] TARGET [--size N]\n"
-"\n"
-"Make an empty simfs on TARGET, a block device or an image file.\n"
-"\n"
-"  -b, --block-size N  file system block size, a power of two from 512\n"
-"                      to 64k, not below the device's logical block size\n"
-"                      (default: the larger of 4096 and that size)\n"
-"  -L, --label L       a label of up to 31 bytes\n"
-"  -f, --force         overwrite a target that carries another file\n"
-"                      system or partition table (its signatures are\n"
-"                      wiped first)\n"
-"  -s, --size N        create TARGET as a sparse image file of N bytes\n"
-"                      (k, m, g suffixes); TARGET must not exist\n");
+		"usage: iomapsim mkfs [--block-size N] [--label L] [--force] TARGET [--size N]\n"
+		"\n"
+		"Make an empty simfs on TARGET, a block device or an image file.\n"
+		"\n"
+		"  -b, --block-size N  file system block size, a power of two from 512\n"
+		"                      to 64k, not below the device's logical block size\n"
+		"                      (default: the larger of 4096 and that size)\n"
+		"  -L, --label L       a label of up to 31 bytes\n"
+		"  -f, --force         overwrite a target that carries another file\n"
+		"                      system or partition table (its signatures are\n"
+		"                      wiped first)\n"
+		"  -s, --size N        create TARGET as a sparse image file of N bytes\n"
+		"                      (k, m, g suffixes); TARGET must not exist\n");
 }
 
 int cmd_mkfs(int argc, char **argv)
@@ -53,9 +53,11 @@ int cmd_mkfs(int argc, char **argv)
 			/* 0 is not "the default": leave the option out */
 			if (!cli_parse_u64(optarg, &v) || !v ||
 			    v > (1U << 20)) {
-				fprintf(stderr, "iomapsim mkfs: bad block size "
+				fprintf(stderr,
+					"iomapsim mkfs: bad block size "
 					"'%s' (a power of two from 512 to "
-					"64k)\n", optarg);
+					"64k)\n",
+					optarg);
 				return 2;
 			}
 			a.block_size = v;
@@ -68,8 +70,10 @@ int cmd_mkfs(int argc, char **argv)
 			break;
 		case 's':
 			if (!cli_parse_u64(optarg, &v) || !v) {
-				fprintf(stderr, "iomapsim mkfs: bad size "
-					"'%s'\n", optarg);
+				fprintf(stderr,
+					"iomapsim mkfs: bad size "
+					"'%s'\n",
+					optarg);
 				return 2;
 			}
 			a.size = v;
@@ -87,7 +91,7 @@ int cmd_mkfs(int argc, char **argv)
 	}
 	if (!a.target) {
 		fprintf(stderr, "iomapsim mkfs: missing TARGET (try "
-			"'iomapsim mkfs --help')\n");
+				"'iomapsim mkfs --help')\n");
 		return 2;
 	}
 	return cli_mkfs(&a);

@@ -30,22 +30,21 @@ int cli_help_or_bad(int c, void (*usage)(FILE *f));
  * The one operand @what of command @cmd after its options: its index in
  * @argv, or -1 after one line on stderr (none, or more than one).
  */
-int cli_one_operand(int argc, char **argv, const char *cmd,
-		    const char *what);
+int cli_one_operand(int argc, char **argv, const char *cmd, const char *what);
 
 /*
  * Start the deterministic engine and open @path with O_DIRECT as a
  * simulated block device; NULL with a reason in @err.
  */
 struct block_device *cli_open_target(const char *path, bool read_only,
-				      char *err, size_t errlen);
+				     char *err, size_t errlen);
 void cli_close_target(struct block_device *bdev);
 
 struct cli_mkfs_args {
 	const char *target;
-	uint32_t block_size;	/* 0: default */
+	uint32_t block_size; /* 0: default */
 	const char *label;
-	uint64_t size;		/* 0: the target's size */
+	uint64_t size; /* 0: the target's size */
 	bool force;
 	bool quiet;
 };

@@ -15,13 +15,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iomapsim stats [--reset] MOUNTPOINT\n"
-"\n"
-"Print the counters of the iomapsim mount at MOUNTPOINT: simple-path\n"
-"hits, fallbacks by reason, bios, per-CPU bio cache hits, workqueue\n"
-"punts, simfs and device counters (zero counters are left out).\n"
-"\n"
-"  -r, --reset   zero the counters after printing them\n");
+		"usage: iomapsim stats [--reset] MOUNTPOINT\n"
+		"\n"
+		"Print the counters of the iomapsim mount at MOUNTPOINT: simple-path\n"
+		"hits, fallbacks by reason, bios, per-CPU bio cache hits, workqueue\n"
+		"punts, simfs and device counters (zero counters are left out).\n"
+		"\n"
+		"  -r, --reset   zero the counters after printing them\n");
 }
 
 int cmd_stats(int argc, char **argv)
@@ -49,13 +49,13 @@ int cmd_stats(int argc, char **argv)
 	c = cli_one_operand(argc, argv, "stats", "MOUNTPOINT");
 	if (c < 0)
 		return 2;
-	snprintf(path, sizeof(path), "%s/%s/stats", argv[c],
-		 IOMAPSIM_CTL_DIR);
+	snprintf(path, sizeof(path), "%s/%s/stats", argv[c], IOMAPSIM_CTL_DIR);
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {
 		fprintf(stderr, "iomapsim stats: %s: %s\n", argv[c],
 			errno == ENOENT ? "not an iomapsim mount (no "
-			".iomapsim/stats)" : strerror(errno));
+					  ".iomapsim/stats)" :
+					  strerror(errno));
 		return 1;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)

@@ -15,13 +15,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iomapsim trace MOUNTPOINT --json FILE\n"
-"\n"
-"Write the trace ring of the iomapsim mount at MOUNTPOINT (its\n"
-".iomapsim/trace file; MOUNTPOINT may also be a saved copy of such a\n"
-"file) as Chrome trace-event JSON to FILE ('-': stdout), for Perfetto,\n"
-"chrome://tracing or scripts/trace-plot.py.  The ring records only while\n"
-"tracing is on (mount -o trace=on, or echo 1 > .iomapsim/trace).\n");
+		"usage: iomapsim trace MOUNTPOINT --json FILE\n"
+		"\n"
+		"Write the trace ring of the iomapsim mount at MOUNTPOINT (its\n"
+		".iomapsim/trace file; MOUNTPOINT may also be a saved copy of such a\n"
+		"file) as Chrome trace-event JSON to FILE ('-': stdout), for Perfetto,\n"
+		"chrome://tracing or scripts/trace-plot.py.  The ring records only while\n"
+		"tracing is on (mount -o trace=on, or echo 1 > .iomapsim/trace).\n");
 }
 
 int cmd_trace(int argc, char **argv)
@@ -46,19 +46,24 @@ int cmd_trace(int argc, char **argv)
 				break;
 			json = argv[i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "iomapsim trace: unknown option '%s' "
-				"(try 'iomapsim trace --help')\n", a);
+			fprintf(stderr,
+				"iomapsim trace: unknown option '%s' "
+				"(try 'iomapsim trace --help')\n",
+				a);
 			return 2;
 		} else if (mnt) {
-			fprintf(stderr, "iomapsim trace: one MOUNTPOINT only\n");
+			fprintf(stderr,
+				"iomapsim trace: one MOUNTPOINT only\n");
 			return 2;
 		} else {
 			mnt = a;
 		}
 	}
 	if (!mnt || !json || !*json) {
-		fprintf(stderr, "iomapsim trace: missing %s (try 'iomapsim "
-			"trace --help')\n", mnt ? "--json FILE" : "MOUNTPOINT");
+		fprintf(stderr,
+			"iomapsim trace: missing %s (try 'iomapsim "
+			"trace --help')\n",
+			mnt ? "--json FILE" : "MOUNTPOINT");
 		return 2;
 	}
 	if (stat(mnt, &st)) {
@@ -75,7 +80,8 @@ int cmd_trace(int argc, char **argv)
 	if (!in) {
 		fprintf(stderr, "iomapsim trace: %s: %s\n", mnt,
 			errno == ENOENT ? "not an iomapsim mount (no "
-			".iomapsim/trace)" : strerror(errno));
+					  ".iomapsim/trace)" :
+					  strerror(errno));
 		return 1;
 	}
 	ret = trace_json_to_path(in, json);

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: iomapsim COMMAND [OPTIONS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n'iomapsim COMMAND --help' describes a command's options;\n"
+	fprintf(f,
+		"\n'iomapsim COMMAND --help' describes a command's options;\n"
 		"'iomapsim --version' says which iomap code this build runs.\n");
 }
 
@@ -40,7 +41,8 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2) {
-		fprintf(stderr, "iomapsim: missing command (try 'iomapsim --help')\n");
+		fprintf(stderr,
+			"iomapsim: missing command (try 'iomapsim --help')\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -56,7 +58,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "iomapsim: unknown command '%s' (try 'iomapsim --help')\n",
+	fprintf(stderr,
+		"iomapsim: unknown command '%s' (try 'iomapsim --help')\n",
 		argv[1]);
 	return 2;
 }

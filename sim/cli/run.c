@@ -64,15 +64,18 @@ bool cli_parse_u64(const char *s, uint64_t *out)
 	if (errno || end == s)
 		return false;
 	switch (*end) {
-	case 'k': case 'K':
+	case 'k':
+	case 'K':
 		shift = 10;
 		end++;
 		break;
-	case 'm': case 'M':
+	case 'm':
+	case 'M':
 		shift = 20;
 		end++;
 		break;
-	case 'g': case 'G':
+	case 'g':
+	case 'G':
 		shift = 30;
 		end++;
 		break;
@@ -87,8 +90,8 @@ static const struct {
 	const char *name;
 	u16 type;
 } map_types[] = {
-	{ "mapped", IOMAP_MAPPED },	  { "unwritten", IOMAP_UNWRITTEN },
-	{ "hole", IOMAP_HOLE },		  { "inline", IOMAP_INLINE },
+	{ "mapped", IOMAP_MAPPED },	{ "unwritten", IOMAP_UNWRITTEN },
+	{ "hole", IOMAP_HOLE },		{ "inline", IOMAP_INLINE },
 	{ "delalloc", IOMAP_DELALLOC },
 };
 
@@ -96,9 +99,9 @@ static const struct {
 	const char *name;
 	u16 flag;
 } map_flags[] = {
-	{ "new", IOMAP_F_NEW },		    { "shared", IOMAP_F_SHARED },
-	{ "dirty", IOMAP_F_DIRTY },	    { "integrity", IOMAP_F_INTEGRITY },
-	{ "stale", IOMAP_F_STALE },	    { "atomic", IOMAP_F_ATOMIC_BIO },
+	{ "new", IOMAP_F_NEW },	    { "shared", IOMAP_F_SHARED },
+	{ "dirty", IOMAP_F_DIRTY }, { "integrity", IOMAP_F_INTEGRITY },
+	{ "stale", IOMAP_F_STALE }, { "atomic", IOMAP_F_ATOMIC_BIO },
 };
 
 /* TYPE:OFF:LEN[:FLAG+FLAG] */
@@ -126,8 +129,9 @@ static int parse_map(const char *arg, struct testfs_extent *e)
 		}
 	}
 	if (!found)
-		return bad("--map %s: type must be mapped, unwritten, hole, inline or delalloc",
-			   arg);
+		return bad(
+			"--map %s: type must be mapped, unwritten, hole, inline or delalloc",
+			arg);
 	if (!cli_parse_u64(off, &v))
 		return bad("--map %s: bad offset '%s'", arg, off);
 	e->off = v;
@@ -146,14 +150,16 @@ static int parse_map(const char *arg, struct testfs_extent *e)
 					continue;
 				/* IOMAP_F_* the iomap code linked in lacks */
 				if (!map_flags[i].flag)
-					return bad("--map %s: %s is not in this build's iomap code (see --version)",
-						   arg, map_flags[i].name);
+					return bad(
+						"--map %s: %s is not in this build's iomap code (see --version)",
+						arg, map_flags[i].name);
 				e->flags |= map_flags[i].flag;
 				found = true;
 			}
 			if (!found)
-				return bad("--map %s: flag '%s' is not one of new, shared, dirty, integrity, stale, atomic",
-					   arg, f);
+				return bad(
+					"--map %s: flag '%s' is not one of new, shared, dirty, integrity, stale, atomic",
+					arg, f);
 		}
 	}
 	return 0;
@@ -197,8 +203,9 @@ static int parse_list(const char *opt, const char *arg,
 				continue;
 			/* a flag the iomap code linked in does not have */
 			if (!names[i].val)
-				return bad("%s %s: %s is not in this build's iomap code (see --version)",
-					   opt, arg, names[i].name);
+				return bad(
+					"%s %s: %s is not in this build's iomap code (see --version)",
+					opt, arg, names[i].name);
 			*out |= names[i].val;
 			found = true;
 		}
@@ -265,8 +272,9 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
 		n = strtok_r(NULL, ":", &save);
 		req->begin_error = testfs_parse_errno(e);
 		if (!req->begin_error)
-			return bad("--fault %s: want begin-error:ERRNO (a name like EIO or a number)",
-				   arg);
+			return bad(
+				"--fault %s: want begin-error:ERRNO (a name like EIO or a number)",
+				arg);
 		req->begin_error_nth = 1;
 		if (n) {
 			if (!cli_parse_u64(n, &a) || !a || a > 1000)
@@ -285,8 +293,9 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
 		req->bio_faults[req->nr_bio_faults++] = arg;
 		return 0;
 	}
-	return bad("--fault %s: want bio-error:N[:STATUS], alloc-fail:N, short-pin:N:BYTES, unmapped:OFF or begin-error:ERRNO",
-		   arg);
+	return bad(
+		"--fault %s: want bio-error:N[:STATUS], alloc-fail:N, short-pin:N:BYTES, unmapped:OFF or begin-error:ERRNO",
+		arg);
 }
 
 /*
@@ -315,8 +324,9 @@ static int parse_iov_list(const char *arg, struct iomapsim_request *req)
 			return bad("--iter iovec:%s: bad segment length '%s'",
 				   arg, tok);
 		if (at && (!cli_parse_u64(at + 1, &off) || off >= 4096))
-			return bad("--iter iovec:%s: bad page offset '%s' (0..4095)",
-				   arg, at + 1);
+			return bad(
+				"--iter iovec:%s: bad page offset '%s' (0..4095)",
+				arg, at + 1);
 		req->iov[n].len = (u32)len;
 		req->iov[n].page_off = at ? (s32)off : -1;
 		n++;
@@ -383,16 +393,39 @@ static void run_usage(void)
 	       "and \"fallback\" is worked out on the file system side from the request and\n"
 	       "the mapping its begin function returned (the same reasons as embedded, so\n"
 	       "nothing is null there today); --iomap next|begin is refused.\n"
-	       "This build: %s\n", iomap_sim_code_text());
+	       "This build: %s\n",
+	       iomap_sim_code_text());
 }
 
 enum {
-	OPT_FS_BLOCK = 256, OPT_LBS, OPT_SIZE, OPT_MAP, OPT_ENCRYPTED,
-	OPT_DOPS, OPT_OP, OPT_POS, OPT_LEN, OPT_ITER, OPT_BUF_OFFSET,
-	OPT_IOCB, OPT_ASYNC, OPT_DIO_FLAGS, OPT_DONE_BEFORE, OPT_NO_SIMPLE,
-	OPT_NO_SIMPLE_MOUNT, OPT_FAULT, OPT_COMPLETE, OPT_SEED, OPT_IOMAP,
-	OPT_WRITE_CACHE, OPT_FUA, OPT_TRACE, OPT_TRACE_JSON, OPT_HELP,
-	OPT_DMA_ALIGNMENT, OPT_NO_POLL,
+	OPT_FS_BLOCK = 256,
+	OPT_LBS,
+	OPT_SIZE,
+	OPT_MAP,
+	OPT_ENCRYPTED,
+	OPT_DOPS,
+	OPT_OP,
+	OPT_POS,
+	OPT_LEN,
+	OPT_ITER,
+	OPT_BUF_OFFSET,
+	OPT_IOCB,
+	OPT_ASYNC,
+	OPT_DIO_FLAGS,
+	OPT_DONE_BEFORE,
+	OPT_NO_SIMPLE,
+	OPT_NO_SIMPLE_MOUNT,
+	OPT_FAULT,
+	OPT_COMPLETE,
+	OPT_SEED,
+	OPT_IOMAP,
+	OPT_WRITE_CACHE,
+	OPT_FUA,
+	OPT_TRACE,
+	OPT_TRACE_JSON,
+	OPT_HELP,
+	OPT_DMA_ALIGNMENT,
+	OPT_NO_POLL,
 };
 
 static const struct option run_opts[] = {
@@ -457,8 +490,8 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 	optind = 0; /* 0: glibc starts over, as for a new argv (batch) */
 	while ((c = getopt_long(argc, argv, ":", run_opts, NULL)) != -1) {
 		const char *arg = optarg;
-		const char *name = optind > 0 && optind <= argc ?
-					   argv[optind - 1] : "?";
+		const char *name =
+			optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 
 		switch (c) {
 		case OPT_FS_BLOCK:
@@ -476,9 +509,11 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 			else if (c == OPT_LBS)
 				req->lbs = v > 65536 ? 0 : v;
 			else if (c == OPT_SIZE)
-				req->size = v > IOMAPSIM_MAX_OFFSET ? -1 : (loff_t)v;
+				req->size = v > IOMAPSIM_MAX_OFFSET ? -1 :
+								      (loff_t)v;
 			else if (c == OPT_POS)
-				req->pos = v > IOMAPSIM_MAX_OFFSET ? -1 : (loff_t)v;
+				req->pos = v > IOMAPSIM_MAX_OFFSET ? -1 :
+								     (loff_t)v;
 			else if (c == OPT_LEN)
 				req->len = v, len_given = true;
 			else if (c == OPT_BUF_OFFSET)
@@ -504,8 +539,9 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		case OPT_DMA_ALIGNMENT:
 			if (!cli_parse_u64(arg, &v) || !v || v >= 4096 ||
 			    (v & (v + 1)))
-				return bad("--dma-alignment %s: want a mask 2^n - 1 from 1 to 4095",
-					   arg);
+				return bad(
+					"--dma-alignment %s: want a mask 2^n - 1 from 1 to 4095",
+					arg);
 			req->dma_alignment = (unsigned int)v;
 			break;
 		case OPT_NO_POLL:
@@ -514,8 +550,9 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		case OPT_DOPS:
 			i = pick(name, arg, dops, ARRAY_SIZE(dops));
 			if (i < 0)
-				return bad("--dops %s: want none, end_io, submit_io, bio_set or ioend",
-					   arg);
+				return bad(
+					"--dops %s: want none, end_io, submit_io, bio_set or ioend",
+					arg);
 			req->dops = i;
 			break;
 		case OPT_OP:
@@ -543,8 +580,9 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 				if (rc)
 					return rc;
 			} else {
-				return bad("--iter %s: want ubuf, iovec:K (1..1024), kvec or bvec",
-					   arg);
+				return bad(
+					"--iter %s: want ubuf, iovec:K (1..1024), kvec or bvec",
+					arg);
 			}
 			break;
 		case OPT_IOCB: {
@@ -580,8 +618,9 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		case OPT_COMPLETE:
 			i = pick(name, arg, completes, ARRAY_SIZE(completes));
 			if (i < 0)
-				return bad("--complete %s: want inline, irq, deferred or random",
-					   arg);
+				return bad(
+					"--complete %s: want inline, irq, deferred or random",
+					arg);
 			req->complete = i == 0 ? IOMAPSIM_COMPLETE_IRQ :
 					i == 1 ? IOMAPSIM_COMPLETE_INLINE :
 					i == 2 ? IOMAPSIM_COMPLETE_DEFERRED :
@@ -594,12 +633,14 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		case OPT_IOMAP:
 			i = pick(name, arg, modes, ARRAY_SIZE(modes));
 			if (i < 0)
-				return bad("--iomap %s: want ops, next or begin",
-					   arg);
+				return bad(
+					"--iomap %s: want ops, next or begin",
+					arg);
 			/* N-06..N-14 exist only in the embedded copy */
 			if (i != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL)
-				return bad("--iomap %s: the proposal entry points are not in this build's iomap code (see --version)",
-					   arg);
+				return bad(
+					"--iomap %s: the proposal entry points are not in this build's iomap code (see --version)",
+					arg);
 			req->mode = i;
 			break;
 		case OPT_WRITE_CACHE:

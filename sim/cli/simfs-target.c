@@ -24,8 +24,7 @@ int cli_help_or_bad(int c, void (*usage)(FILE *f))
 	return c == 'h' ? 0 : 2;
 }
 
-int cli_one_operand(int argc, char **argv, const char *cmd,
-		    const char *what)
+int cli_one_operand(int argc, char **argv, const char *cmd, const char *what)
 {
 	if (optind == argc - 1)
 		return optind;
@@ -94,11 +93,12 @@ int cli_default_image(char *buf, size_t len)
 static void describe(const struct simfs_host_probe *p, char *buf, size_t len)
 {
 	if (p->ambivalent)
-		snprintf(buf, len, "several signatures (libblkid cannot tell "
+		snprintf(buf, len,
+			 "several signatures (libblkid cannot tell "
 			 "which is current)");
 	else if (p->found[0])
-		snprintf(buf, len, "a%s %s %s%s%s%s", strchr("aeiou",
-			 p->found[0]) ? "n" : "", p->found,
+		snprintf(buf, len, "a%s %s %s%s%s%s",
+			 strchr("aeiou", p->found[0]) ? "n" : "", p->found,
 			 p->found_usage[0] ? p->found_usage : "signature",
 			 p->found_label[0] ? " (label '" : "", p->found_label,
 			 p->found_label[0] ? "')" : "");
@@ -126,8 +126,10 @@ int cli_mkfs(const struct cli_mkfs_args *a)
 			return 1;
 		}
 		if (!a->size) {
-			fprintf(stderr, "iomapsim: %s does not exist; give "
-				"--size to create an image file\n", a->target);
+			fprintf(stderr,
+				"iomapsim: %s does not exist; give "
+				"--size to create an image file\n",
+				a->target);
 			return 1;
 		}
 		if (simfs_host_create_image(a->target, a->size, err,
@@ -137,15 +139,17 @@ int cli_mkfs(const struct cli_mkfs_args *a)
 		}
 		created = true;
 	} else if (a->size) {
-		fprintf(stderr, "iomapsim: %s exists; --size only applies "
-			"when creating an image file\n", a->target);
+		fprintf(stderr,
+			"iomapsim: %s exists; --size only applies "
+			"when creating an image file\n",
+			a->target);
 		return 1;
 	}
 
 	/* held until the last write: not under a mount, not twice */
 	if (simfs_host_lock(a->target, SIMFS_HOLD_MKFS, false,
-			    SIMFS_HOST_LOCK_WAIT_MS, &lk, err, sizeof(err)) ==
-	    -EBUSY) {
+			    SIMFS_HOST_LOCK_WAIT_MS, &lk, err,
+			    sizeof(err)) == -EBUSY) {
 		fprintf(stderr, "iomapsim: %s: %s\n", a->target, err);
 		goto out_unlink;
 	}
@@ -155,8 +159,10 @@ int cli_mkfs(const struct cli_mkfs_args *a)
 	}
 	if ((p.found[0] || p.simfs) && !a->force) {
 		describe(&p, what, sizeof(what));
-		fprintf(stderr, "iomapsim: %s contains %s; refusing to "
-			"overwrite it without --force\n", a->target, what);
+		fprintf(stderr,
+			"iomapsim: %s contains %s; refusing to "
+			"overwrite it without --force\n",
+			a->target, what);
 		goto out_unlink;
 	}
 
@@ -182,8 +188,7 @@ int cli_mkfs(const struct cli_mkfs_args *a)
 		}
 		if (!a->quiet) {
 			describe(&p, what, sizeof(what));
-			printf("iomapsim: wiped %s from %s\n", what,
-			       a->target);
+			printf("iomapsim: wiped %s from %s\n", what, a->target);
 		}
 	}
 	if (simfs_mkfs(bdev, &mo, err, sizeof(err))) {
@@ -192,15 +197,16 @@ int cli_mkfs(const struct cli_mkfs_args *a)
 	}
 	if (!a->quiet) {
 		printf("iomapsim: made simfs on %s: %llu blocks of %u bytes "
-		       "(%llu MiB), metadata 2 x %llu KiB\n", a->target,
-		       (unsigned long long)g.nr_blocks, bs,
+		       "(%llu MiB), metadata 2 x %llu KiB\n",
+		       a->target, (unsigned long long)g.nr_blocks, bs,
 		       (unsigned long long)((g.nr_blocks * bs) >> 20),
 		       (unsigned long long)((g.meta_blocks * bs) >> 10));
 		printf("iomapsim: device: logical block %u, physical %u, "
-		       "optimal I/O %u (%s)", bdev_logical_block_size(bdev),
+		       "optimal I/O %u (%s)",
+		       bdev_logical_block_size(bdev),
 		       bdev_physical_block_size(bdev), bdev_io_opt(bdev),
 		       p.topology_from_blkid ? "libblkid topology" :
-		       "defaults");
+					       "defaults");
 		if (p.dioalign_from_statx)
 			printf(", O_DIRECT alignment %u/%u (statx)",
 			       p.dio_mem_align, p.dio_offset_align);

@@ -30,12 +30,19 @@
 #include <sim/trace.h>
 #include "cli.h"
 
-#define TS_STEP 10	/* microseconds per record */
-#define MARK_DUR 4	/* the short slices flows are bound to */
+#define TS_STEP 10 /* microseconds per record */
+#define MARK_DUR 4 /* the short slices flows are bound to */
 
 enum rec_kind {
-	R_OTHER, R_DIO_BEGIN, R_DIO_RETURN, R_BIO_QUEUE, R_BIO_COMPLETE,
-	R_QUEUE_WORK, R_WORK_START, R_WORK_END, R_SKIP,
+	R_OTHER,
+	R_DIO_BEGIN,
+	R_DIO_RETURN,
+	R_BIO_QUEUE,
+	R_BIO_COMPLETE,
+	R_QUEUE_WORK,
+	R_WORK_START,
+	R_WORK_END,
+	R_SKIP,
 };
 
 struct rec {
@@ -46,7 +53,7 @@ struct rec {
 	enum rec_kind kind;
 	char *event;
 	char *args;
-	long peer;	/* bio queue <-> complete, queue_work <-> work start */
+	long peer; /* bio queue <-> complete, queue_work <-> work start */
 };
 
 struct recs {
@@ -161,7 +168,8 @@ static bool field(const char *args, const char *key, char *out, size_t len)
 	for (const char *p = args; (p = strstr(p, key)); p += kl) {
 		size_t n = 0;
 
-		if ((p != args && p[-1] != ' ') || (p[kl] != '=' && p[kl] != ' '))
+		if ((p != args && p[-1] != ' ') ||
+		    (p[kl] != '=' && p[kl] != ' '))
 			continue;
 		p += kl + 1;
 		while (p[n] && p[n] != ' ' && n + 1 < len) {
@@ -411,9 +419,11 @@ static int emit_events(struct out *o, struct recs *rs, struct tracks *ts)
 			bio_name(&rs->r[id], name, sizeof(name));
 			snprintf(extra, sizeof(extra), ",\"id\":%ld", id);
 			if (submit)
-				emit(o, "b", name, "bio", r->tid, now, extra, r);
+				emit(o, "b", name, "bio", r->tid, now, extra,
+				     r);
 			flow_mark(o, submit ? "submit_bio" : "bio_endio", "bio",
-				  r->tid, now, submit ? "s" : "f", "bio", id, r);
+				  r->tid, now, submit ? "s" : "f", "bio", id,
+				  r);
 			if (!submit)
 				emit(o, "e", name, "bio", r->tid,
 				     now + MARK_DUR, extra, r);
@@ -464,18 +474,23 @@ static void emit_names(struct out *o, const struct tracks *ts)
 	fputs(o->first ? "\n" : ",\n", o->f);
 	o->first = false;
 	fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
-	      "\"args\":{\"name\":\"iomapsim\"}}", o->f);
+	      "\"args\":{\"name\":\"iomapsim\"}}",
+	      o->f);
 	for (unsigned int tid = 0; tid < ts->nr; tid++) {
 		if (!ts->t[tid].used)
 			continue;
 		snprintf(extra, sizeof(extra), "CPU%u %s", tid / 4,
 			 ctx_names[tid % 4]);
-		fprintf(o->f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\","
-			"\"pid\":1,\"tid\":%u,\"args\":{\"name\":", tid);
+		fprintf(o->f,
+			",\n{\"ph\":\"M\",\"name\":\"thread_name\","
+			"\"pid\":1,\"tid\":%u,\"args\":{\"name\":",
+			tid);
 		cli_json_string(o->f, extra);
-		fprintf(o->f, "}},\n{\"ph\":\"M\",\"name\":"
+		fprintf(o->f,
+			"}},\n{\"ph\":\"M\",\"name\":"
 			"\"thread_sort_index\",\"pid\":1,\"tid\":%u,"
-			"\"args\":{\"sort_index\":%u}}", tid, tid);
+			"\"args\":{\"sort_index\":%u}}",
+			tid, tid);
 	}
 }
 
@@ -491,7 +506,8 @@ int trace_json_convert(FILE *in, FILE *out)
 		match(&rs);
 		fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":"
 		      "{\"clock\":\"trace ring records, 10 us each\"},"
-		      "\"traceEvents\":[", out);
+		      "\"traceEvents\":[",
+		      out);
 		ret = emit_events(&o, &rs, &ts);
 		if (!ret) {
 			emit_names(&o, &ts);

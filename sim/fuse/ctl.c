@@ -113,35 +113,43 @@ static void stats_text(struct fusevfs_mount *m, FILE *f)
 	struct simfs_statfs st;
 
 	simfs_statfs(m->sb, &st);
-	fprintf(f, "# iomapsim mount of %s: generation %llu, block size %u, "
-		"%llu of %llu blocks free\n", m->target,
-		(unsigned long long)m->sbi->generation, st.block_size,
-		(unsigned long long)st.bfree, (unsigned long long)st.blocks);
+	fprintf(f,
+		"# iomapsim mount of %s: generation %llu, block size %u, "
+		"%llu of %llu blocks free\n",
+		m->target, (unsigned long long)m->sbi->generation,
+		st.block_size, (unsigned long long)st.bfree,
+		(unsigned long long)st.blocks);
 	if (sim_bdev_file_info(logw_dev(m) ? sim_bdev_logw_lower(logw_dev(m)) :
-			       sim_bdev_fault_lower(m->bdev), &fi))
-		fprintf(f, "# device: %s, O_DIRECT alignment %u/%u bytes, "
-			"queue depth %u\n", fi.is_blockdev ? "block device" :
-			"file", fi.dio_mem_align, fi.dio_offset_align,
-			fi.queue_depth);
+					     sim_bdev_fault_lower(m->bdev),
+			       &fi))
+		fprintf(f,
+			"# device: %s, O_DIRECT alignment %u/%u bytes, "
+			"queue depth %u\n",
+			fi.is_blockdev ? "block device" : "file",
+			fi.dio_mem_align, fi.dio_offset_align, fi.queue_depth);
 	/*
 	 * What the block layer asks of user buffers (B-29): the FUSE module
 	 * hands us its own, so only a program through `iomapsim run` or on
 	 * the real device meets this mask.
 	 */
-	fprintf(f, "# queue: logical block %u, dma_alignment %#x (buffers "
+	fprintf(f,
+		"# queue: logical block %u, dma_alignment %#x (buffers "
 		"aligned to %u bytes), max_sectors %u, max_segments %u, "
-		"poll %s\n", bdev_logical_block_size(m->bdev),
-		bdev_dma_alignment(m->bdev), bdev_dma_alignment(m->bdev) + 1,
+		"poll %s\n",
+		bdev_logical_block_size(m->bdev), bdev_dma_alignment(m->bdev),
+		bdev_dma_alignment(m->bdev) + 1,
 		queue_max_sectors(bdev_get_queue(m->bdev)),
 		bdev_max_segments(m->bdev),
 		bdev_get_queue(m->bdev)->limits.features & BLK_FEAT_POLL ?
-			"yes" : "no");
+			"yes" :
+			"no");
 	fprintf(f, "# iomap code: %s\n", iomap_sim_code_text());
 	fprintf(f, "# simple path: %s; parallel direct writes: %s\n",
 		simfs_get_simple(m->sb) ? "on" : "off",
 		READ_ONCE(m->sbi->parallel_dio_write) ? "on" : "off");
 	if (sim_bdev_get_counters(m->bdev, &c))
-		fprintf(f, "device_read_bios %llu\ndevice_write_bios %llu\n"
+		fprintf(f,
+			"device_read_bios %llu\ndevice_write_bios %llu\n"
 			"device_flush_calls %llu\ndevice_fua_bios %llu\n"
 			"device_error_bios %llu\ndevice_max_inflight %llu\n",
 			(unsigned long long)c.read_bios,
@@ -174,7 +182,7 @@ int fusevfs_ctl_open(struct fusevfs_mount *m, uint64_t ino,
 		/* an empty file would look like a stack that did nothing */
 		if (!READ_ONCE(sim_trace_on))
 			fprintf(f, "# trace ring disabled: mount with -o "
-				"trace=on, or write 1 to this file\n");
+				   "trace=on, or write 1 to this file\n");
 		sim_trace_dump(f, TRACE_LINES);
 		break;
 	case FUSEVFS_CTL_SIMPLE:
@@ -193,11 +201,12 @@ int fusevfs_ctl_open(struct fusevfs_mount *m, uint64_t ino,
 	}
 	case FUSEVFS_CTL_LOGW:
 		if (logw_dev(m))
-			fprintf(f, "entries %llu\n", (unsigned long long)
-				sim_bdev_logw_entries(logw_dev(m)));
+			fprintf(f, "entries %llu\n",
+				(unsigned long long)sim_bdev_logw_entries(
+					logw_dev(m)));
 		else
 			fprintf(f, "# not recording: mount with -o "
-				"logwrites=PATH\n");
+				   "logwrites=PATH\n");
 		break;
 	}
 	if (fclose(f))

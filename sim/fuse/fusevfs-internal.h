@@ -15,7 +15,7 @@
 #include "simfs.h"
 
 /* Inode numbers of the control directory, above any simfs inode. */
-#define FUSEVFS_CTL_DIR_INO		SIMFS_INO_LIMIT
+#define FUSEVFS_CTL_DIR_INO SIMFS_INO_LIMIT
 enum fusevfs_ctl_file {
 	FUSEVFS_CTL_STATS = 1,
 	FUSEVFS_CTL_TRACE,
@@ -26,8 +26,8 @@ enum fusevfs_ctl_file {
 };
 
 struct fusevfs_mount {
-	struct block_device *lower;	/* the O_DIRECT file or device */
-	struct block_device *bdev;	/* the fault wrapper over it */
+	struct block_device *lower; /* the O_DIRECT file or device */
+	struct block_device *bdev; /* the fault wrapper over it */
 	struct super_block *sb;
 	struct simfs_sb_info *sbi;
 	char target[256];
@@ -52,11 +52,11 @@ enum fusevfs_fh_kind {
 
 struct fusevfs_fh {
 	enum fusevfs_fh_kind kind;
-	struct file *file;		/* FUSEVFS_FH_FILE */
-	int ctl;			/* FUSEVFS_FH_CTL: which file */
-	char *text;			/* its contents as of open */
+	struct file *file; /* FUSEVFS_FH_FILE */
+	int ctl; /* FUSEVFS_FH_CTL: which file */
+	char *text; /* its contents as of open */
 	size_t len;
-	struct list_head node;		/* on fusevfs_mount.open_fhs */
+	struct list_head node; /* on fusevfs_mount.open_fhs */
 };
 
 void fusevfs_thread_enter(void);

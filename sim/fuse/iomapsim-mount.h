@@ -17,16 +17,16 @@
 enum { IOMAPSIM_URING_OFF, IOMAPSIM_URING_AUTO, IOMAPSIM_URING_ON };
 
 struct iomapsim_mount_opts {
-	const char *target;		/* image file or block device */
+	const char *target; /* image file or block device */
 	const char *mountpoint;
-	bool foreground;		/* -f: no daemon */
-	bool read_only;			/* ro */
-	bool simple;			/* simple=on (default) */
-	bool parallel_write;		/* parallel_write=on (default) */
-	const char *dops;		/* dops=none|end_io|submit_io|bio_set */
-	unsigned int queue_depth;	/* qd=N: bios in flight on the device */
-	unsigned int cpus;		/* cpus=N: simulated CPUs */
-	unsigned int max_threads;	/* threads=N: FUSE worker threads */
+	bool foreground; /* -f: no daemon */
+	bool read_only; /* ro */
+	bool simple; /* simple=on (default) */
+	bool parallel_write; /* parallel_write=on (default) */
+	const char *dops; /* dops=none|end_io|submit_io|bio_set */
+	unsigned int queue_depth; /* qd=N: bios in flight on the device */
+	unsigned int cpus; /* cpus=N: simulated CPUs */
+	unsigned int max_threads; /* threads=N: FUSE worker threads */
 	/*
 	 * poll=MICROSECONDS: the longest a lone worker busy-polls for its
 	 * read's completion or the next request before it sleeps, when it
@@ -40,11 +40,11 @@ struct iomapsim_mount_opts {
 	 * mount without it
 	 */
 	int uring;
-	unsigned int commit_interval;	/* commit=SECONDS, 0: only on fsync */
-	unsigned int max_background;	/* max_background=N (FUSE) */
-	bool allow_other;		/* allow_other (FUSE) */
-	bool debug;			/* debug: libfuse's request log */
-	bool trace;			/* trace=on: record the trace ring */
+	unsigned int commit_interval; /* commit=SECONDS, 0: only on fsync */
+	unsigned int max_background; /* max_background=N (FUSE) */
+	bool allow_other; /* allow_other (FUSE) */
+	bool debug; /* debug: libfuse's request log */
+	bool trace; /* trace=on: record the trace ring */
 	const char *faults[IOMAPSIM_MAX_FAULTS]; /* fault=SPEC, repeatable */
 	/*
 	 * logwrites=PATH: record every write, flush and FUA bio that reaches
@@ -70,6 +70,6 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 int iomapsim_mount_main(const struct iomapsim_mount_opts *o);
 
 /* The stats file of a live mount, path relative to the mount point. */
-#define IOMAPSIM_CTL_DIR	".iomapsim"
+#define IOMAPSIM_CTL_DIR ".iomapsim"
 
 #endif /* _IOMAPSIM_MOUNT_H */

@@ -60,8 +60,8 @@ void fusevfs_thread_enter(void)
 
 /* ---- aligned buffers ---------------------------------------------------- */
 
-#define BUF_POOL_SIZE	(128U << 10)
-#define BUF_POOL_MAX	512
+#define BUF_POOL_SIZE (128U << 10)
+#define BUF_POOL_MAX 512
 
 static pthread_mutex_t buf_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *buf_pool[BUF_POOL_MAX];
@@ -136,8 +136,10 @@ int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
 	mo.default_dops = simfs_dops_parse(o->dops ? o->dops : "none",
 					   strlen(o->dops ? o->dops : "none"));
 	if (mo.default_dops < 0) {
-		snprintf(err, errlen, "dops=%s: expected none, end_io, "
-			 "submit_io or bio_set", o->dops);
+		snprintf(err, errlen,
+			 "dops=%s: expected none, end_io, "
+			 "submit_io or bio_set",
+			 o->dops);
 		return -EINVAL;
 	}
 	m = calloc(1, sizeof(*m));
@@ -171,9 +173,8 @@ int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
 	blk_sim_set_completion(m->lower, BLK_SIM_COMPLETE_INLINE);
 	if (o->log_writes) {
 		/* under the fault wrapper: a failed bio never reached it */
-		struct block_device *lw = sim_bdev_logw_wrap(m->lower,
-							     o->log_writes,
-							     err, errlen);
+		struct block_device *lw = sim_bdev_logw_wrap(
+			m->lower, o->log_writes, err, errlen);
 
 		if (IS_ERR(lw)) {
 			ret = PTR_ERR(lw);
@@ -188,7 +189,7 @@ int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
 		m->bdev = NULL;
 		goto fail;
 	}
-	m->lower = NULL;	/* the wrapper owns it now */
+	m->lower = NULL; /* the wrapper owns it now */
 	blk_sim_set_completion(m->bdev, BLK_SIM_COMPLETE_INLINE);
 	for (unsigned int i = 0; i < o->nr_faults; i++) {
 		ret = sim_bdev_fault_add(m->bdev, o->faults[i], err, errlen);
@@ -264,10 +265,16 @@ static void to_attr(struct simfs_inode_info *ei, struct fusevfs_attr *a)
 
 	simfs_getattr(ei, &sa);
 	*a = (struct fusevfs_attr){
-		.ino = sa.ino, .mode = sa.mode, .nlink = sa.nlink,
-		.uid = sa.uid, .gid = sa.gid, .size = sa.size,
-		.blocks = sa.blocks, .blksize = sa.blksize,
-		.atime_ns = sa.atime, .mtime_ns = sa.mtime,
+		.ino = sa.ino,
+		.mode = sa.mode,
+		.nlink = sa.nlink,
+		.uid = sa.uid,
+		.gid = sa.gid,
+		.size = sa.size,
+		.blocks = sa.blocks,
+		.blksize = sa.blksize,
+		.atime_ns = sa.atime,
+		.mtime_ns = sa.mtime,
 		.ctime_ns = sa.ctime,
 	};
 }
@@ -345,8 +352,12 @@ int fusevfs_setattr(struct fusevfs_mount *m, uint64_t ino, unsigned int valid,
 		    const struct fusevfs_attr *in, struct fusevfs_attr *out)
 {
 	struct simfs_attr sa = {
-		.mode = in->mode, .uid = in->uid, .gid = in->gid,
-		.size = in->size, .atime = in->atime_ns, .mtime = in->mtime_ns,
+		.mode = in->mode,
+		.uid = in->uid,
+		.gid = in->gid,
+		.size = in->size,
+		.atime = in->atime_ns,
+		.mtime = in->mtime_ns,
 	};
 	struct simfs_inode_info *ei;
 	unsigned int v = 0;
@@ -435,8 +446,7 @@ int fusevfs_rename(struct fusevfs_mount *m, uint64_t parent, const char *name,
 	fusevfs_thread_enter();
 	if (fusevfs_is_ctl(parent) || fusevfs_is_ctl(newparent) ||
 	    (parent == SIMFS_ROOT_INO && !strcmp(name, IOMAPSIM_CTL_DIR)) ||
-	    (newparent == SIMFS_ROOT_INO &&
-	     !strcmp(newname, IOMAPSIM_CTL_DIR)))
+	    (newparent == SIMFS_ROOT_INO && !strcmp(newname, IOMAPSIM_CTL_DIR)))
 		return -EPERM;
 	od = iget(m, parent);
 	nd = iget(m, newparent);
@@ -781,8 +791,8 @@ struct readdir_ctx {
 	int full;
 };
 
-static int readdir_one(void *arg, const char *name, u16 len, u64 ino,
-		       u32 mode, u64 cookie)
+static int readdir_one(void *arg, const char *name, u16 len, u64 ino, u32 mode,
+		       u64 cookie)
 {
 	struct readdir_ctx *c = arg;
 	char nm[SIMFS_NAME_MAX + 1];
@@ -813,8 +823,9 @@ int fusevfs_readdir(struct fusevfs_mount *m, uint64_t ino, uint64_t off,
 		return -ENOTDIR;
 	if (off < 1 && fill(arg, ".", ino, S_IFDIR, 1))
 		return 0;
-	if (off < 2 && fill(arg, "..", ino == SIMFS_ROOT_INO ? ino :
-			    dir->parent, S_IFDIR, 2))
+	if (off < 2 &&
+	    fill(arg, "..", ino == SIMFS_ROOT_INO ? ino : dir->parent, S_IFDIR,
+		 2))
 		return 0;
 	if (off < 3 && ino == SIMFS_ROOT_INO &&
 	    fill(arg, IOMAPSIM_CTL_DIR, FUSEVFS_CTL_DIR_INO, S_IFDIR, 3))
@@ -829,8 +840,12 @@ int fusevfs_statfs(struct fusevfs_mount *m, struct fusevfs_statfs *st)
 	fusevfs_thread_enter();
 	simfs_statfs(m->sb, &s);
 	*st = (struct fusevfs_statfs){
-		.bsize = s.block_size, .blocks = s.blocks, .bfree = s.bfree,
-		.bavail = s.bavail, .files = s.files, .ffree = s.ffree,
+		.bsize = s.block_size,
+		.blocks = s.blocks,
+		.bfree = s.bfree,
+		.bavail = s.bavail,
+		.files = s.files,
+		.ffree = s.ffree,
 		.namemax = s.name_max,
 	};
 	return 0;

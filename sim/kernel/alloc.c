@@ -16,7 +16,7 @@
 #include <sim/stats.h>
 
 #define HDR_MAGIC 0x6b6d616cU /* "kmal" */
-#define HDR_DEAD 0x64656164U  /* "dead" */
+#define HDR_DEAD 0x64656164U /* "dead" */
 
 struct alloc_hdr {
 	struct sim_alloc_site *site;
@@ -139,8 +139,7 @@ size_t sim_ksize(const void *objp)
 }
 
 struct kmem_cache *sim_kmem_cache_create(const char *name, unsigned int size,
-					 unsigned int align,
-					 unsigned int flags,
+					 unsigned int align, unsigned int flags,
 					 void (*ctor)(void *))
 {
 	struct kmem_cache *s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -162,7 +161,8 @@ void kmem_cache_destroy(struct kmem_cache *s)
 		return;
 	if (__atomic_load_n(&s->live, __ATOMIC_RELAXED)) {
 		pr_err("kmem_cache_destroy %s: Slab cache still has objects "
-		       "(%ld)\n", s->name, s->live);
+		       "(%ld)\n",
+		       s->name, s->live);
 		WARN_ON_ONCE(1);
 		/* keep it until the leaked objects go, so they still can */
 		__atomic_store_n(&s->dead, true, __ATOMIC_RELEASE);
@@ -293,8 +293,8 @@ static void leak_line(const struct sim_alloc_site *s, void *arg)
 		live -= s->mark;
 	if (live <= 0)
 		return;
-	fprintf(a->out, "leak: %ld object(s) allocated at %s:%d %s()%s\n",
-		live, s->file, s->line, s->func,
+	fprintf(a->out, "leak: %ld object(s) allocated at %s:%d %s()%s\n", live,
+		s->file, s->line, s->func,
 		a->since_mark ? " since the test began" : "");
 	a->n++;
 }

@@ -14,8 +14,8 @@
 
 static struct {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;	  /* work for the interrupt threads */
-	pthread_cond_t idle;	  /* drain waiters */
+	pthread_cond_t cond; /* work for the interrupt threads */
+	pthread_cond_t idle; /* drain waiters */
 	struct sim_event *head, *tail;
 	long running;
 	bool stopping;

@@ -72,7 +72,7 @@ int sim_engine_init(const struct sim_engine_opts *opts)
 			 __ATOMIC_RELAXED);
 	if (o.kind == SIM_ENGINE_THREADED) {
 		int ret = sim_thr_start(o.nr_irq_threads ? o.nr_irq_threads :
-							    o.nr_cpus);
+							   o.nr_cpus);
 		if (ret)
 			return ret;
 	}

@@ -82,8 +82,7 @@ bool sim_fault_alloc_fail(const struct sim_alloc_site *site, gfp_t gfp)
 {
 	bool fail = false;
 
-	if (!__atomic_load_n(&armed, __ATOMIC_RELAXED) ||
-	    (gfp & __GFP_NOFAIL))
+	if (!__atomic_load_n(&armed, __ATOMIC_RELAXED) || (gfp & __GFP_NOFAIL))
 		return false;
 	pthread_mutex_lock(&fault_lock);
 	if (site_matches(site)) {
@@ -144,8 +143,7 @@ void sim_fault_unmapped_set(unsigned long addr)
 
 ssize_t sim_fault_pin_limit(unsigned long addr, size_t want)
 {
-	unsigned long hole = __atomic_load_n(&unmapped_from,
-					     __ATOMIC_RELAXED);
+	unsigned long hole = __atomic_load_n(&unmapped_from, __ATOMIC_RELAXED);
 	ssize_t limit = (ssize_t)want, mapped;
 
 	if (hole && addr + want > hole) {
@@ -165,7 +163,7 @@ ssize_t sim_fault_pin_limit(unsigned long addr, size_t want)
 	}
 	pthread_mutex_unlock(&fault_lock);
 	if (limit != mapped)
-		sim_trace("fault_short_pin", "want %zu got %zd",
-			  (size_t)mapped, limit);
+		sim_trace("fault_short_pin", "want %zu got %zd", (size_t)mapped,
+			  limit);
 	return limit;
 }

@@ -82,8 +82,7 @@ static void pc_sync_nrpages(struct address_space *mapping)
 	__atomic_store_n(&mapping->nrpages, pc->nr, __ATOMIC_RELAXED);
 }
 
-int sim_pc_add(struct address_space *mapping, pgoff_t index,
-	       unsigned int flags)
+int sim_pc_add(struct address_space *mapping, pgoff_t index, unsigned int flags)
 {
 	struct sim_page_cache *pc;
 	unsigned int i;
@@ -164,8 +163,8 @@ static pgoff_t last_index(loff_t end)
  * the mapping's errseq; one error, reported once, is what a DIO caller
  * sees).
  */
-int filemap_write_and_wait_range(struct address_space *mapping,
-				 loff_t start, loff_t end)
+int filemap_write_and_wait_range(struct address_space *mapping, loff_t start,
+				 loff_t end)
 {
 	struct sim_page_cache *pc = mapping->sim_pc;
 	unsigned int i;
@@ -195,13 +194,14 @@ int filemap_write_and_wait_range(struct address_space *mapping,
 		}
 	}
 	pthread_mutex_unlock(&pc->lock);
-	sim_trace("filemap_write_and_wait_range", "start 0x%llx end 0x%llx ret %d",
-		  (unsigned long long)start, (unsigned long long)end, err);
+	sim_trace("filemap_write_and_wait_range",
+		  "start 0x%llx end 0x%llx ret %d", (unsigned long long)start,
+		  (unsigned long long)end, err);
 	return err;
 }
 
-bool filemap_range_needs_writeback(struct address_space *mapping,
-				   loff_t start, loff_t end)
+bool filemap_range_needs_writeback(struct address_space *mapping, loff_t start,
+				   loff_t end)
 {
 	struct sim_page_cache *pc = mapping->sim_pc;
 	bool ret = false;
@@ -242,8 +242,8 @@ bool filemap_range_has_page(struct address_space *mapping, loff_t start,
  * is dirty, under writeback or marked busy stays and makes the call
  * return -EBUSY, as a page the kernel cannot release does.
  */
-int invalidate_inode_pages2_range(struct address_space *mapping,
-				  pgoff_t start, pgoff_t end)
+int invalidate_inode_pages2_range(struct address_space *mapping, pgoff_t start,
+				  pgoff_t end)
 {
 	struct sim_page_cache *pc = mapping->sim_pc;
 	unsigned int i, j;
@@ -257,7 +257,8 @@ int invalidate_inode_pages2_range(struct address_space *mapping,
 	for (j = i; j < pc->nr && pc->pages[j].index <= end; j++) {
 		struct sim_pc_page *p = &pc->pages[j];
 
-		if (p->flags & (SIM_PC_BUSY | SIM_PC_DIRTY | SIM_PC_WRITEBACK)) {
+		if (p->flags &
+		    (SIM_PC_BUSY | SIM_PC_DIRTY | SIM_PC_WRITEBACK)) {
 			pc->pages[i++] = *p;
 			pc->st.invalidate_busy++;
 			sim_stat_inc(&stat_pc_busy);
@@ -337,14 +338,13 @@ void kiocb_invalidate_post_direct_write(struct kiocb *iocb, size_t count)
 	struct address_space *mapping = iocb->ki_filp->f_mapping;
 
 	if (READ_ONCE(mapping->nrpages) &&
-	    invalidate_inode_pages2_range(mapping,
-			iocb->ki_pos >> PAGE_SHIFT,
-			(iocb->ki_pos + count - 1) >> PAGE_SHIFT))
+	    invalidate_inode_pages2_range(mapping, iocb->ki_pos >> PAGE_SHIFT,
+					  (iocb->ki_pos + count - 1) >>
+						  PAGE_SHIFT))
 		dio_warn_stale_pagecache(iocb->ki_filp);
 }
 
-int vfs_fsync_range(struct file *file, loff_t start, loff_t end,
-		    int datasync)
+int vfs_fsync_range(struct file *file, loff_t start, loff_t end, int datasync)
 {
 	struct sim_page_cache *pc = file->f_mapping->sim_pc;
 
@@ -363,9 +363,9 @@ int vfs_fsync_range(struct file *file, loff_t start, loff_t end,
 ssize_t generic_write_sync(struct kiocb *iocb, ssize_t count)
 {
 	if (iocb_is_dsync(iocb)) {
-		int ret = vfs_fsync_range(iocb->ki_filp,
-				iocb->ki_pos - count, iocb->ki_pos - 1,
-				(iocb->ki_flags & IOCB_SYNC) ? 0 : 1);
+		int ret = vfs_fsync_range(iocb->ki_filp, iocb->ki_pos - count,
+					  iocb->ki_pos - 1,
+					  (iocb->ki_flags & IOCB_SYNC) ? 0 : 1);
 		if (ret)
 			return ret;
 	}

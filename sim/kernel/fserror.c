@@ -31,10 +31,12 @@ void fserror_report(struct super_block *sb, struct inode *inode,
 	if (gfpflags_allow_blocking(gfp))
 		might_sleep();
 
-	sim_trace("fserror_report", "ino 0x%lx type %s pos 0x%llx len 0x%llx error %d",
+	sim_trace("fserror_report",
+		  "ino 0x%lx type %s pos 0x%llx len 0x%llx error %d",
 		  inode ? inode->i_ino : 0UL,
 		  (unsigned int)type < ARRAY_SIZE(type_names) ?
-			  type_names[type] : "?",
+			  type_names[type] :
+			  "?",
 		  (unsigned long long)pos, (unsigned long long)len, error);
 	sim_stat_inc(&stat_fserror_reports);
 

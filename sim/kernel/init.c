@@ -8,7 +8,7 @@
 #include <linux/init.h>
 #include <linux/kernel.h>
 
-#define DECLARE_LEVEL(n)						\
+#define DECLARE_LEVEL(n)                                                   \
 	extern initcall_t __start_sim_initcall##n[] __attribute__((weak)); \
 	extern initcall_t __stop_sim_initcall##n[] __attribute__((weak))
 
@@ -20,13 +20,15 @@ DECLARE_LEVEL(5);
 DECLARE_LEVEL(6);
 DECLARE_LEVEL(7);
 
-#define LEVEL(n) { __start_sim_initcall##n, __stop_sim_initcall##n }
+#define LEVEL(n)                                                \
+	{                                                       \
+		__start_sim_initcall##n, __stop_sim_initcall##n \
+	}
 
 static const struct {
 	initcall_t *start, *stop;
 } levels[] = {
-	LEVEL(1), LEVEL(2), LEVEL(3), LEVEL(4),
-	LEVEL(5), LEVEL(6), LEVEL(7),
+	LEVEL(1), LEVEL(2), LEVEL(3), LEVEL(4), LEVEL(5), LEVEL(6), LEVEL(7),
 };
 
 /* core_initcall to subsys_initcall: run once, at load (sim_boot()) */

@@ -11,8 +11,7 @@ struct workqueue_struct;
 
 /* task.c */
 struct task_struct *sim_set_current(struct task_struct *t);
-struct task_struct *sim_task_new(const char *comm, int cpu,
-				 unsigned int flags);
+struct task_struct *sim_task_new(const char *comm, int cpu, unsigned int flags);
 void sim_task_free(struct task_struct *t);
 void sim_tasks_reap(void);
 

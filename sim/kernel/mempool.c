@@ -46,8 +46,8 @@ int mempool_init(mempool_t *pool, int min_nr, mempool_alloc_t *alloc_fn,
 	pool->free = free_fn;
 	pool->curr_nr = 0;
 	init_waitqueue_head(&pool->wait);
-	pool->elements = kmalloc_array(min_nr ? min_nr : 1, sizeof(void *),
-				       GFP_KERNEL);
+	pool->elements =
+		kmalloc_array(min_nr ? min_nr : 1, sizeof(void *), GFP_KERNEL);
 	if (!pool->elements)
 		return -ENOMEM;
 	while (pool->curr_nr < pool->min_nr) {
@@ -138,8 +138,7 @@ void mempool_free(void *element, mempool_t *pool)
 
 	if (!element)
 		return;
-	if (__atomic_load_n(&pool->curr_nr, __ATOMIC_RELAXED) <
-	    pool->min_nr) {
+	if (__atomic_load_n(&pool->curr_nr, __ATOMIC_RELAXED) < pool->min_nr) {
 		spin_lock_irqsave(&pool->lock, flags);
 		if (pool->curr_nr < pool->min_nr) {
 			add_element(pool, element);
@@ -174,8 +173,8 @@ void mempool_kfree(void *element, void *pool_data)
 
 int mempool_init_slab_pool(mempool_t *pool, int min_nr, struct kmem_cache *kc)
 {
-	return mempool_init(pool, min_nr, mempool_alloc_slab,
-			    mempool_free_slab, kc);
+	return mempool_init(pool, min_nr, mempool_alloc_slab, mempool_free_slab,
+			    kc);
 }
 
 int mempool_init_kmalloc_pool(mempool_t *pool, int min_nr, size_t size)

@@ -60,8 +60,8 @@ void init_rwsem(struct rw_semaphore *sem)
 	pthread_rwlock_init(&sem->l, NULL);
 }
 
-void sim_down(struct rw_semaphore *sem, bool write, const char *file,
-	      int line, const char *func)
+void sim_down(struct rw_semaphore *sem, bool write, const char *file, int line,
+	      const char *func)
 {
 	sim_might_sleep(file, line, func);
 	if (sim_engine_kind() == SIM_ENGINE_THREADED) {

@@ -142,17 +142,17 @@ static void state_put(unsigned long h, struct page_state *s)
 	}
 }
 
-#define WITH_STATE(page, create, body)                                   \
-	do {                                                             \
-		unsigned long __addr = (unsigned long)(page);            \
-		unsigned long __h = hash_addr(__addr);                   \
-		struct page_state *s;                                    \
-		bucket_lock(__h);                                        \
-		s = state_get(__h, __addr, create);                      \
-		body;                                                    \
-		if (s && (create))                                       \
-			state_put(__h, s);                               \
-		bucket_unlock(__h);                                      \
+#define WITH_STATE(page, create, body)                        \
+	do {                                                  \
+		unsigned long __addr = (unsigned long)(page); \
+		unsigned long __h = hash_addr(__addr);        \
+		struct page_state *s;                         \
+		bucket_lock(__h);                             \
+		s = state_get(__h, __addr, create);           \
+		body;                                         \
+		if (s && (create))                            \
+			state_put(__h, s);                    \
+		bucket_unlock(__h);                           \
 	} while (0)
 
 void sim_pin_user_page(struct page *page)

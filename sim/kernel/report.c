@@ -30,7 +30,7 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
  * constants: a bounced read into user pages reports every page.
  */
 static struct {
-	const char *fmt;	/* NULL: last_report is the line */
+	const char *fmt; /* NULL: last_report is the line */
 	const char *what, *file, *func;
 	int line;
 } lazy;
@@ -101,11 +101,11 @@ void sim_warn_hit(const char *file, int line, const char *func,
 	__atomic_fetch_add(&nr_warnings, 1, __ATOMIC_RELAXED);
 	sim_trace("sim_warning", "%s at %s:%d", func, file, line);
 	if (print)
-		report_site("WARNING: %s at %s:%d %s()", cond, file, line, func);
+		report_site("WARNING: %s at %s:%d %s()", cond, file, line,
+			    func);
 }
 
-void sim_bug_hit(const char *file, int line, const char *func,
-		 const char *cond)
+void sim_bug_hit(const char *file, int line, const char *func, const char *cond)
 {
 	__atomic_store_n(&quiet, false, __ATOMIC_RELAXED);
 	report("kernel BUG at %s:%d %s(): %s", file, line, func, cond);
@@ -177,8 +177,8 @@ void sim_printk(const char *level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (__atomic_load_n(&quiet, __ATOMIC_RELAXED) &&
-	    strcmp(level, "err") && strcmp(level, "emerg"))
+	if (__atomic_load_n(&quiet, __ATOMIC_RELAXED) && strcmp(level, "err") &&
+	    strcmp(level, "emerg"))
 		return;
 	pthread_mutex_lock(&report_lock);
 	fprintf(stderr, "[%s cpu%d %s] ", level, raw_smp_processor_id(),

@@ -14,9 +14,8 @@ DEFINE_SIM_STAT(stat_inode_dirtied, "inode_dirtied");
 int sb_init_dio_done_wq(struct super_block *sb)
 {
 	struct workqueue_struct *old;
-	struct workqueue_struct *wq = alloc_workqueue("dio/%s",
-						      WQ_MEM_RECLAIM | WQ_PERCPU,
-						      0, sb->s_id);
+	struct workqueue_struct *wq = alloc_workqueue(
+		"dio/%s", WQ_MEM_RECLAIM | WQ_PERCPU, 0, sb->s_id);
 
 	if (!wq)
 		return -ENOMEM;

@@ -22,9 +22,8 @@ unsigned int nr_cpu_ids = 4;
 static __thread struct task_struct *cur_task;
 /* CPU whose lock this thread holds while preemption/IRQs are off. */
 static __thread int held_cpu = -1;
-static pthread_mutex_t cpu_locks[NR_CPUS] = {
-	[0 ... NR_CPUS - 1] = PTHREAD_MUTEX_INITIALIZER
-};
+static pthread_mutex_t cpu_locks[NR_CPUS] = { [0 ... NR_CPUS -
+					       1] = PTHREAD_MUTEX_INITIALIZER };
 static int next_pid = 1;
 static unsigned int next_cpu;
 static pthread_key_t task_key;
@@ -264,8 +263,8 @@ long io_schedule_timeout(long timeout)
 
 int wake_up_process(struct task_struct *p)
 {
-	if (__atomic_exchange_n(&p->__state, TASK_RUNNING,
-				__ATOMIC_SEQ_CST) == TASK_RUNNING)
+	if (__atomic_exchange_n(&p->__state, TASK_RUNNING, __ATOMIC_SEQ_CST) ==
+	    TASK_RUNNING)
 		return 0;
 	wake_up(&p->sim_wake);
 	return 1;

@@ -20,10 +20,10 @@
 #include <sim/trace.h>
 
 #define TRACE_RING 4096
-#define TRACE_LEN 160	/* a record as text, with its NUL, at most */
+#define TRACE_LEN 160 /* a record as text, with its NUL, at most */
 #define TRACE_ARGS 12
-#define TRACE_STRS 64	/* the copied %s arguments of one record */
-#define FMT_SLOTS 512	/* formats seen, an open-addressed table */
+#define TRACE_STRS 64 /* the copied %s arguments of one record */
+#define FMT_SLOTS 512 /* formats seen, an open-addressed table */
 
 /* one conversion: 'd', 'u', 'x' or 's', and l (1), ll (2) or z (3) */
 struct conv {
@@ -32,20 +32,20 @@ struct conv {
 };
 
 struct fmt_spec {
-	const char *fmt;	/* NULL: free slot */
-	bool eager;		/* not ours: vsnprintf() at the trace point */
+	const char *fmt; /* NULL: free slot */
+	bool eager; /* not ours: vsnprintf() at the trace point */
 	u8 nr;
 	struct conv c[TRACE_ARGS];
 };
 
 struct trace_rec {
 	const char *event;
-	const struct fmt_spec *spec;	/* NULL: text holds the arguments */
+	const struct fmt_spec *spec; /* NULL: text holds the arguments */
 	char tag;
 	unsigned int cpu;
 	union {
 		struct {
-			u64 v[TRACE_ARGS];	/* %s: offset into strs */
+			u64 v[TRACE_ARGS]; /* %s: offset into strs */
 			char strs[TRACE_STRS];
 		} a;
 		char text[TRACE_LEN];

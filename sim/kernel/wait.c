@@ -130,8 +130,8 @@ static void take_done(struct completion *x)
 		__atomic_store_n(&x->done, x->done - 1, __ATOMIC_RELAXED);
 }
 
-void sim_wait_for_completion(struct completion *x, const char *file,
-			     int line, const char *func)
+void sim_wait_for_completion(struct completion *x, const char *file, int line,
+			     const char *func)
 {
 	sim_might_sleep(file, line, func);
 	if (!completion_done(x))

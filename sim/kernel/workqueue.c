@@ -23,7 +23,7 @@
 struct workqueue_struct {
 	char name[32];
 	unsigned int flags;
-	long outstanding;	/* queued + running */
+	long outstanding; /* queued + running */
 	wait_queue_head_t idle; /* flush_workqueue waiters */
 	struct task_struct *worker; /* deterministic engine's worker */
 	struct workqueue_struct *next;
@@ -175,7 +175,8 @@ struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 	wq->worker = sim_task_new(comm, 0, PF_WQ_WORKER);
 	if (sim_engine_kind() == SIM_ENGINE_THREADED) {
 		unsigned int n = (flags & __WQ_ORDERED) || max_active == 1 ?
-					 1 : WQ_THREADS;
+					 1 :
+					 WQ_THREADS;
 
 		for (; wq->nr_threads < n; wq->nr_threads++)
 			if (sim_thread_create(&wq->threads[wq->nr_threads],

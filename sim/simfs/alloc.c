@@ -114,8 +114,8 @@ static u32 align_blocks(struct simfs_sb_info *sbi)
 }
 
 /* An aligned start with a free run of @need blocks, searching [from, end). */
-static u64 find_aligned(struct simfs_sb_info *sbi, u64 from, u64 end,
-			u32 align, u64 need)
+static u64 find_aligned(struct simfs_sb_info *sbi, u64 from, u64 end, u32 align,
+			u64 need)
 {
 	for (u64 b = round_up(from, (u64)align); b + need <= end; b += align) {
 		b = next_zero(sbi->bitmap, b, end);
@@ -128,8 +128,8 @@ static u64 find_aligned(struct simfs_sb_info *sbi, u64 from, u64 end,
 	return end;
 }
 
-int simfs_alloc_blocks(struct simfs_sb_info *sbi, u64 goal, u64 want,
-		       u64 *pblk, u64 *got)
+int simfs_alloc_blocks(struct simfs_sb_info *sbi, u64 goal, u64 want, u64 *pblk,
+		       u64 *got)
 {
 	u64 start = sbi->geo.data_start, end = sbi->geo.nr_blocks;
 	u32 align = align_blocks(sbi);
@@ -186,8 +186,7 @@ void simfs_free_blocks(struct simfs_sb_info *sbi, u64 pblk, u64 len)
 		/* GFP_NOFS | __GFP_NOFAIL: a lost free would leak blocks */
 		n = kmalloc_array(cap, sizeof(*n), GFP_NOFS | __GFP_NOFAIL);
 		if (sbi->nr_pending)
-			memcpy(n, sbi->pending,
-			       sbi->nr_pending * sizeof(*n));
+			memcpy(n, sbi->pending, sbi->nr_pending * sizeof(*n));
 		kfree(sbi->pending);
 		sbi->pending = n;
 		sbi->cap_pending = cap;

@@ -24,8 +24,8 @@ void simfs_buf_free(void *buf)
 	kfree(buf);
 }
 
-int simfs_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 pos,
-		  void *buf, size_t len)
+int simfs_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 pos, void *buf,
+		  size_t len)
 {
 	char *p = buf;
 	int ret = 0;
@@ -36,9 +36,10 @@ int simfs_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 pos,
 		return -EINVAL;
 
 	while (len) {
-		size_t chunk = min_t(size_t, len, (BIO_MAX_VECS - 1) * PAGE_SIZE);
-		unsigned int nr = DIV_ROUND_UP(offset_in_page(p) + chunk,
-					       PAGE_SIZE);
+		size_t chunk =
+			min_t(size_t, len, (BIO_MAX_VECS - 1) * PAGE_SIZE);
+		unsigned int nr =
+			DIV_ROUND_UP(offset_in_page(p) + chunk, PAGE_SIZE);
 		struct bio *bio;
 
 		bio = bio_alloc(bdev, nr, opf, GFP_NOIO);

@@ -52,8 +52,7 @@ say(struct simfs_fsck_report *r, bool error, const char *fmt, ...)
 	va_end(ap);
 }
 
-void simfs_report(struct simfs_fsck_report *r, bool error,
-		  const char *fmt, ...)
+void simfs_report(struct simfs_fsck_report *r, bool error, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -65,9 +64,9 @@ void simfs_report(struct simfs_fsck_report *r, bool error,
 struct fsck_ino {
 	u64 ino;
 	struct simfs_rec *rec;
-	u32 refs;		/* directory entries naming it */
-	u32 subdirs;		/* for directories: child directories */
-	u64 ref_parent;		/* the directory whose entry names it */
+	u32 refs; /* directory entries naming it */
+	u32 subdirs; /* for directories: child directories */
+	u64 ref_parent; /* the directory whose entry names it */
 };
 
 struct fsck_run {
@@ -129,8 +128,10 @@ static void check_extents(struct simfs_fsck_report *r,
 			continue;
 		}
 		if (flags & ~SIMFS_EXT_UNWRITTEN)
-			say(r, true, "inode %llu: extent %u has unknown flags "
-			    "%#x", (unsigned long long)rec->ino, i, flags);
+			say(r, true,
+			    "inode %llu: extent %u has unknown flags "
+			    "%#x",
+			    (unsigned long long)rec->ino, i, flags);
 		if (i && lblk < prev_end)
 			say(r, true,
 			    "inode %llu: extent %u (file block %llu) "
@@ -146,7 +147,8 @@ static void check_extents(struct simfs_fsck_report *r,
 			    (unsigned long long)rec->ino, i);
 		if (pblk < g->data_start || pblk >= g->nr_blocks ||
 		    len > g->nr_blocks - pblk) {
-			say(r, true, "inode %llu: extent %u maps blocks "
+			say(r, true,
+			    "inode %llu: extent %u maps blocks "
 			    "%llu..%llu outside the data area %llu..%llu",
 			    (unsigned long long)rec->ino, i,
 			    (unsigned long long)pblk,
@@ -155,13 +157,15 @@ static void check_extents(struct simfs_fsck_report *r,
 			    (unsigned long long)(g->nr_blocks - 1));
 		} else {
 			runs[(*nr_runs)++] = (struct fsck_run){
-				.pblk = pblk, .len = len, .ino = rec->ino };
+				.pblk = pblk, .len = len, .ino = rec->ino
+			};
 			r->used_blocks += len;
 		}
 		/* F-01: what mount does with them (load_inode()) */
 		if (S_ISREG(rec->mode) && !(flags & SIMFS_EXT_UNWRITTEN) &&
 		    lblk + len > eof_blk)
-			say(r, false, "inode %llu: written blocks %llu..%llu "
+			say(r, false,
+			    "inode %llu: written blocks %llu..%llu "
 			    "past end of file (a write was cut short); mount "
 			    "frees them",
 			    (unsigned long long)rec->ino,
@@ -272,14 +276,16 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 			if (inl &&
 			    (rec->nr_extents || rec->size > SIMFS_INLINE_MAX ||
 			     rec->inline_len != rec->size))
-				say(r, true, "inode %llu: inline file with "
+				say(r, true,
+				    "inode %llu: inline file with "
 				    "size (i_size) %llu, %u inline bytes, %u "
 				    "extents",
 				    (unsigned long long)rec->ino,
 				    (unsigned long long)rec->size,
 				    rec->inline_len, rec->nr_extents);
 			if (!inl && rec->inline_len)
-				say(r, true, "inode %llu: inline bytes without "
+				say(r, true,
+				    "inode %llu: inline bytes without "
 				    "the inline flag",
 				    (unsigned long long)rec->ino);
 		} else if (S_ISDIR(rec->mode)) {
@@ -287,7 +293,8 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 				say(r, true, "directory %llu has file data",
 				    (unsigned long long)rec->ino);
 			if (!find_ino(t, m->nr_inodes, rec->parent))
-				say(r, true, "directory %llu: parent %llu "
+				say(r, true,
+				    "directory %llu: parent %llu "
 				    "does not exist",
 				    (unsigned long long)rec->ino,
 				    (unsigned long long)rec->parent);
@@ -308,9 +315,11 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 				if (rec->xattrs[j].name_len == x->name_len &&
 				    !memcmp(rec->xattrs[j].name, x->name,
 					    x->name_len))
-					say(r, true, "inode %llu: xattr %.*s "
-					    "twice", (unsigned long long)
-					    rec->ino, x->name_len, x->name);
+					say(r, true,
+					    "inode %llu: xattr %.*s "
+					    "twice",
+					    (unsigned long long)rec->ino,
+					    x->name_len, x->name);
 		}
 
 		for (u32 k = 0; k < rec->nr_dirents; k++) {
@@ -324,11 +333,14 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 				if (rec->dirents[j].name_len == d->name_len &&
 				    !memcmp(rec->dirents[j].name, d->name,
 					    d->name_len))
-					say(r, true, "directory %llu: name "
-					    "%.*s twice", (unsigned long long)
-					    rec->ino, d->name_len, d->name);
+					say(r, true,
+					    "directory %llu: name "
+					    "%.*s twice",
+					    (unsigned long long)rec->ino,
+					    d->name_len, d->name);
 			if (!c) {
-				say(r, true, "directory %llu: entry %.*s names "
+				say(r, true,
+				    "directory %llu: entry %.*s names "
 				    "missing inode %llu",
 				    (unsigned long long)rec->ino, d->name_len,
 				    d->name, (unsigned long long)d->ino);
@@ -337,12 +349,13 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 			c->refs++;
 			c->ref_parent = rec->ino;
 			if (S_ISDIR(c->rec->mode)) {
-				struct fsck_ino *p = find_ino(t, m->nr_inodes,
-							      rec->ino);
+				struct fsck_ino *p =
+					find_ino(t, m->nr_inodes, rec->ino);
 
 				p->subdirs++;
 				if (c->rec->parent != rec->ino)
-					say(r, true, "directory %llu: parent "
+					say(r, true,
+					    "directory %llu: parent "
 					    "pointer %llu, but it is in "
 					    "directory %llu",
 					    (unsigned long long)c->ino,
@@ -354,8 +367,8 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 
 	/* the root */
 	{
-		struct fsck_ino *root = find_ino(t, m->nr_inodes,
-						 SIMFS_ROOT_INO);
+		struct fsck_ino *root =
+			find_ino(t, m->nr_inodes, SIMFS_ROOT_INO);
 
 		if (!root || !S_ISDIR(root->rec->mode))
 			say(r, true, "no root directory");
@@ -397,7 +410,8 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 			       steps++ <= m->nr_inodes)
 				p = find_ino(t, m->nr_inodes, p->rec->parent);
 			if (!p || p->ino != SIMFS_ROOT_INO)
-				say(r, true, "directory %llu is not reachable "
+				say(r, true,
+				    "directory %llu is not reachable "
 				    "from the root",
 				    (unsigned long long)c->ino);
 		}
@@ -407,8 +421,10 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 	qsort(runs, nr_runs, sizeof(*runs), cmp_run);
 	for (u64 i = 1; i < nr_runs; i++)
 		if (runs[i].pblk < runs[i - 1].pblk + runs[i - 1].len)
-			say(r, true, "block %llu is mapped by inode %llu and "
-			    "inode %llu", (unsigned long long)runs[i].pblk,
+			say(r, true,
+			    "block %llu is mapped by inode %llu and "
+			    "inode %llu",
+			    (unsigned long long)runs[i].pblk,
 			    (unsigned long long)runs[i - 1].ino,
 			    (unsigned long long)runs[i].ino);
 	ret = 0;

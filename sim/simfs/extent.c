@@ -105,8 +105,8 @@ static void merge_range(struct simfs_inode_info *ei, u32 from, u32 to)
 	set_nr(ei, nr);
 }
 
-int simfs_ext_insert(struct simfs_inode_info *ei, u64 lblk, u64 pblk,
-		     u32 len, u32 flags)
+int simfs_ext_insert(struct simfs_inode_info *ei, u64 lblk, u64 pblk, u32 len,
+		     u32 flags)
 {
 	u32 i = upper_bound(ei, lblk);
 	int ret;
@@ -124,8 +124,9 @@ int simfs_ext_insert(struct simfs_inode_info *ei, u64 lblk, u64 pblk,
 		return ret;
 	memmove(&ei->ext[i + 1], &ei->ext[i],
 		(ei->nr_ext - i) * sizeof(ei->ext[0]));
-	ei->ext[i] = (struct simfs_extent){ .lblk = lblk, .pblk = pblk,
-					    .len = len, .flags = flags };
+	ei->ext[i] = (struct simfs_extent){
+		.lblk = lblk, .pblk = pblk, .len = len, .flags = flags
+	};
 	set_nr(ei, ei->nr_ext + 1);
 	merge_range(ei, i, i + 1);
 	return 0;
@@ -148,9 +149,10 @@ static int split_at(struct simfs_inode_info *ei, u64 lblk)
 	head = lblk - e->lblk;
 	memmove(&ei->ext[i + 2], &ei->ext[i + 1],
 		(ei->nr_ext - i - 1) * sizeof(ei->ext[0]));
-	ei->ext[i + 1] = (struct simfs_extent){
-		.lblk = lblk, .pblk = e->pblk + head, .len = e->len - head,
-		.flags = e->flags };
+	ei->ext[i + 1] = (struct simfs_extent){ .lblk = lblk,
+						.pblk = e->pblk + head,
+						.len = e->len - head,
+						.flags = e->flags };
 	e->len = head;
 	set_nr(ei, ei->nr_ext + 1);
 	return 0;
@@ -198,8 +200,8 @@ int simfs_ext_remove(struct simfs_inode_info *ei, u64 lblk, u64 len)
 		first--;
 	while (first < ei->nr_ext && ei->ext[first].lblk < lblk)
 		first++;
-	for (last = first; last < ei->nr_ext &&
-	     ei->ext[last].lblk < lblk + len; last++)
+	for (last = first; last < ei->nr_ext && ei->ext[last].lblk < lblk + len;
+	     last++)
 		simfs_free_blocks(ei->sbi, ei->ext[last].pblk,
 				  ei->ext[last].len);
 	/* nothing mapped there (an empty file has no array at all) */

@@ -73,7 +73,7 @@ struct file *simfs_file_open(struct simfs_inode_info *ei, int flags)
 
 	if (!S_ISREG(ei->vfs_inode.i_mode))
 		return ERR_PTR(S_ISDIR(ei->vfs_inode.i_mode) ? -EISDIR :
-			       -EINVAL);
+							       -EINVAL);
 	if (acc != O_RDONLY && sbi->opts.read_only)
 		return ERR_PTR(-EROFS);
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
@@ -145,8 +145,8 @@ static bool should_retry_alloc(struct simfs_sb_info *sbi, int *retries)
 	return simfs_commit(sbi) == 0;
 }
 
-bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos,
-			size_t count, bool *unwritten)
+bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos, size_t count,
+			bool *unwritten)
 {
 	unsigned int bits = ei->vfs_inode.i_blkbits;
 	u64 first = (u64)pos >> bits;
@@ -174,8 +174,7 @@ bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos,
  * Read whole blocks [first, first + n) into @buf: mapped extents from the
  * device, holes and unwritten extents as zeroes.
  */
-static int read_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
-		       char *buf)
+static int read_blocks(struct simfs_inode_info *ei, u64 first, u64 n, char *buf)
 {
 	unsigned int bits = ei->vfs_inode.i_blkbits;
 	struct block_device *bdev = ei->sbi->bdev;
@@ -245,11 +244,11 @@ static int write_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 				goal = ei->ext[idx - 1].pblk +
 				       ei->ext[idx - 1].len;
 			ret = simfs_meta_room(sbi,
-					2 * sizeof(struct simfs_dextent));
+					      2 * sizeof(struct simfs_dextent));
 			if (!ret)
 				ret = simfs_alloc_blocks(sbi, goal,
-						min(next, end) - blk, &pblk,
-						&run);
+							 min(next, end) - blk,
+							 &pblk, &run);
 			if (!ret) {
 				ret = simfs_ext_insert(ei, blk, pblk, run,
 						       SIMFS_EXT_UNWRITTEN);
@@ -329,8 +328,7 @@ static int zero_partial_block(struct simfs_inode_info *ei, loff_t start,
  * from the old EOF with iomap_zero_range().  What the caller writes from
  * @upto on is its own.  i_rwsem held exclusive.
  */
-static int zero_past_eof(struct simfs_inode_info *ei, loff_t old,
-			 loff_t upto)
+static int zero_past_eof(struct simfs_inode_info *ei, loff_t old, loff_t upto)
 {
 	struct inode *inode = &ei->vfs_inode;
 	loff_t bs = i_blocksize(inode);
@@ -376,8 +374,8 @@ int simfs_inline_to_extent(struct simfs_inode_info *ei)
 			return -ENOMEM;
 		}
 		memcpy(buf, ei->inline_data, size);
-		ret = simfs_bdev_rw(sbi->bdev, REQ_OP_WRITE, pblk << bits,
-				    buf, 1U << bits);
+		ret = simfs_bdev_rw(sbi->bdev, REQ_OP_WRITE, pblk << bits, buf,
+				    1U << bits);
 		simfs_buf_free(buf);
 		if (!ret)
 			ret = simfs_ext_insert(ei, 0, pblk, 1, 0);
@@ -421,8 +419,7 @@ static ssize_t simfs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 
 /* ---- buffered I/O ------------------------------------------------------- */
 
-static ssize_t simfs_buffered_read_iter(struct kiocb *iocb,
-					struct iov_iter *to)
+static ssize_t simfs_buffered_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct simfs_inode_info *ei = SIMFS_I(inode);
@@ -548,8 +545,8 @@ static ssize_t simfs_perform_write(struct kiocb *iocb, struct iov_iter *from)
 			ret = read_blocks(ei, first + nblk - 1, 1,
 					  buf + ((nblk - 1) << bits));
 		if (!ret) {
-			copied = copy_from_iter(buf + (pos & (bs - 1)), n,
-						from);
+			copied =
+				copy_from_iter(buf + (pos & (bs - 1)), n, from);
 			if (!copied)
 				ret = -EFAULT;
 			else
@@ -683,8 +680,8 @@ restart:
 	 * of unwritten extents (two such writes would zero each other's
 	 * data).
 	 */
-	if (ilock_shared && (extend || !overwrite || is_inline ||
-			     (unaligned && unwritten))) {
+	if (ilock_shared &&
+	    (extend || !overwrite || is_inline || (unaligned && unwritten))) {
 		unlock_inode(inode, true);
 		ilock_shared = false;
 		goto restart;
@@ -842,7 +839,7 @@ int simfs_truncate(struct simfs_inode_info *ei, loff_t size)
 		 */
 		if (size & ((1 << bits) - 1))
 			ret = zero_partial_block(ei, size,
-					round_up(size, 1LL << bits));
+						 round_up(size, 1LL << bits));
 		if (ret)
 			return ret;
 		down_write(&ei->map_lock);
@@ -991,8 +988,8 @@ retry:
 			/* whole blocks: unwritten, i.e. zeroes, no I/O */
 			down_write(&ei->map_lock);
 			ret = simfs_ext_set_flags(ei, first_full,
-					last_full - first_full,
-					SIMFS_EXT_UNWRITTEN);
+						  last_full - first_full,
+						  SIMFS_EXT_UNWRITTEN);
 			up_write(&ei->map_lock);
 			if (!ret)
 				ret = prealloc_blocks(ei, first_full,
@@ -1000,10 +997,9 @@ retry:
 		}
 	} else {
 		ret = prealloc_blocks(ei, (u64)offset >> bits,
-				DIV_ROUND_UP((u64)end, 1ULL << bits));
+				      DIV_ROUND_UP((u64)end, 1ULL << bits));
 	}
-	if (!ret && !(mode & FALLOC_FL_KEEP_SIZE) &&
-	    end > i_size_read(inode)) {
+	if (!ret && !(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
 		spin_lock(&inode->i_lock);
 		i_size_write(inode, end);
 		spin_unlock(&inode->i_lock);

@@ -73,8 +73,8 @@ bool simfs_dsb_has_magic(const void *buf)
 
 void simfs_dsb_seal(struct simfs_dsb *dsb)
 {
-	dsb->s_crc = simfs_cpu_to_le32(simfs_crc32c(0, dsb,
-				offsetof(struct simfs_dsb, s_crc)));
+	dsb->s_crc = simfs_cpu_to_le32(
+		simfs_crc32c(0, dsb, offsetof(struct simfs_dsb, s_crc)));
 }
 
 /* A sound superblock that must not be used: @err says which field. */
@@ -127,92 +127,118 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
 		return -EUCLEAN;
 	}
 	if (crc != simfs_le32_to_cpu(dsb->s_crc)) {
-		snprintf(err, errlen, "superblock checksum mismatch "
+		snprintf(err, errlen,
+			 "superblock checksum mismatch "
 			 "(stored %08x, computed %08x)",
 			 simfs_le32_to_cpu(dsb->s_crc), crc);
 		return -EUCLEAN;
 	}
 	if (simfs_le32_to_cpu(dsb->s_version) != SIMFS_VERSION)
-		return refuse(err, errlen, "unsupported simfs version "
+		return refuse(err, errlen,
+			      "unsupported simfs version "
 			      "(s_version) %u, this build reads %u",
-			      simfs_le32_to_cpu(dsb->s_version),
-			      SIMFS_VERSION);
+			      simfs_le32_to_cpu(dsb->s_version), SIMFS_VERSION);
 	if (feat & ~SIMFS_FEAT_KNOWN)
-		return refuse(err, errlen, "unknown feature bits (s_features) "
-			      "%#x", feat & ~SIMFS_FEAT_KNOWN);
+		return refuse(err, errlen,
+			      "unknown feature bits (s_features) "
+			      "%#x",
+			      feat & ~SIMFS_FEAT_KNOWN);
 	if (bs < SIMFS_MIN_BLOCK_SIZE || bs > SIMFS_MAX_BLOCK_SIZE ||
 	    !is_power_of_2(bs))
-		return refuse(err, errlen, "bad block size (s_block_size) %u: "
-			      "not a power of two from %u to %u", bs,
-			      SIMFS_MIN_BLOCK_SIZE, SIMFS_MAX_BLOCK_SIZE);
+		return refuse(err, errlen,
+			      "bad block size (s_block_size) %u: "
+			      "not a power of two from %u to %u",
+			      bs, SIMFS_MIN_BLOCK_SIZE, SIMFS_MAX_BLOCK_SIZE);
 	if (lbs < SIMFS_MIN_BLOCK_SIZE || lbs > bs || !is_power_of_2(lbs))
-		return refuse(err, errlen, "logical block size (s_lbs) %u: "
+		return refuse(err, errlen,
+			      "logical block size (s_lbs) %u: "
 			      "not a power of two from %u to the block size "
-			      "%u", lbs, SIMFS_MIN_BLOCK_SIZE, bs);
+			      "%u",
+			      lbs, SIMFS_MIN_BLOCK_SIZE, bs);
 	if (io_opt % lbs)
-		return refuse(err, errlen, "optimal I/O size (s_io_opt) %u: "
+		return refuse(err, errlen,
+			      "optimal I/O size (s_io_opt) %u: "
 			      "not 0 or a multiple of the logical block size "
-			      "%u", io_opt, lbs);
+			      "%u",
+			      io_opt, lbs);
 	if (mstart != 2)
-		return refuse(err, errlen, "metadata start (s_meta_start) "
-			      "%llu: not 2", (unsigned long long)mstart);
+		return refuse(err, errlen,
+			      "metadata start (s_meta_start) "
+			      "%llu: not 2",
+			      (unsigned long long)mstart);
 	min_mb = DIV_ROUND_UP(SIMFS_META_AREA_MIN, bs);
 	max_mb = DIV_ROUND_UP(SIMFS_META_AREA_MAX, bs);
 	if (mblocks < min_mb || mblocks > max_mb)
-		return refuse(err, errlen, "metadata area (s_meta_blocks) %llu "
+		return refuse(err, errlen,
+			      "metadata area (s_meta_blocks) %llu "
 			      "blocks of %u bytes (s_block_size): not "
-			      "%llu..%llu", (unsigned long long)mblocks, bs,
+			      "%llu..%llu",
+			      (unsigned long long)mblocks, bs,
 			      (unsigned long long)min_mb,
 			      (unsigned long long)max_mb);
 	if (dstart != mstart + 2 * mblocks)
-		return refuse(err, errlen, "data start (s_data_start) %llu: "
+		return refuse(err, errlen,
+			      "data start (s_data_start) %llu: "
 			      "not s_meta_start + 2 x s_meta_blocks = %llu",
 			      (unsigned long long)dstart,
 			      (unsigned long long)(mstart + 2 * mblocks));
 	if (nr < dstart + SIMFS_MIN_DATA_BLOCKS)
-		return refuse(err, errlen, "block count (s_nr_blocks) %llu: "
+		return refuse(err, errlen,
+			      "block count (s_nr_blocks) %llu: "
 			      "below the data start %llu + %u",
 			      (unsigned long long)nr,
 			      (unsigned long long)dstart,
 			      SIMFS_MIN_DATA_BLOCKS);
 	if (!gen || gen >= SIMFS_MAX_GENERATION)
-		return refuse(err, errlen, "generation (s_generation) %llu out "
-			      "of range 1..%llu", (unsigned long long)gen,
+		return refuse(err, errlen,
+			      "generation (s_generation) %llu out "
+			      "of range 1..%llu",
+			      (unsigned long long)gen,
 			      (unsigned long long)SIMFS_MAX_GENERATION - 1);
 	if ((gen & 1) != (u64)slot)
-		return refuse(err, errlen, "generation (s_generation) %llu in "
+		return refuse(err, errlen,
+			      "generation (s_generation) %llu in "
 			      "slot %d, which holds the %s ones",
 			      (unsigned long long)gen, slot,
 			      slot ? "odd" : "even");
 	if (mlen < SIMFS_META_HDR_SIZE || mlen > mblocks * bs || mlen % 8)
-		return refuse(err, errlen, "metadata copy length (s_meta_len) "
+		return refuse(err, errlen,
+			      "metadata copy length (s_meta_len) "
 			      "%llu: not a multiple of 8 from %u to the area's "
-			      "%llu bytes", (unsigned long long)mlen,
-			      SIMFS_META_HDR_SIZE,
+			      "%llu bytes",
+			      (unsigned long long)mlen, SIMFS_META_HDR_SIZE,
 			      (unsigned long long)(mblocks * bs));
 	if (state != SIMFS_STATE_CLEAN && state != SIMFS_STATE_MOUNTED)
 		return refuse(err, errlen, "unknown state (s_state) %u", state);
 	if (state == SIMFS_STATE_MOUNTED && gen == 1)
-		return refuse(err, errlen, "state (s_state) %u, mounted, at "
+		return refuse(err, errlen,
+			      "state (s_state) %u, mounted, at "
 			      "generation 1, which only mkfs writes, clean",
 			      state);
 	if (inl != want_inl)
-		return refuse(err, errlen, "inline limit (s_inline_max) %u: "
+		return refuse(err, errlen,
+			      "inline limit (s_inline_max) %u: "
 			      "not %u %s the inline_data feature (s_features)",
 			      inl, want_inl, want_inl ? "with" : "without");
 	label_len = strnlen(dsb->s_label, SIMFS_LABEL_LEN);
 	if (label_len == SIMFS_LABEL_LEN)
-		return refuse(err, errlen, "label (s_label): no NUL ends it "
-			      "within its %d bytes", SIMFS_LABEL_LEN);
+		return refuse(err, errlen,
+			      "label (s_label): no NUL ends it "
+			      "within its %d bytes",
+			      SIMFS_LABEL_LEN);
 	at = first_nonzero(dsb->s_label + label_len,
 			   SIMFS_LABEL_LEN - label_len);
 	if (at >= 0)
-		return refuse(err, errlen, "label (s_label): byte %zu, after "
-			      "its end, is not zero", label_len + at);
+		return refuse(err, errlen,
+			      "label (s_label): byte %zu, after "
+			      "its end, is not zero",
+			      label_len + at);
 	at = first_nonzero(dsb->s_reserved, sizeof(dsb->s_reserved));
 	if (at >= 0)
-		return refuse(err, errlen, "reserved bytes (s_reserved): byte "
-			      "%ld is not zero", at);
+		return refuse(err, errlen,
+			      "reserved bytes (s_reserved): byte "
+			      "%ld is not zero",
+			      at);
 	return 0;
 }
 
@@ -221,8 +247,11 @@ static const struct {
 	const char *what, *field;
 	size_t off, len;
 } sb_fixed[] = {
-#define FIXED(what, f)	{ what, #f, offsetof(struct simfs_dsb, f),	\
-			  sizeof(((struct simfs_dsb *)0)->f) }
+#define FIXED(what, f)                                     \
+	{                                                  \
+		what, #f, offsetof(struct simfs_dsb, f),   \
+			sizeof(((struct simfs_dsb *)0)->f) \
+	}
 	FIXED("block size", s_block_size),
 	FIXED("logical block size", s_lbs),
 	FIXED("optimal I/O size", s_io_opt),
@@ -236,8 +265,8 @@ static const struct {
 #undef FIXED
 };
 
-int simfs_dsb_check_pair(const struct simfs_dsb *s0,
-			 const struct simfs_dsb *s1, char *err, size_t errlen)
+int simfs_dsb_check_pair(const struct simfs_dsb *s0, const struct simfs_dsb *s1,
+			 char *err, size_t errlen)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(sb_fixed); i++) {
 		const u8 *a = (const u8 *)s0 + sb_fixed[i].off;
@@ -247,9 +276,10 @@ int simfs_dsb_check_pair(const struct simfs_dsb *s0,
 		if (!memcmp(a, b, sb_fixed[i].len))
 			continue;
 		if (sb_fixed[i].len > sizeof(u64))
-			return refuse(err, errlen, "%s (%s) differs from slot "
-				      "0's", sb_fixed[i].what,
-				      sb_fixed[i].field);
+			return refuse(err, errlen,
+				      "%s (%s) differs from slot "
+				      "0's",
+				      sb_fixed[i].what, sb_fixed[i].field);
 		/* little-endian on disk */
 		for (size_t k = sb_fixed[i].len; k--;) {
 			va = va << 8 | a[k];
@@ -328,8 +358,8 @@ static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
 
 	if (r->nr_extents > (c->len - c->off) / sizeof(struct simfs_dextent))
 		goto trunc;
-	r->extents = take(c, (size_t)r->nr_extents *
-			  sizeof(struct simfs_dextent));
+	r->extents =
+		take(c, (size_t)r->nr_extents * sizeof(struct simfs_dextent));
 	if (r->inline_len > SIMFS_INLINE_MAX) {
 		snprintf(err, errlen, "inode %llu: inline length %u > %u",
 			 (unsigned long long)r->ino, r->inline_len,
@@ -343,8 +373,8 @@ static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
 	if (r->nr_dirents > (c->len - c->off) / sizeof(struct simfs_ddirent))
 		goto trunc;
 	if (r->nr_dirents) {
-		r->dirents = kcalloc(r->nr_dirents, sizeof(*r->dirents),
-				     GFP_KERNEL);
+		r->dirents =
+			kcalloc(r->nr_dirents, sizeof(*r->dirents), GFP_KERNEL);
 		if (!r->dirents)
 			return -ENOMEM;
 	}
@@ -357,9 +387,10 @@ static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
 		d->ino = simfs_le64_to_cpu(dd->d_ino);
 		d->name_len = simfs_le16_to_cpu(dd->d_name_len);
 		if (!d->name_len || d->name_len > SIMFS_NAME_MAX) {
-			snprintf(err, errlen, "inode %llu: entry %u has name "
-				 "length %u", (unsigned long long)r->ino, i,
-				 d->name_len);
+			snprintf(err, errlen,
+				 "inode %llu: entry %u has name "
+				 "length %u",
+				 (unsigned long long)r->ino, i, d->name_len);
 			return -EUCLEAN;
 		}
 		d->name = take_padded(c, d->name_len);
@@ -373,8 +404,8 @@ static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
 		return -EUCLEAN;
 	}
 	if (r->nr_xattrs) {
-		r->xattrs = kcalloc(r->nr_xattrs, sizeof(*r->xattrs),
-				    GFP_KERNEL);
+		r->xattrs =
+			kcalloc(r->nr_xattrs, sizeof(*r->xattrs), GFP_KERNEL);
 		if (!r->xattrs)
 			return -ENOMEM;
 	}
@@ -389,9 +420,11 @@ static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
 		x->value_len = simfs_le32_to_cpu(dx->x_value_len);
 		if (!x->name_len || x->name_len > SIMFS_XATTR_NAME_MAX ||
 		    x->value_len > SIMFS_XATTR_VALUE_MAX) {
-			snprintf(err, errlen, "inode %llu: xattr %u sizes "
-				 "%u/%u", (unsigned long long)r->ino, i,
-				 x->name_len, x->value_len);
+			snprintf(err, errlen,
+				 "inode %llu: xattr %u sizes "
+				 "%u/%u",
+				 (unsigned long long)r->ino, i, x->name_len,
+				 x->value_len);
 			return -EUCLEAN;
 		}
 		p = take_padded(c, (size_t)x->name_len + x->value_len);
@@ -403,13 +436,15 @@ static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
 	return 0;
 
 trunc:
-	snprintf(err, errlen, "inode record at byte %zu runs past the end of "
-		 "the metadata copy", at);
+	snprintf(err, errlen,
+		 "inode record at byte %zu runs past the end of "
+		 "the metadata copy",
+		 at);
 	return -EUCLEAN;
 }
 
-int simfs_meta_parse(void *buf, size_t len, struct simfs_meta *m,
-		     char *err, size_t errlen)
+int simfs_meta_parse(void *buf, size_t len, struct simfs_meta *m, char *err,
+		     size_t errlen)
 {
 	struct cursor c = { .p = buf, .len = len };
 	const struct simfs_dmeta *h;
@@ -424,7 +459,8 @@ int simfs_meta_parse(void *buf, size_t len, struct simfs_meta *m,
 		return -EUCLEAN;
 	}
 	if (simfs_le64_to_cpu(h->m_len) != len) {
-		snprintf(err, errlen, "metadata copy length %llu, superblock "
+		snprintf(err, errlen,
+			 "metadata copy length %llu, superblock "
 			 "says %zu",
 			 (unsigned long long)simfs_le64_to_cpu(h->m_len), len);
 		return -EUCLEAN;

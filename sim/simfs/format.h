@@ -41,58 +41,58 @@
 #include <linux/types.h>
 
 /* 8 bytes at the start of each superblock slot */
-#define SIMFS_MAGIC		"IOMAPSFS"
-#define SIMFS_META_MAGIC	"SIMFSMD1"	/* metadata copy header */
-#define SIMFS_VERSION		1
+#define SIMFS_MAGIC "IOMAPSFS"
+#define SIMFS_META_MAGIC "SIMFSMD1" /* metadata copy header */
+#define SIMFS_VERSION 1
 
-#define SIMFS_MIN_BLOCK_SIZE	512
-#define SIMFS_MAX_BLOCK_SIZE	65536
-#define SIMFS_DEF_BLOCK_SIZE	4096
+#define SIMFS_MIN_BLOCK_SIZE 512
+#define SIMFS_MAX_BLOCK_SIZE 65536
+#define SIMFS_DEF_BLOCK_SIZE 4096
 /* Each metadata area: a 64th of the device within these, in whole blocks. */
-#define SIMFS_META_AREA_MIN	(64U << 10)
-#define SIMFS_META_AREA_MAX	(64U << 20)
+#define SIMFS_META_AREA_MIN (64U << 10)
+#define SIMFS_META_AREA_MAX (64U << 20)
 /* The smallest data area mkfs makes, in blocks. */
-#define SIMFS_MIN_DATA_BLOCKS	16
+#define SIMFS_MIN_DATA_BLOCKS 16
 
-#define SIMFS_ROOT_INO		1
-#define SIMFS_FIRST_INO		2
+#define SIMFS_ROOT_INO 1
+#define SIMFS_FIRST_INO 2
 /*
  * Inode numbers stay below this: the FUSE front end's control directory
  * (/.iomapsim/) uses the numbers from here on, and a counter that wrapped
  * would hand out the root's.  m_next_ino may equal it (all used: creates
  * fail with ENOSPC), never exceed it.
  */
-#define SIMFS_INO_LIMIT		(1ULL << 62)
+#define SIMFS_INO_LIMIT (1ULL << 62)
 /* Largest i_size (and end of any extent), as s_maxbytes. */
-#define SIMFS_MAX_FILE_SIZE	(1ULL << 52)
+#define SIMFS_MAX_FILE_SIZE (1ULL << 52)
 /* Generations stay below this, so g + 1 never wraps to an older one. */
-#define SIMFS_MAX_GENERATION	(1ULL << 62)
-#define SIMFS_NAME_MAX		255
+#define SIMFS_MAX_GENERATION (1ULL << 62)
+#define SIMFS_NAME_MAX 255
 /* Files up to this size keep their data in the inode (IOMAP_INLINE). */
-#define SIMFS_INLINE_MAX	128
+#define SIMFS_INLINE_MAX 128
 /* Extended attributes: user.* only, small. */
-#define SIMFS_XATTR_NAME_MAX	255
-#define SIMFS_XATTR_VALUE_MAX	1024
-#define SIMFS_XATTR_PER_INODE	32
+#define SIMFS_XATTR_NAME_MAX 255
+#define SIMFS_XATTR_VALUE_MAX 1024
+#define SIMFS_XATTR_PER_INODE 32
 /* Longest extent, in blocks (keeps mapping lengths far from overflow). */
-#define SIMFS_EXT_MAX_LEN	(1U << 30)
+#define SIMFS_EXT_MAX_LEN (1U << 30)
 
 /* s_state */
-#define SIMFS_STATE_CLEAN	1	/* unmounted cleanly */
-#define SIMFS_STATE_MOUNTED	2	/* mounted, or the mounter died */
+#define SIMFS_STATE_CLEAN 1 /* unmounted cleanly */
+#define SIMFS_STATE_MOUNTED 2 /* mounted, or the mounter died */
 
 /* s_features: a bit this build does not know refuses the image */
-#define SIMFS_FEAT_INLINE_DATA	(1U << 0)
-#define SIMFS_FEAT_KNOWN	SIMFS_FEAT_INLINE_DATA
+#define SIMFS_FEAT_INLINE_DATA (1U << 0)
+#define SIMFS_FEAT_KNOWN SIMFS_FEAT_INLINE_DATA
 
 /* i_flags */
-#define SIMFS_IFL_INLINE	(1U << 0)	/* data in the inode */
+#define SIMFS_IFL_INLINE (1U << 0) /* data in the inode */
 
 /* e_flags */
-#define SIMFS_EXT_UNWRITTEN	(1U << 0)	/* allocated, reads as zeroes */
+#define SIMFS_EXT_UNWRITTEN (1U << 0) /* allocated, reads as zeroes */
 
-#define SIMFS_SB_SIZE		256
-#define SIMFS_LABEL_LEN		32
+#define SIMFS_SB_SIZE 256
+#define SIMFS_LABEL_LEN 32
 
 /*
  * The superblock's fields and their valid values (F-02).  fsck and mount
@@ -143,42 +143,42 @@
  */
 
 struct simfs_dsb {
-	u8	s_magic[8];
-	__le32	s_version;
-	__le32	s_block_size;
-	__le32	s_lbs;		/* device logical block size at mkfs */
-	__le32	s_io_opt;	/* device optimal I/O size at mkfs, or 0 */
-	__le64	s_nr_blocks;
-	__le64	s_meta_start;
-	__le64	s_meta_blocks;	/* per area */
-	__le64	s_data_start;
-	__le64	s_generation;
-	__le64	s_meta_len;	/* bytes of the metadata copy */
-	__le32	s_meta_crc;
-	__le32	s_state;
-	__le32	s_features;
-	__le32	s_inline_max;
-	__le64	s_mkfs_time;	/* ns since the epoch */
-	__le64	s_commit_time;
-	u8	s_uuid[16];
-	char	s_label[SIMFS_LABEL_LEN];
-	u8	s_reserved[100];
-	__le32	s_crc;		/* crc32c of the bytes before it */
+	u8 s_magic[8];
+	__le32 s_version;
+	__le32 s_block_size;
+	__le32 s_lbs; /* device logical block size at mkfs */
+	__le32 s_io_opt; /* device optimal I/O size at mkfs, or 0 */
+	__le64 s_nr_blocks;
+	__le64 s_meta_start;
+	__le64 s_meta_blocks; /* per area */
+	__le64 s_data_start;
+	__le64 s_generation;
+	__le64 s_meta_len; /* bytes of the metadata copy */
+	__le32 s_meta_crc;
+	__le32 s_state;
+	__le32 s_features;
+	__le32 s_inline_max;
+	__le64 s_mkfs_time; /* ns since the epoch */
+	__le64 s_commit_time;
+	u8 s_uuid[16];
+	char s_label[SIMFS_LABEL_LEN];
+	u8 s_reserved[100];
+	__le32 s_crc; /* crc32c of the bytes before it */
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct simfs_dsb) == SIMFS_SB_SIZE, "sb size");
 
-#define SIMFS_META_HDR_SIZE	64
+#define SIMFS_META_HDR_SIZE 64
 
 struct simfs_dmeta {
-	u8	m_magic[8];
-	__le64	m_generation;
-	__le64	m_nr_inodes;
-	__le64	m_next_ino;
-	__le64	m_len;		/* whole copy, header included */
-	__le32	m_block_size;
-	__le32	m_pad;
-	u8	m_reserved[16];
+	u8 m_magic[8];
+	__le64 m_generation;
+	__le64 m_nr_inodes;
+	__le64 m_next_ino;
+	__le64 m_len; /* whole copy, header included */
+	__le32 m_block_size;
+	__le32 m_pad;
+	u8 m_reserved[16];
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct simfs_dmeta) == SIMFS_META_HDR_SIZE, "md size");
@@ -189,46 +189,46 @@ _Static_assert(sizeof(struct simfs_dmeta) == SIMFS_META_HDR_SIZE, "md size");
  * extended attributes.
  */
 struct simfs_dinode {
-	__le64	i_ino;
-	__le32	i_mode;
-	__le32	i_nlink;
-	__le32	i_uid;
-	__le32	i_gid;
-	__le64	i_size;
-	__le64	i_atime;	/* ns since the epoch */
-	__le64	i_mtime;
-	__le64	i_ctime;
-	__le64	i_parent;	/* directories: the parent directory */
-	__le32	i_flags;
-	__le32	i_nr_extents;
-	__le32	i_inline_len;
-	__le32	i_nr_dirents;
-	__le32	i_nr_xattrs;
-	__le32	i_pad;
+	__le64 i_ino;
+	__le32 i_mode;
+	__le32 i_nlink;
+	__le32 i_uid;
+	__le32 i_gid;
+	__le64 i_size;
+	__le64 i_atime; /* ns since the epoch */
+	__le64 i_mtime;
+	__le64 i_ctime;
+	__le64 i_parent; /* directories: the parent directory */
+	__le32 i_flags;
+	__le32 i_nr_extents;
+	__le32 i_inline_len;
+	__le32 i_nr_dirents;
+	__le32 i_nr_xattrs;
+	__le32 i_pad;
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct simfs_dinode) == 88, "dinode size");
 
 struct simfs_dextent {
-	__le64	e_lblk;		/* first file block */
-	__le64	e_pblk;		/* first device block */
-	__le32	e_len;		/* blocks */
-	__le32	e_flags;
+	__le64 e_lblk; /* first file block */
+	__le64 e_pblk; /* first device block */
+	__le32 e_len; /* blocks */
+	__le32 e_flags;
 } __attribute__((packed));
 
 /* followed by the name, padded */
 struct simfs_ddirent {
-	__le64	d_ino;
-	__le16	d_name_len;
-	__le16	d_pad;
-	__le32	d_pad2;
+	__le64 d_ino;
+	__le16 d_name_len;
+	__le16 d_pad;
+	__le32 d_pad2;
 } __attribute__((packed));
 
 /* followed by the name and the value, padded together */
 struct simfs_dxattr {
-	__le16	x_name_len;
-	__le16	x_pad;
-	__le32	x_value_len;
+	__le16 x_name_len;
+	__le16 x_pad;
+	__le32 x_value_len;
 } __attribute__((packed));
 
 /* ---- geometry --------------------------------------------------------- */
@@ -253,7 +253,7 @@ int simfs_geometry(u64 dev_bytes, u32 block_size, struct simfs_geometry *g);
 struct simfs_rec_dirent {
 	u64 ino;
 	u16 name_len;
-	const char *name;	/* not NUL-terminated, points into the copy */
+	const char *name; /* not NUL-terminated, points into the copy */
 };
 
 struct simfs_rec_xattr {
@@ -277,19 +277,19 @@ struct simfs_rec {
 	u32 inline_len;
 	u32 nr_dirents;
 	u32 nr_xattrs;
-	const struct simfs_dextent *extents;	/* into the copy, unaligned */
+	const struct simfs_dextent *extents; /* into the copy, unaligned */
 	const void *inline_data;
-	struct simfs_rec_dirent *dirents;	/* kmalloc'ed */
-	struct simfs_rec_xattr *xattrs;		/* kmalloc'ed */
+	struct simfs_rec_dirent *dirents; /* kmalloc'ed */
+	struct simfs_rec_xattr *xattrs; /* kmalloc'ed */
 };
 
 struct simfs_meta {
-	void *buf;		/* the copy (owned) */
+	void *buf; /* the copy (owned) */
 	size_t len;
 	u64 generation;
 	u64 next_ino;
 	u64 nr_inodes;
-	struct simfs_rec *recs;	/* nr_inodes of them */
+	struct simfs_rec *recs; /* nr_inodes of them */
 };
 
 /*
@@ -298,8 +298,8 @@ struct simfs_meta {
  * past the end, a name too long) fail with -EUCLEAN and a reason in @err;
  * semantic checks are fsck's.
  */
-int simfs_meta_parse(void *buf, size_t len, struct simfs_meta *m,
-		     char *err, size_t errlen);
+int simfs_meta_parse(void *buf, size_t len, struct simfs_meta *m, char *err,
+		     size_t errlen);
 void simfs_meta_free(struct simfs_meta *m);
 
 /* ---- superblock ------------------------------------------------------- */
@@ -319,8 +319,8 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
  * Two sound slots: 0, or -EPROTONOSUPPORT when they differ in a field
  * only mkfs writes, the field of slot 1 named in @err.
  */
-int simfs_dsb_check_pair(const struct simfs_dsb *s0,
-			 const struct simfs_dsb *s1, char *err, size_t errlen);
+int simfs_dsb_check_pair(const struct simfs_dsb *s0, const struct simfs_dsb *s1,
+			 char *err, size_t errlen);
 bool simfs_dsb_has_magic(const void *buf);
 
 u32 simfs_crc32c(u32 crc, const void *data, size_t len);

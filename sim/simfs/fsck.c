@@ -35,21 +35,27 @@ int simfs_fsck(struct block_device *bdev, struct simfs_fsck_report *r)
 	r->nr_inodes = m.nr_inodes;
 	r->clean = simfs_le32_to_cpu(dsb.s_state) == SIMFS_STATE_CLEAN;
 	if (!r->clean && r->mount_pid > 0)
-		simfs_report(r, false, "mounted now, by pid %ld (its state "
+		simfs_report(r, false,
+			     "mounted now, by pid %ld (its state "
 			     "stays MOUNTED until it unmounts); generation "
-			     "%llu is its last commit", r->mount_pid,
-			     (unsigned long long)m.generation);
+			     "%llu is its last commit",
+			     r->mount_pid, (unsigned long long)m.generation);
 	else if (!r->clean && r->mount_pid)
-		simfs_report(r, false, "in use now, by a process that does "
+		simfs_report(r, false,
+			     "in use now, by a process that does "
 			     "not say which; generation %llu is its last "
-			     "commit", (unsigned long long)m.generation);
+			     "commit",
+			     (unsigned long long)m.generation);
 	else if (!r->clean)
-		simfs_report(r, false, "not cleanly unmounted: the file "
+		simfs_report(r, false,
+			     "not cleanly unmounted: the file "
 			     "system was still mounted when its process "
 			     "ended; generation %llu is the last complete "
-			     "commit", (unsigned long long)m.generation);
+			     "commit",
+			     (unsigned long long)m.generation);
 	if (slots != 3 && m.generation > 1)
-		simfs_report(r, false, "superblock slot %d is not valid (a "
+		simfs_report(r, false,
+			     "superblock slot %d is not valid (a "
 			     "torn superblock write; the other slot was used)",
 			     (slots & 1) ? 1 : 0);
 

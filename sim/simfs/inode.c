@@ -21,12 +21,12 @@
 
 DEFINE_SIM_STAT(stat_xattr_switch, "simfs_xattr_switches");
 
-#define XATTR_CREATE	0x1
-#define XATTR_REPLACE	0x2
+#define XATTR_CREATE 0x1
+#define XATTR_REPLACE 0x2
 #define XATTR_USER_PREFIX "user."
-#define SW_ENCRYPTED	"user.iomapsim.encrypted"
-#define SW_INTEGRITY	"user.iomapsim.integrity"
-#define SW_DOPS		"user.iomapsim.dops"
+#define SW_ENCRYPTED "user.iomapsim.encrypted"
+#define SW_INTEGRITY "user.iomapsim.integrity"
+#define SW_DOPS "user.iomapsim.dops"
 
 /* What an inode adds to the metadata copy besides its extents. */
 #define INODE_BASE_BYTES (sizeof(struct simfs_dinode) + SIMFS_INLINE_MAX)
@@ -52,7 +52,8 @@ int simfs_dops_parse(const char *s, size_t len)
 	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
 		len--;
 	for (int i = 0; i < SIMFS_DOPS_NR; i++)
-		if (strlen(dops_names[i]) == len && !memcmp(s, dops_names[i], len))
+		if (strlen(dops_names[i]) == len &&
+		    !memcmp(s, dops_names[i], len))
 			return i;
 	if (len == 7 && !memcmp(s, "default", 7))
 		return SIMFS_DOPS_DEFAULT;
@@ -92,11 +93,10 @@ void simfs_inode_hash(struct simfs_sb_info *sbi, struct simfs_inode_info *ei)
 	sbi->nr_inodes++;
 }
 
-void simfs_inode_unhash(struct simfs_sb_info *sbi,
-			struct simfs_inode_info *ei)
+void simfs_inode_unhash(struct simfs_sb_info *sbi, struct simfs_inode_info *ei)
 {
-	struct simfs_inode_info **pp = &sbi->ihash[ino_hash(sbi,
-					ei->vfs_inode.i_ino)];
+	struct simfs_inode_info **pp =
+		&sbi->ihash[ino_hash(sbi, ei->vfs_inode.i_ino)];
 
 	while (*pp && *pp != ei)
 		pp = &(*pp)->hash_next;
@@ -119,8 +119,8 @@ int simfs_inline_alloc(struct simfs_inode_info *ei)
 	return ei->inline_data ? 0 : -ENOMEM;
 }
 
-struct simfs_inode_info *simfs_inode_alloc(struct simfs_sb_info *sbi,
-					   u64 ino, umode_t mode)
+struct simfs_inode_info *simfs_inode_alloc(struct simfs_sb_info *sbi, u64 ino,
+					   umode_t mode)
 {
 	struct simfs_inode_info *ei = kzalloc(sizeof(*ei), GFP_NOFS);
 
@@ -265,8 +265,8 @@ int simfs_setattr(struct simfs_inode_info *ei, unsigned int valid,
 		ei->mtime = a->mtime;
 	ei->ctime = simfs_now();
 	up_write(&ei->map_lock);
-	if (valid & (SIMFS_SETATTR_MODE | SIMFS_SETATTR_UID |
-		     SIMFS_SETATTR_GID))
+	if (valid &
+	    (SIMFS_SETATTR_MODE | SIMFS_SETATTR_UID | SIMFS_SETATTR_GID))
 		simfs_mark_data_dirty(ei->sbi);
 	else
 		simfs_mark_time_dirty(ei->sbi);
@@ -426,8 +426,9 @@ int simfs_setxattr(struct simfs_inode_info *ei, const char *name,
 		struct simfs_xattr *arr;
 
 		ret = simfs_meta_room(sbi, bytes);
-		arr = ret ? NULL : kmalloc_array(ei->nr_xattrs + 1,
-						 sizeof(*arr), GFP_NOFS);
+		arr = ret ? NULL :
+			    kmalloc_array(ei->nr_xattrs + 1, sizeof(*arr),
+					  GFP_NOFS);
 		if (!ret && !arr)
 			ret = -ENOMEM;
 		if (!ret) {
@@ -439,11 +440,14 @@ int simfs_setxattr(struct simfs_inode_info *ei, const char *name,
 			} else {
 				memcpy(nm, name, nlen);
 				if (ei->nr_xattrs)
-					memcpy(arr, ei->xattrs, ei->nr_xattrs *
-					       sizeof(*arr));
-				arr[ei->nr_xattrs] = (struct simfs_xattr){
-					.name = nm, .name_len = nlen,
-					.value = nv, .value_len = size };
+					memcpy(arr, ei->xattrs,
+					       ei->nr_xattrs * sizeof(*arr));
+				arr[ei->nr_xattrs] =
+					(struct simfs_xattr){ .name = nm,
+							      .name_len = nlen,
+							      .value = nv,
+							      .value_len =
+								      size };
 				nv = NULL;
 				kfree(ei->xattrs);
 				ei->xattrs = arr;
@@ -469,8 +473,8 @@ out:
 	return ret;
 }
 
-ssize_t simfs_getxattr(struct simfs_inode_info *ei, const char *name,
-		       void *buf, size_t size)
+ssize_t simfs_getxattr(struct simfs_inode_info *ei, const char *name, void *buf,
+		       size_t size)
 {
 	struct simfs_xattr *x;
 	ssize_t ret;

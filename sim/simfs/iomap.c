@@ -35,13 +35,11 @@ DEFINE_SIM_STAT(stat_end_io_write, "simfs_dops_end_io_write");
 DEFINE_SIM_STAT(stat_submit_io, "simfs_dops_submit_io");
 DEFINE_SIM_STAT(stat_bioset_bios, "simfs_dops_bio_set_bios");
 
-static const char *const iomap_type_names[] = {
-	"hole", "delalloc", "mapped", "unwritten", "inline"
-};
+static const char *const iomap_type_names[] = { "hole", "delalloc", "mapped",
+						"unwritten", "inline" };
 
-static int __simfs_iomap_begin(struct inode *inode, loff_t pos,
-			       loff_t length, unsigned flags,
-			       struct iomap *iomap)
+static int __simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
+			       unsigned flags, struct iomap *iomap)
 {
 	struct simfs_inode_info *ei = SIMFS_I(inode);
 	struct simfs_sb_info *sbi = ei->sbi;
@@ -100,7 +98,8 @@ static int __simfs_iomap_begin(struct inode *inode, loff_t pos,
 		u64 n = min(e->lblk + e->len - lblk, want);
 
 		iomap->type = (e->flags & SIMFS_EXT_UNWRITTEN) ?
-			      IOMAP_UNWRITTEN : IOMAP_MAPPED;
+				      IOMAP_UNWRITTEN :
+				      IOMAP_MAPPED;
 		iomap->addr = (e->pblk + (lblk - e->lblk)) << bits;
 		iomap->length = n << bits;
 	} else {
@@ -126,8 +125,8 @@ static int __simfs_iomap_begin(struct inode *inode, loff_t pos,
 			if (idx > 0) {
 				struct simfs_extent *p = &ei->ext[idx - 1];
 
-				goal = p->pblk + p->len + (lblk - p->lblk -
-							   p->len);
+				goal = p->pblk + p->len +
+				       (lblk - p->lblk - p->len);
 			}
 			ret = simfs_alloc_blocks(sbi, goal, n, &pblk, &got);
 			if (!ret) {
@@ -162,10 +161,10 @@ out:
 		iomap->flags |= IOMAP_F_INTEGRITY;
 	sim_trace("simfs_iomap_begin",
 		  "ino=%lu pos=%lld len=%lld flags=%#x type=%s off=%lld "
-		  "mlen=%llu iflags=%#x", inode->i_ino, (long long)pos,
-		  (long long)length, flags, iomap_type_names[iomap->type],
-		  (long long)iomap->offset, (unsigned long long)iomap->length,
-		  iomap->flags);
+		  "mlen=%llu iflags=%#x",
+		  inode->i_ino, (long long)pos, (long long)length, flags,
+		  iomap_type_names[iomap->type], (long long)iomap->offset,
+		  (unsigned long long)iomap->length, iomap->flags);
 unlock:
 	if (write)
 		up_write(&ei->map_lock);
@@ -209,8 +208,9 @@ static int simfs_convert_unwritten(struct simfs_inode_info *ei, loff_t pos,
 	if (!ret) {
 		sim_stat_inc(&stat_converted);
 		simfs_mark_data_dirty(ei->sbi);
-		sim_trace("simfs_convert_unwritten", "ino=%lu pos=%lld size=%zd",
-			  ei->vfs_inode.i_ino, (long long)pos, size);
+		sim_trace("simfs_convert_unwritten",
+			  "ino=%lu pos=%lld size=%zd", ei->vfs_inode.i_ino,
+			  (long long)pos, size);
 	}
 	return ret;
 }
@@ -222,8 +222,8 @@ static int simfs_convert_unwritten(struct simfs_inode_info *ei, loff_t pos,
  * a pure overwrite may complete in interrupt context, and then neither
  * branch sleeps.
  */
-static int simfs_dio_write_end_io(struct kiocb *iocb, ssize_t size,
-				  int error, unsigned flags)
+static int simfs_dio_write_end_io(struct kiocb *iocb, ssize_t size, int error,
+				  unsigned flags)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct simfs_inode_info *ei = SIMFS_I(inode);
@@ -259,8 +259,8 @@ static int simfs_dio_read_end_io(struct kiocb *iocb, ssize_t size, int error,
 	return error;
 }
 
-static void simfs_dio_submit_io(const struct iomap_iter *iter,
-				struct bio *bio, loff_t file_offset)
+static void simfs_dio_submit_io(const struct iomap_iter *iter, struct bio *bio,
+				loff_t file_offset)
 {
 	sim_stat_inc(&stat_submit_io);
 	submit_bio(bio);
@@ -270,13 +270,12 @@ static void simfs_dio_submit_io(const struct iomap_iter *iter,
 struct simfs_dio_bio {
 	loff_t file_offset;
 	u64 ino;
-	struct bio bio;		/* must be last: the bio_set's front_pad */
+	struct bio bio; /* must be last: the bio_set's front_pad */
 };
 
 static void simfs_dio_private_end_io(struct bio *bio)
 {
-	struct simfs_dio_bio *sb = container_of(bio, struct simfs_dio_bio,
-						bio);
+	struct simfs_dio_bio *sb = container_of(bio, struct simfs_dio_bio, bio);
 
 	sim_trace("simfs_dio_bio_end_io", "ino=%llu off=%lld status=%u",
 		  (unsigned long long)sb->ino, (long long)sb->file_offset,
@@ -287,15 +286,15 @@ static void simfs_dio_private_end_io(struct bio *bio)
 static void simfs_dio_submit_io_private(const struct iomap_iter *iter,
 					struct bio *bio, loff_t file_offset)
 {
-	struct simfs_dio_bio *sb = container_of(bio, struct simfs_dio_bio,
-						bio);
+	struct simfs_dio_bio *sb = container_of(bio, struct simfs_dio_bio, bio);
 
 	sim_stat_inc(&stat_submit_io);
 	/*
 	 * G-32: a bio from any other set has no room in front for our
 	 * fields; counted here only when it really came from our set.
 	 */
-	if (WARN_ON_ONCE(bio->bi_pool != &SIMFS_I(iter->inode)->sbi->dio_bio_set)) {
+	if (WARN_ON_ONCE(bio->bi_pool !=
+			 &SIMFS_I(iter->inode)->sbi->dio_bio_set)) {
 		submit_bio(bio);
 		return;
 	}

@@ -39,9 +39,9 @@ static size_t root_record(u8 *p, s64 now)
 	return sizeof(di);
 }
 
-int simfs_mkfs_check(struct block_device *bdev,
-		     const struct simfs_mkfs_opts *o, u32 *bsp,
-		     struct simfs_geometry *g, char *err, size_t errlen)
+int simfs_mkfs_check(struct block_device *bdev, const struct simfs_mkfs_opts *o,
+		     u32 *bsp, struct simfs_geometry *g, char *err,
+		     size_t errlen)
 {
 	unsigned int lbs = bdev_logical_block_size(bdev);
 	u32 bs = o->block_size ? o->block_size : max(4096U, lbs);
@@ -53,14 +53,17 @@ int simfs_mkfs_check(struct block_device *bdev,
 		g = &tmp;
 	if (!is_power_of_2(bs) || bs < SIMFS_MIN_BLOCK_SIZE ||
 	    bs > SIMFS_MAX_BLOCK_SIZE) {
-		snprintf(err, errlen, "block size %u: must be a power of two "
-			 "from %u to %u", bs, SIMFS_MIN_BLOCK_SIZE,
-			 SIMFS_MAX_BLOCK_SIZE);
+		snprintf(err, errlen,
+			 "block size %u: must be a power of two "
+			 "from %u to %u",
+			 bs, SIMFS_MIN_BLOCK_SIZE, SIMFS_MAX_BLOCK_SIZE);
 		return -EINVAL;
 	}
 	if (bs < lbs) {
-		snprintf(err, errlen, "block size %u is below the device's "
-			 "logical block size %u", bs, lbs);
+		snprintf(err, errlen,
+			 "block size %u is below the device's "
+			 "logical block size %u",
+			 bs, lbs);
 		return -EINVAL;
 	}
 	if (bdev_read_only(bdev)) {
@@ -74,9 +77,10 @@ int simfs_mkfs_check(struct block_device *bdev,
 	}
 	ret = simfs_geometry(dev_bytes, bs, g);
 	if (ret) {
-		snprintf(err, errlen, "device too small: %llu bytes hold no "
-			 "simfs with %u-byte blocks", (unsigned long long)dev_bytes,
-			 bs);
+		snprintf(err, errlen,
+			 "device too small: %llu bytes hold no "
+			 "simfs with %u-byte blocks",
+			 (unsigned long long)dev_bytes, bs);
 		return ret;
 	}
 	if (bsp)
@@ -110,8 +114,8 @@ int simfs_mkfs(struct block_device *bdev, const struct simfs_mkfs_opts *o,
 
 	/* generation 1: header and the root directory */
 	h = (struct simfs_dmeta *)meta;
-	len = SIMFS_META_HDR_SIZE + root_record(meta + SIMFS_META_HDR_SIZE,
-						now);
+	len = SIMFS_META_HDR_SIZE +
+	      root_record(meta + SIMFS_META_HDR_SIZE, now);
 	memcpy(h->m_magic, SIMFS_META_MAGIC, 8);
 	h->m_generation = simfs_cpu_to_le64(1);
 	h->m_nr_inodes = simfs_cpu_to_le64(1);
@@ -134,10 +138,10 @@ int simfs_mkfs(struct block_device *bdev, const struct simfs_mkfs_opts *o,
 	dsb->s_meta_len = simfs_cpu_to_le64(len);
 	dsb->s_meta_crc = simfs_cpu_to_le32(simfs_crc32c(0, meta, len));
 	dsb->s_state = simfs_cpu_to_le32(SIMFS_STATE_CLEAN);
-	dsb->s_features = simfs_cpu_to_le32(o->inline_data ?
-					    SIMFS_FEAT_INLINE_DATA : 0);
-	dsb->s_inline_max = simfs_cpu_to_le32(o->inline_data ?
-					      SIMFS_INLINE_MAX : 0);
+	dsb->s_features =
+		simfs_cpu_to_le32(o->inline_data ? SIMFS_FEAT_INLINE_DATA : 0);
+	dsb->s_inline_max =
+		simfs_cpu_to_le32(o->inline_data ? SIMFS_INLINE_MAX : 0);
 	dsb->s_mkfs_time = simfs_cpu_to_le64(now);
 	dsb->s_commit_time = simfs_cpu_to_le64(now);
 	if (getrandom(dsb->s_uuid, sizeof(dsb->s_uuid), 0) !=
@@ -153,8 +157,10 @@ int simfs_mkfs(struct block_device *bdev, const struct simfs_mkfs_opts *o,
 	if (!ret)
 		ret = simfs_bdev_rw(bdev, REQ_OP_WRITE | REQ_META, 0, sb0, bs);
 	if (!ret)
-		ret = simfs_bdev_rw(bdev, REQ_OP_WRITE | REQ_META | REQ_SYNC |
-				    REQ_PREFLUSH | REQ_FUA, bs, sb1, bs);
+		ret = simfs_bdev_rw(bdev,
+				    REQ_OP_WRITE | REQ_META | REQ_SYNC |
+					    REQ_PREFLUSH | REQ_FUA,
+				    bs, sb1, bs);
 	if (ret)
 		snprintf(err, errlen, "write failed: %s", strerror(-ret));
 out:

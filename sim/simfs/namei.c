@@ -51,8 +51,8 @@ static int dent_add(struct simfs_inode_info *dir, const char *name, u64 ino)
 
 	if (dir->nr_dents == dir->cap_dents) {
 		u32 cap = dir->cap_dents ? 2 * dir->cap_dents : 8;
-		struct simfs_dirent *n = kmalloc_array(cap, sizeof(*n),
-						       GFP_NOFS);
+		struct simfs_dirent *n =
+			kmalloc_array(cap, sizeof(*n), GFP_NOFS);
 
 		if (!n)
 			return -ENOMEM;
@@ -67,8 +67,10 @@ static int dent_add(struct simfs_inode_info *dir, const char *name, u64 ino)
 		return -ENOMEM;
 	memcpy(nm, name, len);
 	d = &dir->dents[dir->nr_dents++];
-	*d = (struct simfs_dirent){ .ino = ino, .cookie = dir->next_cookie++,
-				    .name_len = len, .name = nm };
+	*d = (struct simfs_dirent){ .ino = ino,
+				    .cookie = dir->next_cookie++,
+				    .name_len = len,
+				    .name = nm };
 	atomic_long_add(simfs_dirent_bytes(len), &dir->sbi->meta_bytes);
 	return 0;
 }
@@ -117,8 +119,8 @@ struct simfs_inode_info *simfs_lookup(struct simfs_inode_info *dir,
 }
 
 struct simfs_inode_info *simfs_create(struct simfs_inode_info *dir,
-				      const char *name, umode_t mode,
-				      u32 uid, u32 gid, bool ref)
+				      const char *name, umode_t mode, u32 uid,
+				      u32 gid, bool ref)
 {
 	struct simfs_sb_info *sbi = dir->sbi;
 	struct simfs_inode_info *ei;
@@ -147,8 +149,8 @@ struct simfs_inode_info *simfs_create(struct simfs_inode_info *dir,
 		goto out;
 	}
 	ret = simfs_meta_room(sbi, sizeof(struct simfs_dinode) +
-			      SIMFS_INLINE_MAX +
-			      simfs_dirent_bytes(strlen(name)));
+					   SIMFS_INLINE_MAX +
+					   simfs_dirent_bytes(strlen(name)));
 	if (ret)
 		goto out;
 	/* never wrap, never reach the front end's control inodes */
@@ -302,7 +304,8 @@ int simfs_rename(struct simfs_inode_info *odir, const char *oname,
 	ret = name_ok(nname);
 	if (ret)
 		return ret == -ENOENT ? -EINVAL : ret;
-	if (!S_ISDIR(odir->vfs_inode.i_mode) || !S_ISDIR(ndir->vfs_inode.i_mode))
+	if (!S_ISDIR(odir->vfs_inode.i_mode) ||
+	    !S_ISDIR(ndir->vfs_inode.i_mode))
 		return -ENOTDIR;
 
 	mutex_lock(&sbi->ns_lock);
@@ -319,7 +322,7 @@ int simfs_rename(struct simfs_inode_info *odir, const char *oname,
 		dst_dir = dst && S_ISDIR(dst->vfs_inode.i_mode);
 	}
 	if (dst == src) {
-		ret = 0;	/* same inode: nothing to do, as POSIX says */
+		ret = 0; /* same inode: nothing to do, as POSIX says */
 		goto out;
 	}
 	if (ndir->unlinked) {
@@ -439,8 +442,8 @@ int simfs_readdir(struct simfs_inode_info *dir, u64 pos,
 
 		if (!ei)
 			continue;
-		if (fn(arg, d->name, d->name_len, d->ino,
-		       ei->vfs_inode.i_mode, d->cookie))
+		if (fn(arg, d->name, d->name_len, d->ino, ei->vfs_inode.i_mode,
+		       d->cookie))
 			break;
 	}
 	mutex_unlock(&sbi->ns_lock);

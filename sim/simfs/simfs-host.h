@@ -16,19 +16,19 @@
 struct simfs_host_probe {
 	bool is_blockdev;
 	bool is_regular;
-	uint64_t size;			/* bytes */
+	uint64_t size; /* bytes */
 	/* a signature libblkid recognised: "ext4", "xfs", "gpt", ... */
 	char found[64];
-	char found_usage[32];		/* "filesystem", "partition table" */
+	char found_usage[32]; /* "filesystem", "partition table" */
 	char found_label[64];
-	bool ambivalent;		/* several signatures */
-	bool simfs;			/* our own superblock magic */
+	bool ambivalent; /* several signatures */
+	bool simfs; /* our own superblock magic */
 	/* topology (0: unknown) */
 	unsigned int logical_sector_size;
 	unsigned int physical_sector_size;
 	unsigned int minimum_io_size;
 	unsigned int optimal_io_size;
-	unsigned int dio_mem_align;	/* statx, regular files */
+	unsigned int dio_mem_align; /* statx, regular files */
 	unsigned int dio_offset_align;
 	bool topology_from_blkid;
 	bool dioalign_from_statx;
@@ -39,8 +39,8 @@ struct simfs_host_probe {
  * one is refused with -EBUSY).  Returns 0 or a negative errno with a
  * reason in @err.
  */
-int simfs_host_probe(const char *path, struct simfs_host_probe *p,
-		     char *err, size_t errlen);
+int simfs_host_probe(const char *path, struct simfs_host_probe *p, char *err,
+		     size_t errlen);
 /* Erase every signature libblkid finds on @path (as wipefs -a). */
 int simfs_host_wipe(const char *path, char *err, size_t errlen);
 /*
@@ -60,10 +60,10 @@ int simfs_host_resize(const char *path, uint64_t size, char *err,
  */
 enum simfs_host_holder {
 	SIMFS_HOLD_NONE = 0,
-	SIMFS_HOLD_MOUNT,	/* serving a mount */
+	SIMFS_HOLD_MOUNT, /* serving a mount */
 	SIMFS_HOLD_MKFS,
 	SIMFS_HOLD_FSCK,
-	SIMFS_HOLD_CLOSING,	/* unmounted, writing the last commit */
+	SIMFS_HOLD_CLOSING, /* unmounted, writing the last commit */
 	SIMFS_HOLD_NR
 };
 
@@ -87,8 +87,8 @@ struct simfs_host_lock {
  * system without locks is used unlocked).
  */
 int simfs_host_lock(const char *path, int holder, bool shared,
-		    unsigned int wait_ms, struct simfs_host_lock *l,
-		    char *err, size_t errlen);
+		    unsigned int wait_ms, struct simfs_host_lock *l, char *err,
+		    size_t errlen);
 /* Say that the holder's role changed (mount -> closing). */
 void simfs_host_lock_retag(struct simfs_host_lock *l, int holder);
 void simfs_host_unlock(struct simfs_host_lock *l);
@@ -99,7 +99,7 @@ void simfs_host_lock_describe(int holder, long pid, char *err, size_t errlen);
  * How long a mount or mkfs waits for a finishing holder, and for a
  * mount's daemon to notice an unmount that fusermount3 already did.
  */
-#define SIMFS_HOST_LOCK_WAIT_MS		30000
-#define SIMFS_HOST_LOCK_GRACE_MS	3000
+#define SIMFS_HOST_LOCK_WAIT_MS 30000
+#define SIMFS_HOST_LOCK_GRACE_MS 3000
 
 #endif /* _SIMFS_HOST_H */

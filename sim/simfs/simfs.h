@@ -36,12 +36,12 @@ struct simfs_extent {
 	u64 lblk;
 	u64 pblk;
 	u32 len;
-	u32 flags;	/* SIMFS_EXT_* */
+	u32 flags; /* SIMFS_EXT_* */
 };
 
 struct simfs_dirent {
 	u64 ino;
-	u64 cookie;	/* readdir offset: stable while entries come and go */
+	u64 cookie; /* readdir offset: stable while entries come and go */
 	u16 name_len;
 	char *name;
 };
@@ -55,11 +55,11 @@ struct simfs_xattr {
 
 /* Which struct iomap_dio_ops a file's direct I/O uses. */
 enum simfs_dops_kind {
-	SIMFS_DOPS_DEFAULT = -1,	/* the mount's default */
-	SIMFS_DOPS_NONE = 0,		/* reads: NULL; writes: ->end_io only */
-	SIMFS_DOPS_END_IO,		/* ->end_io for reads too */
-	SIMFS_DOPS_SUBMIT_IO,		/* plus ->submit_io */
-	SIMFS_DOPS_BIO_SET,		/* plus an own bio_set with front_pad */
+	SIMFS_DOPS_DEFAULT = -1, /* the mount's default */
+	SIMFS_DOPS_NONE = 0, /* reads: NULL; writes: ->end_io only */
+	SIMFS_DOPS_END_IO, /* ->end_io for reads too */
+	SIMFS_DOPS_SUBMIT_IO, /* plus ->submit_io */
+	SIMFS_DOPS_BIO_SET, /* plus an own bio_set with front_pad */
 	SIMFS_DOPS_NR
 };
 
@@ -77,8 +77,8 @@ struct simfs_inode_info {
 	struct rw_semaphore map_lock;
 	struct simfs_extent *ext;
 	u32 nr_ext, cap_ext;
-	u8 *inline_data;	/* SIMFS_INLINE_MAX bytes if SIMFS_IFL_INLINE */
-	u32 flags;		/* SIMFS_IFL_* */
+	u8 *inline_data; /* SIMFS_INLINE_MAX bytes if SIMFS_IFL_INLINE */
+	u32 flags; /* SIMFS_IFL_* */
 
 	u32 nlink, uid, gid;
 	s64 atime, mtime, ctime;
@@ -95,12 +95,12 @@ struct simfs_inode_info {
 
 	/* the per-file switches the xattrs set */
 	bool integrity;
-	int dops;		/* enum simfs_dops_kind */
+	int dops; /* enum simfs_dops_kind */
 
 	/* references, under ns_lock */
-	long nlookup;		/* the front end's (FUSE lookup count) */
+	long nlookup; /* the front end's (FUSE lookup count) */
 	long open_count;
-	bool unlinked;		/* nlink reached 0 */
+	bool unlinked; /* nlink reached 0 */
 };
 
 static inline struct simfs_inode_info *SIMFS_I(struct inode *inode)
@@ -110,9 +110,9 @@ static inline struct simfs_inode_info *SIMFS_I(struct inode *inode)
 
 struct simfs_mount_opts {
 	bool read_only;
-	bool no_simple;		/* keep every DIO off the simple path */
+	bool no_simple; /* keep every DIO off the simple path */
 	bool no_parallel_dio_write; /* don't declare FMODE_DIO_PARALLEL_WRITE */
-	int default_dops;	/* enum simfs_dops_kind */
+	int default_dops; /* enum simfs_dops_kind */
 };
 
 struct simfs_pending_free {
@@ -125,7 +125,7 @@ struct simfs_sb_info {
 	struct super_block sb;
 	struct block_device *bdev;
 	struct simfs_geometry geo;
-	struct simfs_dsb dsb;		/* last committed superblock */
+	struct simfs_dsb dsb; /* last committed superblock */
 	u64 generation;
 	struct simfs_mount_opts opts;
 	bool parallel_dio_write;
@@ -138,7 +138,7 @@ struct simfs_sb_info {
 	u64 next_ino;
 
 	struct mutex alloc_lock;
-	unsigned long *bitmap;		/* one bit per block, set = in use */
+	unsigned long *bitmap; /* one bit per block, set = in use */
 	u64 free_blocks;
 	u64 alloc_cursor;
 	struct simfs_pending_free *pending;
@@ -156,7 +156,7 @@ struct simfs_sb_info {
 	atomic_long_t data_seq, any_seq;
 	long committed_data_seq, committed_any_seq;
 	int last_commit_error;
-	u32 state;			/* SIMFS_STATE_* the next commit writes */
+	u32 state; /* SIMFS_STATE_* the next commit writes */
 	size_t last_meta_len;
 
 	/* the bio_set of SIMFS_DOPS_BIO_SET, and the ops of each kind */
@@ -174,9 +174,9 @@ static inline struct simfs_sb_info *SIMFS_SB(struct super_block *sb)
 /* ---- mkfs / fsck (mkfs.c, fsck.c) ------------------------------------ */
 
 struct simfs_mkfs_opts {
-	u32 block_size;		/* 0: max(4096, logical block size) */
+	u32 block_size; /* 0: max(4096, logical block size) */
 	const char *label;
-	bool inline_data;	/* default on (set by simfs_mkfs_opts_init) */
+	bool inline_data; /* default on (set by simfs_mkfs_opts_init) */
 };
 
 void simfs_mkfs_opts_init(struct simfs_mkfs_opts *o);
@@ -192,9 +192,9 @@ int simfs_mkfs(struct block_device *bdev, const struct simfs_mkfs_opts *o,
  * The checks simfs_mkfs() makes before writing, on their own: the block
  * size it would use (*bs) and the layout (*g, may be NULL).
  */
-int simfs_mkfs_check(struct block_device *bdev,
-		     const struct simfs_mkfs_opts *o, u32 *bs,
-		     struct simfs_geometry *g, char *err, size_t errlen);
+int simfs_mkfs_check(struct block_device *bdev, const struct simfs_mkfs_opts *o,
+		     u32 *bs, struct simfs_geometry *g, char *err,
+		     size_t errlen);
 
 struct simfs_fsck_report {
 	unsigned int errors;
@@ -202,7 +202,7 @@ struct simfs_fsck_report {
 	u64 generation;
 	u64 nr_inodes;
 	u64 used_blocks;
-	bool clean;		/* superblock state CLEAN */
+	bool clean; /* superblock state CLEAN */
 	/*
 	 * Set by the caller when a live mount holds the image: its pid, or
 	 * -1 when the holder does not say.  State MOUNTED is then that
@@ -226,11 +226,11 @@ int simfs_fsck(struct block_device *bdev, struct simfs_fsck_report *r);
  * fsck and mount: problems go to @r as errors.  Returns 0, or -ENOMEM.
  */
 int simfs_check_meta(const struct simfs_dsb *dsb,
-		     const struct simfs_geometry *g,
-		     const struct simfs_meta *m, struct simfs_fsck_report *r);
+		     const struct simfs_geometry *g, const struct simfs_meta *m,
+		     struct simfs_fsck_report *r);
 /* One problem (@error) or note into @r. */
-void simfs_report(struct simfs_fsck_report *r, bool error,
-		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void simfs_report(struct simfs_fsck_report *r, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * The loading steps mount and fsck share: read both superblock slots,
@@ -239,8 +239,8 @@ void simfs_report(struct simfs_fsck_report *r, bool error,
  * for each valid slot.  On error @err says why.
  */
 int simfs_load(struct block_device *bdev, struct simfs_dsb *dsb,
-	       struct simfs_geometry *g, struct simfs_meta *m,
-	       char *err, size_t errlen, int *slot_state);
+	       struct simfs_geometry *g, struct simfs_meta *m, char *err,
+	       size_t errlen, int *slot_state);
 
 /* Does @bdev start with a simfs superblock (either slot)? */
 bool simfs_probe(struct block_device *bdev);
@@ -252,8 +252,8 @@ bool simfs_probe(struct block_device *bdev);
  * block or an ERR_PTR with a reason in @err.
  */
 struct super_block *simfs_mount(struct block_device *bdev,
-				const struct simfs_mount_opts *o,
-				char *err, size_t errlen);
+				const struct simfs_mount_opts *o, char *err,
+				size_t errlen);
 /* Commit (state CLEAN) and free everything; returns the commit's error. */
 int simfs_unmount(struct super_block *sb);
 /*
@@ -299,8 +299,8 @@ int simfs_alloc_mark_used(struct simfs_sb_info *sbi, u64 pblk, u64 len);
  * Up to @want blocks, contiguous, near @goal (0: no preference).  Returns
  * 0 with *pblk / *got set, or -ENOSPC.
  */
-int simfs_alloc_blocks(struct simfs_sb_info *sbi, u64 goal, u64 want,
-		       u64 *pblk, u64 *got);
+int simfs_alloc_blocks(struct simfs_sb_info *sbi, u64 goal, u64 want, u64 *pblk,
+		       u64 *got);
 /* Free blocks that a committed copy may still use: held until a commit. */
 void simfs_free_blocks(struct simfs_sb_info *sbi, u64 pblk, u64 len);
 /* Free blocks no committed copy ever saw (an allocation undone). */
@@ -323,8 +323,8 @@ int simfs_meta_room(struct simfs_sb_info *sbi, long extra);
 struct simfs_extent *simfs_ext_find(struct simfs_inode_info *ei, u64 lblk,
 				    u32 *idx);
 /* Add a mapping for a hole; merges with contiguous neighbours. */
-int simfs_ext_insert(struct simfs_inode_info *ei, u64 lblk, u64 pblk,
-		     u32 len, u32 flags);
+int simfs_ext_insert(struct simfs_inode_info *ei, u64 lblk, u64 pblk, u32 len,
+		     u32 flags);
 /*
  * Set the flags of every mapped block in [lblk, +len) to @flags (unwritten
  * conversion, zero range), splitting extents at the edges.
@@ -346,12 +346,11 @@ u64 simfs_ext_blocks(struct simfs_inode_info *ei);
 /* ---- inodes and names (inode.c, namei.c) ------------------------------ */
 
 struct simfs_inode_info *simfs_iget(struct simfs_sb_info *sbi, u64 ino);
-struct simfs_inode_info *simfs_inode_alloc(struct simfs_sb_info *sbi,
-					   u64 ino, umode_t mode);
+struct simfs_inode_info *simfs_inode_alloc(struct simfs_sb_info *sbi, u64 ino,
+					   umode_t mode);
 void simfs_inode_free(struct simfs_inode_info *ei);
 void simfs_inode_hash(struct simfs_sb_info *sbi, struct simfs_inode_info *ei);
-void simfs_inode_unhash(struct simfs_sb_info *sbi,
-			struct simfs_inode_info *ei);
+void simfs_inode_unhash(struct simfs_sb_info *sbi, struct simfs_inode_info *ei);
 /* Free an unlinked inode nothing refers to any more (ns_lock held). */
 void simfs_inode_maybe_evict(struct simfs_inode_info *ei);
 long simfs_inode_meta_bytes(struct simfs_inode_info *ei);
@@ -364,18 +363,18 @@ struct simfs_attr {
 	u64 ino;
 	u32 mode, nlink, uid, gid;
 	u64 size;
-	u64 blocks;		/* 512-byte units */
+	u64 blocks; /* 512-byte units */
 	u32 blksize;
 	s64 atime, mtime, ctime;
 };
 void simfs_getattr(struct simfs_inode_info *ei, struct simfs_attr *a);
 
-#define SIMFS_SETATTR_MODE	(1U << 0)
-#define SIMFS_SETATTR_UID	(1U << 1)
-#define SIMFS_SETATTR_GID	(1U << 2)
-#define SIMFS_SETATTR_SIZE	(1U << 3)
-#define SIMFS_SETATTR_ATIME	(1U << 4)
-#define SIMFS_SETATTR_MTIME	(1U << 5)
+#define SIMFS_SETATTR_MODE (1U << 0)
+#define SIMFS_SETATTR_UID (1U << 1)
+#define SIMFS_SETATTR_GID (1U << 2)
+#define SIMFS_SETATTR_SIZE (1U << 3)
+#define SIMFS_SETATTR_ATIME (1U << 4)
+#define SIMFS_SETATTR_MTIME (1U << 5)
 int simfs_setattr(struct simfs_inode_info *ei, unsigned int valid,
 		  const struct simfs_attr *a);
 
@@ -387,12 +386,12 @@ int simfs_setattr(struct simfs_inode_info *ei, unsigned int valid,
 struct simfs_inode_info *simfs_lookup(struct simfs_inode_info *dir,
 				      const char *name, bool ref);
 struct simfs_inode_info *simfs_create(struct simfs_inode_info *dir,
-				      const char *name, umode_t mode,
-				      u32 uid, u32 gid, bool ref);
+				      const char *name, umode_t mode, u32 uid,
+				      u32 gid, bool ref);
 int simfs_unlink(struct simfs_inode_info *dir, const char *name);
 int simfs_rmdir(struct simfs_inode_info *dir, const char *name);
-#define SIMFS_RENAME_NOREPLACE	(1U << 0)
-#define SIMFS_RENAME_EXCHANGE	(1U << 1)
+#define SIMFS_RENAME_NOREPLACE (1U << 0)
+#define SIMFS_RENAME_EXCHANGE (1U << 1)
 int simfs_rename(struct simfs_inode_info *odir, const char *oname,
 		 struct simfs_inode_info *ndir, const char *nname,
 		 unsigned int flags);
@@ -407,8 +406,8 @@ int simfs_readdir(struct simfs_inode_info *dir, u64 pos,
 
 int simfs_setxattr(struct simfs_inode_info *ei, const char *name,
 		   const void *value, size_t size, int flags);
-ssize_t simfs_getxattr(struct simfs_inode_info *ei, const char *name,
-		       void *buf, size_t size);
+ssize_t simfs_getxattr(struct simfs_inode_info *ei, const char *name, void *buf,
+		       size_t size);
 ssize_t simfs_listxattr(struct simfs_inode_info *ei, char *buf, size_t size);
 int simfs_removexattr(struct simfs_inode_info *ei, const char *name);
 
@@ -444,8 +443,8 @@ int simfs_truncate(struct simfs_inode_info *ei, loff_t size);
 /* Move inline data out to a block (map_lock held). */
 int simfs_inline_to_extent(struct simfs_inode_info *ei);
 /* Would a direct write of [pos, +count) be a pure overwrite? */
-bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos,
-			size_t count, bool *unwritten);
+bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos, size_t count,
+			bool *unwritten);
 
 /* ---- block I/O for metadata and buffered data (bio-io.c) ------------- */
 
@@ -454,8 +453,8 @@ bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos,
  * waiting for them: @buf must be sector aligned (simfs_buf_alloc
  * gives page-aligned memory).
  */
-int simfs_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 pos,
-		  void *buf, size_t len);
+int simfs_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 pos, void *buf,
+		  size_t len);
 void *simfs_buf_alloc(size_t len);
 void simfs_buf_free(void *buf);
 

@@ -25,9 +25,9 @@ DEFINE_SIM_STAT(stat_commit_errors, "simfs_commit_errors");
 struct simfs_sb_slots {
 	struct simfs_dsb slot[2];
 	bool valid[2];
-	int refused;		/* a sound slot breaking a rule, or -1 */
+	int refused; /* a sound slot breaking a rule, or -1 */
 	char why[2][200];
-	int best;		/* -1: none valid */
+	int best; /* -1: none valid */
 };
 
 static int read_slot(struct block_device *bdev, u64 pos, struct simfs_dsb *out)
@@ -51,9 +51,11 @@ static int read_slot(struct block_device *bdev, u64 pos, struct simfs_dsb *out)
 /* A sound superblock at byte @at that says block size @says. */
 static void misplaced(struct simfs_sb_slots *s, u32 at, u32 says)
 {
-	snprintf(s->why[1], sizeof(s->why[1]), "block size (s_block_size) "
+	snprintf(s->why[1], sizeof(s->why[1]),
+		 "block size (s_block_size) "
 		 "%u, but it lies at byte %u, where slot 1 of %u-byte blocks "
-		 "lies", says, at, at);
+		 "lies",
+		 says, at, at);
 }
 
 /*
@@ -93,8 +95,9 @@ static void find_slot1(struct block_device *bdev, struct simfs_sb_slots *s,
 			if (memcmp(s->slot[1].s_uuid, ref->s_uuid,
 				   sizeof(ref->s_uuid)))
 				continue;
-			if (!ret && !simfs_dsb_check_pair(ref, &s->slot[1],
-					s->why[1], sizeof(s->why[1])))
+			if (!ret &&
+			    !simfs_dsb_check_pair(ref, &s->slot[1], s->why[1],
+						  sizeof(s->why[1])))
 				misplaced(s, bs, says);
 			s->refused = 1;
 			return;
@@ -153,8 +156,9 @@ static int read_slots(struct block_device *bdev, struct simfs_sb_slots *s)
 					      sizeof(s->why[1]));
 			if (!ret)
 				ret = simfs_dsb_check_pair(&s->slot[0],
-						&s->slot[1], s->why[1],
-						sizeof(s->why[1]));
+							   &s->slot[1],
+							   s->why[1],
+							   sizeof(s->why[1]));
 			if (ret == -EPROTONOSUPPORT)
 				s->refused = 1;
 			s->valid[1] = !ret;
@@ -183,8 +187,7 @@ bool simfs_probe(struct block_device *bdev)
 	/* a magic in either slot counts, even with a bad checksum */
 	if (read_slots(bdev, &s))
 		return false;
-	return s.best >= 0 || s.refused >= 0 ||
-	       simfs_dsb_has_magic(&s.slot[0]);
+	return s.best >= 0 || s.refused >= 0 || simfs_dsb_has_magic(&s.slot[0]);
 }
 
 /*
@@ -204,14 +207,18 @@ static int check_geometry(struct block_device *bdev,
 	g->meta_blocks = simfs_le64_to_cpu(dsb->s_meta_blocks);
 	g->data_start = simfs_le64_to_cpu(dsb->s_data_start);
 	if (bs < lbs) {
-		snprintf(err, errlen, "block size %u is below the device's "
-			 "logical block size %u", bs, lbs);
+		snprintf(err, errlen,
+			 "block size %u is below the device's "
+			 "logical block size %u",
+			 bs, lbs);
 		return -EINVAL;
 	}
 	if (g->nr_blocks > (u64)bdev_nr_bytes(bdev) / bs) {
-		snprintf(err, errlen, "file system has %llu blocks of %u "
+		snprintf(err, errlen,
+			 "file system has %llu blocks of %u "
 			 "bytes (s_nr_blocks) but the device holds only %llu "
-			 "bytes", (unsigned long long)g->nr_blocks, bs,
+			 "bytes",
+			 (unsigned long long)g->nr_blocks, bs,
 			 (unsigned long long)bdev_nr_bytes(bdev));
 		return -EUCLEAN;
 	}
@@ -234,8 +241,8 @@ static int read_meta(struct block_device *bdev, const struct simfs_dsb *dsb,
 	buf = simfs_buf_alloc(rlen);
 	if (!buf)
 		return -ENOMEM;
-	ret = simfs_bdev_rw(bdev, REQ_OP_READ | REQ_META,
-			    area * g->block_size, buf, rlen);
+	ret = simfs_bdev_rw(bdev, REQ_OP_READ | REQ_META, area * g->block_size,
+			    buf, rlen);
 	if (ret) {
 		snprintf(err, errlen, "cannot read the metadata copy: %s",
 			 strerror(-ret));
@@ -244,7 +251,8 @@ static int read_meta(struct block_device *bdev, const struct simfs_dsb *dsb,
 	}
 	crc = simfs_crc32c(0, buf, len);
 	if (crc != simfs_le32_to_cpu(dsb->s_meta_crc)) {
-		snprintf(err, errlen, "metadata copy of generation %llu fails "
+		snprintf(err, errlen,
+			 "metadata copy of generation %llu fails "
 			 "its checksum (stored %08x, computed %08x)",
 			 (unsigned long long)gen,
 			 simfs_le32_to_cpu(dsb->s_meta_crc), crc);
@@ -253,7 +261,8 @@ static int read_meta(struct block_device *bdev, const struct simfs_dsb *dsb,
 	}
 	ret = simfs_meta_parse(buf, len, m, err, errlen);
 	if (!ret && m->generation != gen) {
-		snprintf(err, errlen, "metadata copy is of generation %llu "
+		snprintf(err, errlen,
+			 "metadata copy is of generation %llu "
 			 "(m_generation), superblock says %llu (s_generation)",
 			 (unsigned long long)m->generation,
 			 (unsigned long long)gen);
@@ -265,8 +274,8 @@ static int read_meta(struct block_device *bdev, const struct simfs_dsb *dsb,
 }
 
 int simfs_load(struct block_device *bdev, struct simfs_dsb *dsb,
-	       struct simfs_geometry *g, struct simfs_meta *m,
-	       char *err, size_t errlen, int *slot_state)
+	       struct simfs_geometry *g, struct simfs_meta *m, char *err,
+	       size_t errlen, int *slot_state)
 {
 	struct simfs_sb_slots s;
 	int ret;
@@ -292,10 +301,13 @@ int simfs_load(struct block_device *bdev, struct simfs_dsb *dsb,
 	}
 	if (s.best < 0) {
 		if (simfs_dsb_has_magic(&s.slot[0]))
-			snprintf(err, errlen, "no valid superblock: slot 0: "
-				 "%s; slot 1: %s", s.why[0], s.why[1]);
+			snprintf(err, errlen,
+				 "no valid superblock: slot 0: "
+				 "%s; slot 1: %s",
+				 s.why[0], s.why[1]);
 		else
-			snprintf(err, errlen, "not a simfs file system "
+			snprintf(err, errlen,
+				 "not a simfs file system "
 				 "(no superblock magic)");
 		return -EINVAL;
 	}
@@ -364,10 +376,11 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 		e->pblk = simfs_le64_to_cpu(de.e_pblk);
 		e->len = simfs_le32_to_cpu(de.e_len);
 		e->flags = simfs_le32_to_cpu(de.e_flags);
-		if (!e->len || (i && e->lblk < ei->ext[i - 1].lblk +
-						ei->ext[i - 1].len) ||
+		if (!e->len ||
+		    (i && e->lblk < ei->ext[i - 1].lblk + ei->ext[i - 1].len) ||
 		    simfs_alloc_mark_used(sbi, e->pblk, e->len)) {
-			snprintf(err, errlen, "inode %llu: extent %u "
+			snprintf(err, errlen,
+				 "inode %llu: extent %u "
 				 "(%llu+%u -> %llu) overlaps or is out of "
 				 "range; run iomapsim fsck",
 				 (unsigned long long)r->ino, i,
@@ -388,8 +401,8 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 	 * blocks at mount; the mount's first commit records it.
 	 */
 	if (S_ISREG(r->mode) && !(r->flags & SIMFS_IFL_INLINE)) {
-		long freed = simfs_ext_trim_written(ei,
-				DIV_ROUND_UP(r->size, (u64)sbi->geo.block_size));
+		long freed = simfs_ext_trim_written(
+			ei, DIV_ROUND_UP(r->size, (u64)sbi->geo.block_size));
 
 		if (freed < 0) {
 			ret = freed;
@@ -409,14 +422,13 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 
 		if (ei->nr_dents == ei->cap_dents) {
 			u32 cap = ei->cap_dents ? 2 * ei->cap_dents : 8;
-			struct simfs_dirent *n = kmalloc_array(cap, sizeof(*n),
-							       GFP_KERNEL);
+			struct simfs_dirent *n =
+				kmalloc_array(cap, sizeof(*n), GFP_KERNEL);
 
 			if (!n)
 				goto fail_hash;
 			if (ei->nr_dents)
-				memcpy(n, ei->dents,
-				       ei->nr_dents * sizeof(*n));
+				memcpy(n, ei->dents, ei->nr_dents * sizeof(*n));
 			kfree(ei->dents);
 			ei->dents = n;
 			ei->cap_dents = cap;
@@ -434,8 +446,8 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 				&sbi->meta_bytes);
 	}
 	if (r->nr_xattrs) {
-		ei->xattrs = kcalloc(r->nr_xattrs, sizeof(*ei->xattrs),
-				     GFP_KERNEL);
+		ei->xattrs =
+			kcalloc(r->nr_xattrs, sizeof(*ei->xattrs), GFP_KERNEL);
 		if (!ei->xattrs)
 			goto fail_hash;
 	}
@@ -444,8 +456,8 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 		struct simfs_xattr *nx = &ei->xattrs[i];
 
 		nx->name = kmalloc(x->name_len, GFP_KERNEL);
-		nx->value = kmalloc(x->value_len ? x->value_len : 1,
-				    GFP_KERNEL);
+		nx->value =
+			kmalloc(x->value_len ? x->value_len : 1, GFP_KERNEL);
 		if (!nx->name || !nx->value) {
 			kfree(nx->name);
 			kfree(nx->value);
@@ -457,7 +469,7 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 		nx->value_len = x->value_len;
 		ei->nr_xattrs++;
 		atomic_long_add(sizeof(struct simfs_dxattr) +
-				ALIGN(x->name_len + x->value_len, 8),
+					ALIGN(x->name_len + x->value_len, 8),
 				&sbi->meta_bytes);
 	}
 	simfs_inode_set_switches(ei);
@@ -513,8 +525,8 @@ static int check_before_mount(struct simfs_sb_info *sbi,
 }
 
 struct super_block *simfs_mount(struct block_device *bdev,
-				const struct simfs_mount_opts *o,
-				char *err, size_t errlen)
+				const struct simfs_mount_opts *o, char *err,
+				size_t errlen)
 {
 	struct simfs_sb_info *sbi;
 	struct simfs_meta m;
@@ -602,8 +614,10 @@ struct super_block *simfs_mount(struct block_device *bdev,
 		simfs_mark_data_dirty(sbi);
 		ret = simfs_commit(sbi);
 		if (ret) {
-			snprintf(err, errlen, "cannot write the superblock: "
-				 "%s", strerror(-ret));
+			snprintf(err, errlen,
+				 "cannot write the superblock: "
+				 "%s",
+				 strerror(-ret));
 			goto fail_ops;
 		}
 	}
@@ -697,8 +711,8 @@ static int encode_inode(struct blob *b, struct simfs_inode_info *ei)
 {
 	struct inode *inode = &ei->vfs_inode;
 	bool inl = ei->flags & SIMFS_IFL_INLINE;
-	u32 inline_len = inl ? min_t(u64, i_size_read(inode),
-				     SIMFS_INLINE_MAX) : 0;
+	u32 inline_len =
+		inl ? min_t(u64, i_size_read(inode), SIMFS_INLINE_MAX) : 0;
 	struct simfs_dinode di = {
 		.i_ino = simfs_cpu_to_le64(inode->i_ino),
 		.i_mode = simfs_cpu_to_le32(inode->i_mode),
@@ -859,8 +873,10 @@ int simfs_commit(struct simfs_sb_info *sbi)
 	 * before this commit) stable before the superblock can point at
 	 * it; FUA makes the superblock itself stable before we return.
 	 */
-	ret = simfs_bdev_rw(sbi->bdev, REQ_OP_WRITE | REQ_SYNC | REQ_META |
-			    REQ_PREFLUSH | REQ_FUA, (gen & 1) * bs, sbuf, bs);
+	ret = simfs_bdev_rw(sbi->bdev,
+			    REQ_OP_WRITE | REQ_SYNC | REQ_META | REQ_PREFLUSH |
+				    REQ_FUA,
+			    (gen & 1) * bs, sbuf, bs);
 	if (!ret) {
 		sbi->dsb = *dsb;
 		sbi->generation = gen;
@@ -892,7 +908,8 @@ int simfs_sync_fs(struct super_block *sb, int wait)
 
 	if (sbi->opts.read_only)
 		return 0;
-	if (atomic_long_read(&sbi->any_seq) == READ_ONCE(sbi->committed_any_seq))
+	if (atomic_long_read(&sbi->any_seq) ==
+	    READ_ONCE(sbi->committed_any_seq))
 		return 0;
 	return simfs_commit(sbi);
 }

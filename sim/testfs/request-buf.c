@@ -62,14 +62,13 @@ size_t iomapsim_write_pattern_diff(const u8 *buf, loff_t off, size_t len)
 	return len;
 }
 
-
 /*
  * Where explicit segment @i starts in the buffer memory, given where the
  * previous one ended (@end): right there, or page_off bytes into the page
  * after the one it ends in.
  */
-static size_t iov_seg_start(const struct iomapsim_request *req,
-			    unsigned int i, size_t end)
+static size_t iov_seg_start(const struct iomapsim_request *req, unsigned int i,
+			    size_t end)
 {
 	if (!i)
 		return req->buf_offset;
@@ -180,8 +179,10 @@ static int build_iov(const struct iomapsim_request *req, struct iomapsim_buf *b,
 	for (i = 0; i < req->nr_iov; i++)
 		done += req->iov[i].len;
 	if (req->nr_iov > IOMAPSIM_MAX_IOV || done != req->len) {
-		snprintf(err, errlen, "iovec: %u segments of %zu bytes in all for a request of %zu",
-			 req->nr_iov, done, req->len);
+		snprintf(
+			err, errlen,
+			"iovec: %u segments of %zu bytes in all for a request of %zu",
+			req->nr_iov, done, req->len);
 		return -EINVAL;
 	}
 	b->iov = calloc(req->nr_iov, sizeof(*b->iov));
@@ -242,8 +243,10 @@ int iomapsim_buf_build(const struct iomapsim_request *req,
 	if (req->buf_mem) {
 		if (req->buf_mem_size < b->memsize ||
 		    offset_in_page(req->buf_mem)) {
-			snprintf(err, errlen, "buffer memory: %zu bytes, page aligned, needed",
-				 b->memsize);
+			snprintf(
+				err, errlen,
+				"buffer memory: %zu bytes, page aligned, needed",
+				b->memsize);
 			return -EINVAL;
 		}
 		b->mem = req->buf_mem;
@@ -273,8 +276,10 @@ int iomapsim_buf_build(const struct iomapsim_request *req,
 		size_t base, off = 0;
 
 		if (k > 1024 || (req->len && k > req->len)) {
-			snprintf(err, errlen, "iovec:%u: 1..1024 segments, no more than --len bytes",
-				 k);
+			snprintf(
+				err, errlen,
+				"iovec:%u: 1..1024 segments, no more than --len bytes",
+				k);
 			return -EINVAL;
 		}
 		b->iov = calloc(k, sizeof(*b->iov));
@@ -332,4 +337,3 @@ void iomapsim_buf_free(struct iomapsim_buf *b)
 	free(b->iov);
 	free(b->bv);
 }
-

@@ -12,9 +12,9 @@
 
 /* Where the caller's buffer and the iterator over it live. */
 struct iomapsim_buf {
-	u8 *mem;		/* page aligned allocation */
+	u8 *mem; /* page aligned allocation */
 	size_t memsize;
-	u8 *data;		/* mem + buf_offset */
+	u8 *data; /* mem + buf_offset */
 	struct iovec *iov;
 	struct kvec kv;
 	struct bio_vec *bv;

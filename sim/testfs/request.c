@@ -148,10 +148,10 @@ static int validate(const struct iomapsim_request *req, char *err,
 			 (long long)req->size, (long long)IOMAPSIM_MAX_OFFSET);
 		return -EINVAL;
 	}
-	if (req->dma_alignment &&
-	    (!is_power_of_2(req->dma_alignment + 1ull) ||
-	     req->dma_alignment >= PAGE_SIZE)) {
-		snprintf(err, errlen, "dma-alignment %u: a mask 2^n - 1 below %lu please",
+	if (req->dma_alignment && (!is_power_of_2(req->dma_alignment + 1ull) ||
+				   req->dma_alignment >= PAGE_SIZE)) {
+		snprintf(err, errlen,
+			 "dma-alignment %u: a mask 2^n - 1 below %lu please",
 			 req->dma_alignment, PAGE_SIZE);
 		return -EINVAL;
 	}
@@ -177,8 +177,10 @@ static int validate(const struct iomapsim_request *req, char *err,
 	     (req->iter != IOMAPSIM_ITER_UBUF &&
 	      req->iter != IOMAPSIM_ITER_IOVEC) ||
 	     offset_in_page(req->buf_offset + req->unmapped_from))) {
-		snprintf(err, errlen, "unmapped:%zu: a direct write from a ubuf or iovec, not bounced, unmapped from a page boundary",
-			 req->unmapped_from);
+		snprintf(
+			err, errlen,
+			"unmapped:%zu: a direct write from a ubuf or iovec, not bounced, unmapped from a page boundary",
+			req->unmapped_from);
 		return -EINVAL;
 	}
 	return 0;
@@ -323,15 +325,15 @@ DEFINE_SIM_STAT(runner_stat_recycled, "runner_testfs_recycled");
 
 struct runner_slot {
 	struct testfs *tf;
-	bool stale;			/* destroy before the next use */
-	unsigned long used;		/* when last used, for eviction */
+	bool stale; /* destroy before the next use */
+	unsigned long used; /* when last used, for eviction */
 	struct testfs_opts key;
 	struct testfs_extent map[IOMAPSIM_MAX_MAP];
 };
 
 static struct {
 	struct runner_slot slot[RUNNER_SLOTS];
-	struct runner_slot *cur;	/* the last request's */
+	struct runner_slot *cur; /* the last request's */
 	unsigned long clock;
 } cache;
 
@@ -377,12 +379,12 @@ sim_exitcall(iomapsim_runner_teardown);
  * [i_size, pos) of a write into inline data past EOF, which is zeroed
  * first.  Only there do model and device get the map's contents.
  */
-static void request_window(const struct iomapsim_request *req,
-			   loff_t *start, loff_t *end)
+static void request_window(const struct iomapsim_request *req, loff_t *start,
+			   loff_t *end)
 {
-	u64 grain = !req->write ? SECTOR_SIZE :
-		    req->fs_block   ? req->fs_block :
-				      4096;
+	u64 grain = !req->write	  ? SECTOR_SIZE :
+		    req->fs_block ? req->fs_block :
+				    4096;
 	u64 s = ALIGN_DOWN((u64)req->pos, grain);
 	unsigned int i;
 
@@ -462,9 +464,8 @@ static bool slot_matches(const struct runner_slot *sl,
 	const struct testfs_opts *k = &sl->key;
 
 	return slot_same_layout(sl, o) && k->size == o->size &&
-	       k->encrypted == o->encrypted &&
-	       k->dops == o->dops && k->no_simple == o->no_simple &&
-	       k->sync_mount == o->sync_mount;
+	       k->encrypted == o->encrypted && k->dops == o->dops &&
+	       k->no_simple == o->no_simple && k->sync_mount == o->sync_mount;
 }
 
 /*
@@ -472,8 +473,8 @@ static bool slot_matches(const struct runner_slot *sl,
  * same device recycled, else a new one in a free (or the least recently
  * used) slot.
  */
-static struct testfs *get_testfs(const struct iomapsim_request *req,
-				 char *err, size_t errlen)
+static struct testfs *get_testfs(const struct iomapsim_request *req, char *err,
+				 size_t errlen)
 {
 	struct runner_slot *sl, *pick = NULL;
 	struct testfs_opts o;
@@ -691,10 +692,10 @@ int iomapsim_run(const struct iomapsim_request *req,
 	iomap_dio_obs_start(&obs);
 	issuer.in_submit = true;
 	tf->dio_private = req->private_data ? tf : NULL;
-	ret = testfs_dio_rw(tf, &iocb, &iter,
-			    req->dio_flags |
-				    (req->no_simple ? IOMAP_DIO_SIM_NO_SIMPLE : 0),
-			    req->done_before);
+	ret = testfs_dio_rw(
+		tf, &iocb, &iter,
+		req->dio_flags | (req->no_simple ? IOMAP_DIO_SIM_NO_SIMPLE : 0),
+		req->done_before);
 	issuer.in_submit = false;
 	tf->dio_private = NULL;
 	if (issuer.poisoned) {
@@ -726,8 +727,8 @@ int iomapsim_run(const struct iomapsim_request *req,
 	out->simple = IOMAPSIM_SIMPLE_PATH != IOMAPSIM_SIMPLE_NONE &&
 		      !obs.generic;
 	out->why_mismatch = obs.why_mismatch;
-	out->bios_fs_bio_set = atomic_long_read(&fs_bio_set.sim_allocs) -
-			       fs_set0;
+	out->bios_fs_bio_set =
+		atomic_long_read(&fs_bio_set.sim_allocs) - fs_set0;
 	out->bios_dops_set =
 		atomic_long_read(&testfs_dops_bio_set(tf)->sim_allocs) -
 		own_set0;
@@ -780,9 +781,9 @@ int iomapsim_run(const struct iomapsim_request *req,
 	if (rc)
 		goto out_buf;
 	/* only what this call transferred (done_before was done earlier) */
-	out->data = check_data(tf, req, b.data,
-			       out->ret > 0 ? out->ret - (long)req->done_before :
-					      0);
+	out->data = check_data(
+		tf, req, b.data,
+		out->ret > 0 ? out->ret - (long)req->done_before : 0);
 	if (req->data_out)
 		memcpy(req->data_out, b.data, req->len);
 	rc = 0;
@@ -818,8 +819,8 @@ void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
 	fprintf(f, "{\"ret\":%ld,", out->ret);
 	fprintf(f, "\"queued\":%s,", out->queued ? "true" : "false");
 	fprintf(f, "\"path\":\"%s\",", out->simple ? "simple" : "generic");
-	json_str_or_null(f, "fallback",
-			 iomap_simple_reason_name(out->fallback), false);
+	json_str_or_null(f, "fallback", iomap_simple_reason_name(out->fallback),
+			 false);
 	fprintf(f, "\"bios\":%llu,", (unsigned long long)out->bios);
 	fprintf(f, "\"cache_hits\":%llu,", (unsigned long long)out->cache_hits);
 	fprintf(f, "\"punted\":%d,", out->punted);

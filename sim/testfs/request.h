@@ -27,12 +27,12 @@
 #include <sim/iomap.h>
 #include "testfs.h"
 
-#define IOMAPSIM_MAX_MAP	64
-#define IOMAPSIM_MAX_FAULTS	8
-#define IOMAPSIM_MAX_PC		16
-#define IOMAPSIM_MAX_LEN	(64UL << 20)
-#define IOMAPSIM_MAX_OFFSET	(1LL << 30)
-#define IOMAPSIM_MAX_IOV	64
+#define IOMAPSIM_MAX_MAP 64
+#define IOMAPSIM_MAX_FAULTS 8
+#define IOMAPSIM_MAX_PC 16
+#define IOMAPSIM_MAX_LEN (64UL << 20)
+#define IOMAPSIM_MAX_OFFSET (1LL << 30)
+#define IOMAPSIM_MAX_IOV 64
 
 enum iomapsim_iter {
 	IOMAPSIM_ITER_UBUF = 0,
@@ -43,42 +43,42 @@ enum iomapsim_iter {
 
 /* Where bio completions run (--complete). */
 enum iomapsim_complete {
-	IOMAPSIM_COMPLETE_IRQ = 0,	/* hard-IRQ event, first in first out */
-	IOMAPSIM_COMPLETE_INLINE,	/* inside submit_bio() */
-	IOMAPSIM_COMPLETE_DEFERRED,	/* as late as possible, newest first */
-	IOMAPSIM_COMPLETE_RANDOM,	/* any order, any CPU, by the seed */
+	IOMAPSIM_COMPLETE_IRQ = 0, /* hard-IRQ event, first in first out */
+	IOMAPSIM_COMPLETE_INLINE, /* inside submit_bio() */
+	IOMAPSIM_COMPLETE_DEFERRED, /* as late as possible, newest first */
+	IOMAPSIM_COMPLETE_RANDOM, /* any order, any CPU, by the seed */
 };
 
 enum iomapsim_data {
-	IOMAPSIM_DATA_NA = 0,	/* nothing transferred to check */
-	IOMAPSIM_DATA_OK,	/* matches the model */
-	IOMAPSIM_DATA_ZERO,	/* matches, and all of it is zeroes */
+	IOMAPSIM_DATA_NA = 0, /* nothing transferred to check */
+	IOMAPSIM_DATA_OK, /* matches the model */
+	IOMAPSIM_DATA_ZERO, /* matches, and all of it is zeroes */
 	IOMAPSIM_DATA_MISMATCH,
 	IOMAPSIM_DATA_UNCHECKED, /* a read the caller checks (reads_checked) */
 };
 
 struct iomapsim_pc_page {
 	pgoff_t index;
-	unsigned int flags;	/* SIM_PC_* */
+	unsigned int flags; /* SIM_PC_* */
 };
 
 struct iomapsim_request {
 	/* the file system */
-	unsigned int fs_block;		/* 4096 */
-	unsigned int lbs;		/* 512 */
-	loff_t size;			/* 1 MiB */
+	unsigned int fs_block; /* 4096 */
+	unsigned int lbs; /* 512 */
+	loff_t size; /* 1 MiB */
 	struct testfs_extent map[IOMAPSIM_MAX_MAP];
-	unsigned int nr_map;		/* 0: whole file mapped */
+	unsigned int nr_map; /* 0: whole file mapped */
 	bool encrypted;
 	enum testfs_dops dops;
 	enum testfs_iomap_mode mode;
-	bool no_simple_mount;		/* SB_I_SIM_NO_SIMPLE_DIO */
+	bool no_simple_mount; /* SB_I_SIM_NO_SIMPLE_DIO */
 	bool sync_mount;
 	bool write_cache, fua;
-	unsigned int atomic_max;	/* device atomic write unit max */
+	unsigned int atomic_max; /* device atomic write unit max */
 	/* the device's DMA alignment mask (2^n - 1 below a page), 0: 511 */
 	unsigned int dma_alignment;
-	bool no_poll;			/* device without poll queues */
+	bool no_poll; /* device without poll queues */
 	struct iomapsim_pc_page pc[IOMAPSIM_MAX_PC];
 	unsigned int nr_pc;
 	/* a page appearing in the cache during the I/O (testfs.h) */
@@ -90,8 +90,8 @@ struct iomapsim_request {
 	loff_t pos;
 	size_t len;
 	enum iomapsim_iter iter;
-	unsigned int iovec_segs;	/* IOVEC: number of segments */
-	size_t buf_offset;		/* buffer start past a page boundary */
+	unsigned int iovec_segs; /* IOVEC: number of segments */
+	size_t buf_offset; /* buffer start past a page boundary */
 	/*
 	 * IOVEC with explicit segments instead (--iter iovec:L1,L2@OFF):
 	 * their lengths add up to len; the first starts at buf_offset, a
@@ -101,29 +101,29 @@ struct iomapsim_request {
 	unsigned int nr_iov;
 	struct {
 		u32 len;
-		s32 page_off;		/* -1: follows the previous segment */
+		s32 page_off; /* -1: follows the previous segment */
 	} iov[IOMAPSIM_MAX_IOV];
-	int ki_flags;			/* IOCB_NOWAIT, IOCB_HIPRI, ... */
-	bool async;			/* kiocb with ki_complete */
-	unsigned int dio_flags;		/* IOMAP_DIO_* */
+	int ki_flags; /* IOCB_NOWAIT, IOCB_HIPRI, ... */
+	bool async; /* kiocb with ki_complete */
+	unsigned int dio_flags; /* IOMAP_DIO_* */
 	size_t done_before;
-	bool no_simple;			/* IOMAP_DIO_SIM_NO_SIMPLE */
-	bool private_data;		/* the fs passes iomap private data */
+	bool no_simple; /* IOMAP_DIO_SIM_NO_SIMPLE */
+	bool private_data; /* the fs passes iomap private data */
 
 	/* faults */
 	const char *bio_faults[IOMAPSIM_MAX_FAULTS]; /* fault backend specs */
 	unsigned int nr_bio_faults;
-	u64 alloc_fail_nth;		/* Nth failable allocation in the call */
-	u64 short_pin_nth;		/* Nth extraction pins only ... */
-	size_t short_pin_bytes;		/* ... this many bytes (0: -EFAULT) */
+	u64 alloc_fail_nth; /* Nth failable allocation in the call */
+	u64 short_pin_nth; /* Nth extraction pins only ... */
+	size_t short_pin_bytes; /* ... this many bytes (0: -EFAULT) */
 	/*
 	 * The buffer memory is unmapped from unmapped_from bytes past where
 	 * the buffer starts (buf_offset into it) on; a page boundary.
 	 */
 	bool unmapped;
 	size_t unmapped_from;
-	int begin_error;		/* -errno from ->iomap_begin ... */
-	unsigned int begin_error_nth;	/* ... on this call (1-based) */
+	int begin_error; /* -errno from ->iomap_begin ... */
+	unsigned int begin_error_nth; /* ... on this call (1-based) */
 	int end_error;
 	int fsync_error;
 
@@ -215,17 +215,17 @@ struct iomapsim_outcome {
 	bool why_mismatch;
 
 	/* more for tests */
-	long direct_ret;		/* what iomap_dio_rw() returned */
+	long direct_ret; /* what iomap_dio_rw() returned */
 	long ki_complete_ret;
 	enum iomap_dio_comp_ctx ki_complete_ctx;
 	loff_t ki_pos_at_complete;
-	bool private_at_complete;	/* kiocb->private non-NULL then */
+	bool private_at_complete; /* kiocb->private non-NULL then */
 	/*
 	 * ki_complete ran before iomap_dio_rw() returned and the kiocb was
 	 * then written to (it is poisoned meanwhile, as freed memory).
 	 */
 	bool kiocb_written_after_complete;
-	int completions;		/* completion helper runs */
+	int completions; /* completion helper runs */
 	bool simple_submitted;
 	struct sim_bdev_counters dev;
 	unsigned int begin_calls, end_calls, next_calls;
@@ -242,7 +242,7 @@ struct iomapsim_outcome {
 	struct sim_fserror_record fserror_last;
 	struct sim_pc_stats pc;
 	long alloc_injected;
-	long alloc_seen;		/* failable allocations while armed */
+	long alloc_seen; /* failable allocations while armed */
 	long deadlocks;
 	/*
 	 * Last, and only the first nr_cbs (at most TESTFS_MAX_CBS) are set:
@@ -258,7 +258,7 @@ void iomapsim_request_init(struct iomapsim_request *req);
  * when a mapping is IOMAP_F_ATOMIC_BIO (hardware atomics): a file system
  * only hands out such a mapping for a device that advertises them.
  */
-#define IOMAPSIM_ATOMIC_MAX	65536
+#define IOMAPSIM_ATOMIC_MAX 65536
 
 static inline unsigned int
 iomapsim_atomic_max_of(const struct iomapsim_request *req)
@@ -298,8 +298,7 @@ void iomapsim_runner_teardown(void);
 
 const char *iomapsim_data_name(enum iomapsim_data d);
 /* One JSON object with exactly the contract's keys, and a newline. */
-void iomapsim_outcome_print_json(const struct iomapsim_outcome *out,
-				 FILE *f);
+void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f);
 
 /* The byte a write request puts at file offset @off. */
 static inline u8 iomapsim_write_pattern(loff_t off)

@@ -166,7 +166,7 @@ static void dev_fill(struct testfs *tf, const struct content_run *r, u64 s,
 {
 	u8 *dev = sim_bdev_ram_data(tf->ram);
 
-	u64 off = s + r->delta;	/* the file offset, for the pattern */
+	u64 off = s + r->delta; /* the file offset, for the pattern */
 
 	if (r->kind == RUN_STALE)
 		testfs_stale_fill(dev, s, t - s);
@@ -427,8 +427,8 @@ static bool zero_bytes(const u8 *p, size_t n)
  * @zero_tail) or else the model as it is.
  */
 static bool dev_holds(struct testfs *tf, const struct testfs_extent *e,
-		      loff_t s, loff_t t, loff_t pos, loff_t end,
-		      const u8 *buf, bool zero_head, bool zero_tail)
+		      loff_t s, loff_t t, loff_t pos, loff_t end, const u8 *buf,
+		      bool zero_head, bool zero_tail)
 {
 	const u8 *dev = sim_bdev_ram_data(tf->ram) + e->addr - e->off;
 	loff_t a = max(s, pos), b = min(t, end);
@@ -450,7 +450,8 @@ bool testfs_device_holds_dio_write(struct testfs *tf, loff_t pos,
 				   const void *buf, size_t n, loff_t old_size)
 {
 	loff_t fsb = tf->fs_block, end = pos + (loff_t)n;
-	loff_t start = testfs_round_down(pos, fsb), stop = testfs_round_up(end, fsb);
+	loff_t start = testfs_round_down(pos, fsb),
+	       stop = testfs_round_up(end, fsb);
 	const struct testfs_extent *e;
 	bool zero_head, zero_tail, ok = true;
 	unsigned int idx;
@@ -497,7 +498,7 @@ static void restore_range(struct testfs *tf, u8 *dev, loff_t s, loff_t t,
 	/* only the window holds the map's contents (testfs_set_contents()) */
 	loff_t ws = max_t(loff_t, s, tf->win_start);
 	loff_t wt = min_t(loff_t, t, tf->win_end);
-	loff_t at = s;	/* the model is right below this */
+	loff_t at = s; /* the model is right below this */
 	unsigned int idx;
 
 	for (idx = 0; idx < tf->nr_ext0; idx++) {
@@ -601,7 +602,8 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 			      tf->model_written || has_inline(tf));
 	tf->written = tf->model_written = false;
 	if (testfs_ext_reserve(tf, tf->nr_ext0 > tf->nr_ext ?
-				    tf->nr_ext0 - tf->nr_ext : 0)) {
+					   tf->nr_ext0 - tf->nr_ext :
+					   0)) {
 		testfs_unlock(tf);
 		return false;
 	}
@@ -638,4 +640,3 @@ void testfs_reset_callbacks(struct testfs *tf)
 	tf->begin_calls = tf->end_calls = tf->next_calls = 0;
 	pthread_mutex_unlock(&tf->lock);
 }
-

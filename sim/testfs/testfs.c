@@ -22,7 +22,7 @@
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <sim/bdev.h>
-#include <sim/fs_dio.h>	/* the proposal modes */
+#include <sim/fs_dio.h> /* the proposal modes */
 #include <sim/iomap_features.h>
 #include <sim/trace.h>
 #include "testfs-internal.h"
@@ -247,7 +247,8 @@ static void fill_iomap(struct testfs *tf, const struct testfs_extent *e,
 	iomap->flags = e->flags;
 	iomap->bdev = tf->bdev;
 	iomap->addr = (e->type == IOMAP_MAPPED || e->type == IOMAP_UNWRITTEN) ?
-			      e->addr : IOMAP_NULL_ADDR;
+			      e->addr :
+			      IOMAP_NULL_ADDR;
 	iomap->inline_data = e->type == IOMAP_INLINE ? tf->model + e->off :
 						       NULL;
 }
@@ -292,7 +293,7 @@ static int testfs_alloc(struct testfs *tf, loff_t pos, loff_t length,
 			 */
 			start = max_t(loff_t, start,
 				      testfs_round_up(p->off + p->len,
-						   tf->fs_block));
+						      tf->fs_block));
 			if (start > pos)
 				return -EOPNOTSUPP;
 		}
@@ -374,8 +375,9 @@ static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
 			hole.len = tf->ext[idx].off - hole.off;
 		else
 			hole.len = testfs_round_up(max_t(loff_t, pos + length,
-						      pos + 1),
-						tf->fs_block) - hole.off;
+							 pos + 1),
+						   tf->fs_block) -
+				   hole.off;
 		fill_iomap(tf, &hole, iomap);
 		return 0;
 	}
@@ -384,7 +386,8 @@ static int __testfs_iomap_begin(struct testfs *tf, loff_t pos, loff_t length,
 	if (tf->ioend_anon && (flags & IOMAP_DIRECT) &&
 	    !((pos | length) & (tf->fs_block - 1)) &&
 	    !(e && e->type == IOMAP_INLINE))
-		return testfs_anon_write_map(tf, idx, pos, length, flags, iomap);
+		return testfs_anon_write_map(tf, idx, pos, length, flags,
+					     iomap);
 #endif
 
 	if (e && e->type != IOMAP_HOLE) {
@@ -415,8 +418,7 @@ static int testfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 
 	testfs_lock(tf);
 	tf->begin_calls++;
-	if (tf->begin_error &&
-	    tf->begin_calls == max(tf->begin_error_nth, 1U))
+	if (tf->begin_error && tf->begin_calls == max(tf->begin_error_nth, 1U))
 		ret = tf->begin_error;
 	else
 		ret = __testfs_iomap_begin(tf, pos, length, flags, iomap);
@@ -429,7 +431,8 @@ static int testfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 		sim_pc_add(inode->i_mapping, tf->pc_on_begin_index,
 			   tf->pc_on_begin_flags);
 	}
-	sim_trace("testfs_iomap_begin", "pos 0x%llx length 0x%llx flags 0x%x ret %d type %u",
+	sim_trace("testfs_iomap_begin",
+		  "pos 0x%llx length 0x%llx flags 0x%x ret %d type %u",
 		  (unsigned long long)pos, (unsigned long long)length, flags,
 		  ret, ret ? 0 : iomap->type);
 	return ret;
@@ -447,7 +450,8 @@ static int testfs_iomap_end(struct inode *inode, loff_t pos, loff_t length,
 	ret = tf->end_error;
 	record_cb(tf, TESTFS_CB_END, pos, length, flags, written, ret, NULL);
 	testfs_unlock(tf);
-	sim_trace("testfs_iomap_end", "pos 0x%llx length 0x%llx written %zd flags 0x%x",
+	sim_trace("testfs_iomap_end",
+		  "pos 0x%llx length 0x%llx written %zd flags 0x%x",
 		  (unsigned long long)pos, (unsigned long long)length, written,
 		  flags);
 	return ret;
@@ -455,8 +459,8 @@ static int testfs_iomap_end(struct inode *inode, loff_t pos, loff_t length,
 
 #if IOMAPSIM_PROPOSAL
 /* The proposal's single callback, built from the same begin and end. */
-static int testfs_iomap_next(const struct iomap_iter *iter,
-			     struct iomap *iomap, struct iomap *srcmap)
+static int testfs_iomap_next(const struct iomap_iter *iter, struct iomap *iomap,
+			     struct iomap *srcmap)
 {
 	struct testfs *tf = testfs_from_inode(iter->inode);
 
@@ -561,10 +565,10 @@ static int ext_punch(struct testfs *tf, loff_t start, loff_t end)
 	unsigned int idx = testfs_ext_find(tf, start);
 
 	while (idx < tf->nr_ext && tf->ext[idx].off < end) {
-		int at = ext_isolate(tf, idx, max_t(loff_t, start,
-						    tf->ext[idx].off),
-				     min_t(loff_t, end, tf->ext[idx].off +
-						   (loff_t)tf->ext[idx].len));
+		int at = ext_isolate(
+			tf, idx, max_t(loff_t, start, tf->ext[idx].off),
+			min_t(loff_t, end,
+			      tf->ext[idx].off + (loff_t)tf->ext[idx].len));
 
 		if (at < 0)
 			return at;
@@ -665,8 +669,8 @@ static void testfs_ioend_submit_io(const struct iomap_iter *iter,
 	__atomic_fetch_add(&tf->submit_io_calls, 1, __ATOMIC_RELAXED);
 	if (anon) {
 		testfs_lock(tf);
-		bio->bi_iter.bi_sector =
-			alloc_addr(tf, bio->bi_iter.bi_size) >> SECTOR_SHIFT;
+		bio->bi_iter.bi_sector = alloc_addr(tf, bio->bi_iter.bi_size) >>
+					 SECTOR_SHIFT;
 		tf->allocations++;
 		testfs_unlock(tf);
 	}
@@ -681,9 +685,8 @@ static void testfs_ioend_submit_io(const struct iomap_iter *iter,
 static int testfs_ioend_setup(struct testfs *tf, char *err, size_t errlen)
 {
 	if (!tf->ioend_wq) {
-		tf->ioend_wq = alloc_workqueue("testfs-conv/%s",
-					       WQ_MEM_RECLAIM, 0,
-					       tf->sb.s_id);
+		tf->ioend_wq = alloc_workqueue("testfs-conv/%s", WQ_MEM_RECLAIM,
+					       0, tf->sb.s_id);
 		if (!tf->ioend_wq) {
 			snprintf(err, errlen, "alloc_workqueue: -ENOMEM");
 			return -ENOMEM;
@@ -701,7 +704,8 @@ static int testfs_ioend_setup(struct testfs *tf, char *err, size_t errlen)
 #else
 static int testfs_ioend_setup(struct testfs *tf, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "--dops ioend: the iomap code linked in has no "
+	snprintf(err, errlen,
+		 "--dops ioend: the iomap code linked in has no "
 		 "iomap_finish_ioend_direct() (ioend_direct=0)");
 	return -EOPNOTSUPP;
 }
@@ -767,27 +771,24 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 		/* proposal entry points: only the embedded copy has them */
 		return -EOPNOTSUPP;
 #else
-		if (!sim_fs_dio_offer(iocb, iter, dops, &dio_flags,
-				      done_before, offer))
-			ret = sim_fs_dio_generic(iocb, iter, &next_ops,
-						 dops, dio_flags, NULL,
-						 done_before);
+		if (!sim_fs_dio_offer(iocb, iter, dops, &dio_flags, done_before,
+				      offer))
+			ret = sim_fs_dio_generic(iocb, iter, &next_ops, dops,
+						 dio_flags, NULL, done_before);
 		else if (tf->mode == TESTFS_MODE_NEXT)
 			ret = iomap_dio_rw_next(iocb, iter, testfs_iomap_next,
 						dops, dio_flags, NULL,
 						done_before);
 		else
-			ret = iomap_dio_rw_begin(iocb, iter,
-						 testfs_iomap_begin,
+			ret = iomap_dio_rw_begin(iocb, iter, testfs_iomap_begin,
 						 testfs_iomap_next, dops,
 						 dio_flags, NULL, done_before);
 		iomap_dio_sim_offer_end();
 		return ret;
 #endif
 	default:
-		return sim_iomap_dio_rw(iocb, iter, &tf->ops, dops,
-					dio_flags, tf->dio_private,
-					done_before);
+		return sim_iomap_dio_rw(iocb, iter, &tf->ops, dops, dio_flags,
+					tf->dio_private, done_before);
 	}
 }
 
@@ -810,7 +811,8 @@ static void testfs_ioend_write(struct testfs *tf, struct kiocb *iocb,
 	 * of whole blocks
 	 */
 	tf->ioend_anon = !(((u64)iocb->ki_pos | iov_iter_count(iter) |
-			    iov_iter_alignment(iter)) & mask);
+			    iov_iter_alignment(iter)) &
+			   mask);
 	if (tf->ioend_anon)
 		*dio_flags |= IOMAP_DIO_FSBLOCK_ALIGNED;
 #else
@@ -852,14 +854,14 @@ ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
 
 static ssize_t testfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	return testfs_dio_rw(testfs_from_inode(file_inode(iocb->ki_filp)),
-			     iocb, to, 0, 0);
+	return testfs_dio_rw(testfs_from_inode(file_inode(iocb->ki_filp)), iocb,
+			     to, 0, 0);
 }
 
 static ssize_t testfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	return testfs_dio_rw(testfs_from_inode(file_inode(iocb->ki_filp)),
-			     iocb, from, 0, 0);
+	return testfs_dio_rw(testfs_from_inode(file_inode(iocb->ki_filp)), iocb,
+			     from, 0, 0);
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -876,8 +878,8 @@ static bool valid_type(u16 type)
 	return type <= IOMAP_INLINE;
 }
 
-static int setup_map(struct testfs *tf, const struct testfs_opts *o,
-		     char *err, size_t errlen)
+static int setup_map(struct testfs *tf, const struct testfs_opts *o, char *err,
+		     size_t errlen)
 {
 	unsigned int i;
 
@@ -914,13 +916,14 @@ static int setup_map(struct testfs *tf, const struct testfs_opts *o,
 		if (!valid_type(e->type) || !e->len || e->off < 0 ||
 		    e->off % tf->fs_block ||
 		    (e->type != IOMAP_INLINE && e->len % tf->fs_block)) {
-			snprintf(err, errlen,
-				 "extent %u: offset and length must be non-zero multiples of the block size (inline data: any length)",
-				 i);
+			snprintf(
+				err, errlen,
+				"extent %u: offset and length must be non-zero multiples of the block size (inline data: any length)",
+				i);
 			return -EINVAL;
 		}
-		if (i && tf->ext[i - 1].off + (loff_t)tf->ext[i - 1].len >
-				 e->off) {
+		if (i &&
+		    tf->ext[i - 1].off + (loff_t)tf->ext[i - 1].len > e->off) {
 			snprintf(err, errlen, "extents overlap at %lld",
 				 (long long)e->off);
 			return -EINVAL;
@@ -989,7 +992,8 @@ static int check_opts(struct testfs_opts *o, char *err, size_t errlen)
 		o->lbs = 512;
 	if (!is_power_of_2(o->fs_block) || o->fs_block < 512 ||
 	    o->fs_block > 65536) {
-		snprintf(err, errlen, "block size %u: not a power of two in 512..65536",
+		snprintf(err, errlen,
+			 "block size %u: not a power of two in 512..65536",
 			 o->fs_block);
 		return -EINVAL;
 	}
@@ -1001,14 +1005,18 @@ static int check_opts(struct testfs_opts *o, char *err, size_t errlen)
 	 */
 	if (IOMAPSIM_ZERO_PAGE == IOMAPSIM_ZERO_PAGE0 &&
 	    o->fs_block > PAGE_SIZE) {
-		snprintf(err, errlen, "block size %u: blocks larger than a page are not in this build's iomap code (it zeroes from ZERO_PAGE(0))",
-			 o->fs_block);
+		snprintf(
+			err, errlen,
+			"block size %u: blocks larger than a page are not in this build's iomap code (it zeroes from ZERO_PAGE(0))",
+			o->fs_block);
 		return -EINVAL;
 	}
 	if (!is_power_of_2(o->lbs) || o->lbs < 512 || o->lbs > 4096 ||
 	    o->lbs > o->fs_block) {
-		snprintf(err, errlen, "logical block size %u: must be 512..4096, a power of two, <= block size",
-			 o->lbs);
+		snprintf(
+			err, errlen,
+			"logical block size %u: must be 512..4096, a power of two, <= block size",
+			o->lbs);
 		return -EINVAL;
 	}
 	if (o->size < 0) {
@@ -1023,8 +1031,8 @@ static int check_opts(struct testfs_opts *o, char *err, size_t errlen)
  * is the device it needs.  The model buffer is kept when it is big
  * enough (testfs_recycle()).
  */
-static int layout(struct testfs *tf, const struct testfs_opts *o,
-		  u64 *dev_size, char *err, size_t errlen)
+static int layout(struct testfs *tf, const struct testfs_opts *o, u64 *dev_size,
+		  char *err, size_t errlen)
 {
 	u64 span;
 	int ret;
@@ -1041,8 +1049,9 @@ static int layout(struct testfs *tf, const struct testfs_opts *o,
 	/* the model covers every offset a request or an extent can reach */
 	span = max_t(u64, max_t(u64, o->size, o->max_offset), o->min_span);
 	if (tf->nr_ext)
-		span = max_t(u64, span, tf->ext[tf->nr_ext - 1].off +
-					tf->ext[tf->nr_ext - 1].len);
+		span = max_t(u64, span,
+			     tf->ext[tf->nr_ext - 1].off +
+				     tf->ext[tf->nr_ext - 1].len);
 	span = testfs_round_up(span, o->fs_block) + o->fs_block;
 	/*
 	 * A kept model holds the last map's contents (testfs_set_contents() turns
@@ -1061,15 +1070,15 @@ static int layout(struct testfs *tf, const struct testfs_opts *o,
 	tf->model_size = span;
 
 	/* room for the map plus allocating all of span a block at a time */
-	*dev_size = testfs_round_up(tf->next_addr + 2 * span + 64ULL * o->fs_block,
-				 1 << 20);
+	*dev_size = testfs_round_up(
+		tf->next_addr + 2 * span + 64ULL * o->fs_block, 1 << 20);
 	*dev_size = max(*dev_size, testfs_round_up(o->min_dev_size, 1 << 20));
 	return 0;
 }
 
 /* What the super block, inode and dio ops take from @o. */
-static int apply_opts(struct testfs *tf, const struct testfs_opts *o,
-		      char *err, size_t errlen)
+static int apply_opts(struct testfs *tf, const struct testfs_opts *o, char *err,
+		      size_t errlen)
 {
 	int ret;
 
@@ -1180,7 +1189,8 @@ static int make_ram(struct testfs *tf, const struct testfs_opts *o,
 	}
 	set_dev_geometry(tf, o, dev_size);
 	testfs_view_new_map(tf, o, &want);
-	ret = testfs_set_contents(tf, &(struct contents_view){ 0 }, &want, 0, 0);
+	ret = testfs_set_contents(tf, &(struct contents_view){ 0 }, &want, 0,
+				  0);
 	if (ret) {
 		sim_bdev_destroy(tf->bdev);
 		tf->bdev = NULL;
@@ -1197,7 +1207,8 @@ static int use_lower(struct testfs *tf, const struct testfs_opts *o,
 	u64 have = bdev_nr_bytes(lower);
 
 	if (have < dev_size) {
-		snprintf(err, errlen, "device %s: %llu bytes, the file needs %llu",
+		snprintf(err, errlen,
+			 "device %s: %llu bytes, the file needs %llu",
 			 lower->bd_name, (unsigned long long)have,
 			 (unsigned long long)dev_size);
 		sim_bdev_destroy(lower);
@@ -1311,8 +1322,8 @@ out_free:
 	return ERR_PTR(ret);
 }
 
-int testfs_retune(struct testfs *tf, const struct testfs_opts *opts,
-		  char *err, size_t errlen)
+int testfs_retune(struct testfs *tf, const struct testfs_opts *opts, char *err,
+		  size_t errlen)
 {
 	err[0] = '\0';
 	/* as snapshot() keeps it, for testfs_reset() */
@@ -1320,8 +1331,8 @@ int testfs_retune(struct testfs *tf, const struct testfs_opts *opts,
 	return apply_opts(tf, opts, err, errlen);
 }
 
-int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
-		   char *err, size_t errlen)
+int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts, char *err,
+		   size_t errlen)
 {
 	struct testfs_opts o = *opts;
 	struct contents_view old, want;
@@ -1350,7 +1361,8 @@ int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
 		if (tf->model != model)
 			old.model_size = 0;
 		testfs_view_new_map(tf, &o, &want);
-		ret = testfs_set_contents(tf, &old, &want, tf->next_addr0, dirty_to);
+		ret = testfs_set_contents(tf, &old, &want, tf->next_addr0,
+					  dirty_to);
 	}
 	free((void *)old.ext);
 	if (ret)
@@ -1381,16 +1393,31 @@ static const struct {
 	const char *name;
 	int err;
 } errno_names[] = {
-	{ "EPERM", EPERM },	{ "ENOENT", ENOENT },	{ "EIO", EIO },
-	{ "ENXIO", ENXIO },	{ "EAGAIN", EAGAIN },	{ "ENOMEM", ENOMEM },
-	{ "EFAULT", EFAULT },	{ "ENOTBLK", ENOTBLK }, { "EBUSY", EBUSY },
-	{ "EEXIST", EEXIST },	{ "EINVAL", EINVAL },	{ "EFBIG", EFBIG },
-	{ "ENOSPC", ENOSPC },	{ "EROFS", EROFS },	{ "EDQUOT", EDQUOT },
-	{ "EOPNOTSUPP", EOPNOTSUPP }, { "ENODATA", ENODATA },
-	{ "ESTALE", ESTALE },	{ "EOVERFLOW", EOVERFLOW },
-	{ "EFSCORRUPTED", EUCLEAN }, { "EUCLEAN", EUCLEAN },
-	{ "ETIMEDOUT", ETIMEDOUT }, { "ENOLINK", ENOLINK },
-	{ "EILSEQ", EILSEQ },	{ "ENODEV", ENODEV },
+	{ "EPERM", EPERM },
+	{ "ENOENT", ENOENT },
+	{ "EIO", EIO },
+	{ "ENXIO", ENXIO },
+	{ "EAGAIN", EAGAIN },
+	{ "ENOMEM", ENOMEM },
+	{ "EFAULT", EFAULT },
+	{ "ENOTBLK", ENOTBLK },
+	{ "EBUSY", EBUSY },
+	{ "EEXIST", EEXIST },
+	{ "EINVAL", EINVAL },
+	{ "EFBIG", EFBIG },
+	{ "ENOSPC", ENOSPC },
+	{ "EROFS", EROFS },
+	{ "EDQUOT", EDQUOT },
+	{ "EOPNOTSUPP", EOPNOTSUPP },
+	{ "ENODATA", ENODATA },
+	{ "ESTALE", ESTALE },
+	{ "EOVERFLOW", EOVERFLOW },
+	{ "EFSCORRUPTED", EUCLEAN },
+	{ "EUCLEAN", EUCLEAN },
+	{ "ETIMEDOUT", ETIMEDOUT },
+	{ "ENOLINK", ENOLINK },
+	{ "EILSEQ", EILSEQ },
+	{ "ENODEV", ENODEV },
 };
 
 int testfs_parse_errno(const char *s)

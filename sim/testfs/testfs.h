@@ -41,10 +41,10 @@
 #include <sim/iomap_fs.h>
 
 enum testfs_dops {
-	TESTFS_DOPS_NONE = 0,	/* dops == NULL */
-	TESTFS_DOPS_END_IO,	/* ->end_io: unwritten conversion, i_size */
-	TESTFS_DOPS_SUBMIT_IO,	/* ->submit_io: counts, then submit_bio */
-	TESTFS_DOPS_BIO_SET,	/* ->bio_set: the fs's own bio_set */
+	TESTFS_DOPS_NONE = 0, /* dops == NULL */
+	TESTFS_DOPS_END_IO, /* ->end_io: unwritten conversion, i_size */
+	TESTFS_DOPS_SUBMIT_IO, /* ->submit_io: counts, then submit_bio */
+	TESTFS_DOPS_BIO_SET, /* ->bio_set: the fs's own bio_set */
 	/*
 	 * XFS's zoned writes: ->bio_set iomap_ioend_bioset, ->submit_io
 	 * places block-aligned writes out of place and ends every write bio
@@ -57,35 +57,35 @@ enum testfs_dops {
 
 /* Which iomap entry point and callback style the file system uses. */
 enum testfs_iomap_mode {
-	TESTFS_MODE_OPS = 0,	/* the generation's own: sim_iomap_dio_rw() */
-	TESTFS_MODE_NEXT,	/* proposal: iomap_dio_rw_next(), ->iomap_next */
-	TESTFS_MODE_BEGIN,	/* proposal: iomap_dio_rw_begin(), begin+next */
+	TESTFS_MODE_OPS = 0, /* the generation's own: sim_iomap_dio_rw() */
+	TESTFS_MODE_NEXT, /* proposal: iomap_dio_rw_next(), ->iomap_next */
+	TESTFS_MODE_BEGIN, /* proposal: iomap_dio_rw_begin(), begin+next */
 };
 
 /* Device byte address: let testfs place the extent. */
-#define TESTFS_ADDR_AUTO	U64_MAX
+#define TESTFS_ADDR_AUTO U64_MAX
 
 struct testfs_extent {
-	loff_t off;	/* file offset, fs-block aligned */
-	u64 len;	/* bytes, fs-block multiple */
-	u16 type;	/* IOMAP_HOLE, IOMAP_MAPPED, ... */
-	u16 flags;	/* IOMAP_F_* returned with the mapping */
-	u64 addr;	/* device byte address (mapped/unwritten) */
+	loff_t off; /* file offset, fs-block aligned */
+	u64 len; /* bytes, fs-block multiple */
+	u16 type; /* IOMAP_HOLE, IOMAP_MAPPED, ... */
+	u16 flags; /* IOMAP_F_* returned with the mapping */
+	u64 addr; /* device byte address (mapped/unwritten) */
 };
 
 struct testfs_opts {
-	unsigned int fs_block;		/* default 4096 */
-	unsigned int lbs;		/* device logical block size, 512 */
-	loff_t size;			/* i_size, default 1 MiB */
+	unsigned int fs_block; /* default 4096 */
+	unsigned int lbs; /* device logical block size, 512 */
+	loff_t size; /* i_size, default 1 MiB */
 	const struct testfs_extent *map; /* NULL: all of i_size mapped */
 	unsigned int nr_map;
 	bool encrypted;
 	enum testfs_dops dops;
-	bool no_simple;			/* SB_I_SIM_NO_SIMPLE_DIO */
-	bool sync_mount;		/* SB_SYNCHRONOUS: every write dsync */
-	bool write_cache;		/* device has a volatile cache ... */
-	bool fua;			/* ... and supports FUA */
-	unsigned int atomic_max;	/* atomic write unit max, 0: none */
+	bool no_simple; /* SB_I_SIM_NO_SIMPLE_DIO */
+	bool sync_mount; /* SB_SYNCHRONOUS: every write dsync */
+	bool write_cache; /* device has a volatile cache ... */
+	bool fua; /* ... and supports FUA */
+	unsigned int atomic_max; /* atomic write unit max, 0: none */
 	/* the largest file offset a request may touch (sizes the device) */
 	loff_t max_offset;
 	/*
@@ -137,10 +137,10 @@ struct testfs_cb {
 	loff_t pos;
 	u64 length;
 	unsigned int flags;
-	ssize_t written;	/* END only */
+	ssize_t written; /* END only */
 	int ret;
-	int dio_count;		/* inode->i_dio_count at the call */
-	struct iomap iomap;	/* BEGIN: the mapping returned */
+	int dio_count; /* inode->i_dio_count at the call */
+	struct iomap iomap; /* BEGIN: the mapping returned */
 };
 
 #define TESTFS_MAX_CBS 64
@@ -150,17 +150,17 @@ struct testfs {
 	struct inode inode;
 	struct file file;
 	struct file_operations fops;
-	struct block_device *bdev;	/* fault wrapper over the ram device */
+	struct block_device *bdev; /* fault wrapper over the ram device */
 	struct block_device *ram;
 	unsigned int fs_block;
 
-	struct sim_iomap_fs_ops ops;	/* begin, end, and the two as ->iomap_next */
+	struct sim_iomap_fs_ops ops; /* begin, end, and the two as ->iomap_next */
 	struct iomap_dio_ops dops_storage;
 	const struct iomap_dio_ops *dops;
-	enum testfs_dops dops_kind;	/* what dops is (testfs_opts.dops) */
+	enum testfs_dops dops_kind; /* what dops is (testfs_opts.dops) */
 	/* the private data it hands iomap_dio_rw() (iomap_iter::private) */
 	void *dio_private;
-	struct bio_set bio_set;		/* TESTFS_DOPS_BIO_SET */
+	struct bio_set bio_set; /* TESTFS_DOPS_BIO_SET */
 	bool bio_set_ready;
 	/*
 	 * TESTFS_DOPS_IOEND: ended ioends wait on ioend_list for the one
@@ -175,18 +175,18 @@ struct testfs {
 	bool ioend_anon;
 	enum testfs_iomap_mode mode;
 
-	pthread_mutex_t lock;		/* extents, model, callbacks */
-	struct testfs_extent *ext;	/* sorted, non-overlapping */
+	pthread_mutex_t lock; /* extents, model, callbacks */
+	struct testfs_extent *ext; /* sorted, non-overlapping */
 	unsigned int nr_ext, cap_ext;
-	u64 next_addr;			/* allocation cursor on the device */
+	u64 next_addr; /* allocation cursor on the device */
 
-	u8 *model;			/* what reads must return */
+	u8 *model; /* what reads must return */
 	size_t model_size, model_cap;
-	u64 dev_used;			/* high-water mark of next_addr */
-	loff_t win_start, win_end;	/* testfs_opts.window_*, end > 0 */
-	bool written;			/* a write since the last reset */
-	bool model_written;		/* the model too (testfs_reset()) */
-	bool laying_out;		/* setup_map() from layout() */
+	u64 dev_used; /* high-water mark of next_addr */
+	loff_t win_start, win_end; /* testfs_opts.window_*, end > 0 */
+	bool written; /* a write since the last reset */
+	bool model_written; /* the model too (testfs_reset()) */
+	bool laying_out; /* setup_map() from layout() */
 	/* what the device was created for (testfs_recycle()) */
 	struct {
 		unsigned int lbs, atomic_max;
@@ -195,13 +195,13 @@ struct testfs {
 	} dev_geo;
 
 	struct testfs_cb cbs[TESTFS_MAX_CBS];
-	unsigned int nr_cbs;		/* recorded (may exceed the array) */
+	unsigned int nr_cbs; /* recorded (may exceed the array) */
 
 	/* fault hooks */
-	int begin_error;		/* -errno for ->iomap_begin, 0 off */
-	unsigned int begin_error_nth;	/* which call fails (1-based) */
-	int end_error;			/* -errno every ->iomap_end returns */
-	int fsync_error;		/* -errno ->fsync returns */
+	int begin_error; /* -errno for ->iomap_begin, 0 off */
+	unsigned int begin_error_nth; /* which call fails (1-based) */
+	int end_error; /* -errno every ->iomap_end returns */
+	int fsync_error; /* -errno ->fsync returns */
 	/*
 	 * A page that appears in the page cache while the I/O is mapped, as
 	 * one faulted in through an mmap of the file would (K-10).
@@ -220,9 +220,9 @@ struct testfs {
 	unsigned int begin_calls, end_calls, next_calls;
 	unsigned int end_io_calls, submit_io_calls, fsync_calls;
 	unsigned int allocations, conversions;
-	unsigned int ioends;		/* ioends the ioend worker ended */
-	unsigned int end_io_flags;	/* flags of the last ->end_io */
-	int fsync_datasync;		/* datasync of the last ->fsync */
+	unsigned int ioends; /* ioends the ioend worker ended */
+	unsigned int end_io_flags; /* flags of the last ->end_io */
+	int fsync_datasync; /* datasync of the last ->fsync */
 };
 
 /*
@@ -264,8 +264,8 @@ void testfs_destroy(struct testfs *tf);
  * block size, cache, atomic limit or size differ); after any error @tf
  * can only be destroyed.
  */
-int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
-		   char *err, size_t errlen);
+int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts, char *err,
+		   size_t errlen);
 /*
  * Only what the super block, inode and dio ops take from @opts (i_size,
  * encrypted, dops, no_simple, sync_mount), on a testfs whose map, model
@@ -273,8 +273,8 @@ int testfs_recycle(struct testfs *tf, const struct testfs_opts *opts,
  * shape them).  The window stays: testfs_set_window().  After an error
  * @tf can only be destroyed.
  */
-int testfs_retune(struct testfs *tf, const struct testfs_opts *opts,
-		  char *err, size_t errlen);
+int testfs_retune(struct testfs *tf, const struct testfs_opts *opts, char *err,
+		  size_t errlen);
 /*
  * Another window (as testfs_opts.window_start/_end) on a reusable @tf
  * just reset: rewrites only what the two windows do not share, and

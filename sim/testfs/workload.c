@@ -34,8 +34,8 @@ struct wl_slot {
 	struct iov_iter iter;
 	void *buf;
 	struct wl_sub *sub;
-	struct wl_slot *next_done;	/* on sub->done */
-	struct wl_slot *next_work;	/* on the io-wq list */
+	struct wl_slot *next_done; /* on sub->done */
+	struct wl_slot *next_work; /* on the io-wq list */
 	bool busy;
 	long ret;
 };
@@ -44,9 +44,9 @@ struct wl_sub {
 	struct wl_run_ctx *ctx;
 	unsigned int id;
 	struct wl_slot *slots;
-	struct wl_slot *done;		/* completed, pushed by ki_complete */
+	struct wl_slot *done; /* completed, pushed by ki_complete */
 	unsigned int inflight;
-	sem_t sem;			/* threaded async: a completion came */
+	sem_t sem; /* threaded async: a completion came */
 	struct sim_rand rng;
 	pthread_t thr;
 	u64 ios, errors;
@@ -57,8 +57,8 @@ struct wl_iowq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct wl_slot *head, **tail;
-	bool hash;			/* io_wq_should_hash() for this work */
-	bool hash_busy;			/* a hashed item of the inode runs */
+	bool hash; /* io_wq_should_hash() for this work */
+	bool hash_busy; /* a hashed item of the inode runs */
 	bool stop;
 	unsigned int running, max_running;
 	u64 hashed;
@@ -70,11 +70,11 @@ struct wl_run_ctx {
 	const struct wl_opts *o;
 	struct testfs *tf;
 	struct wl_sub *subs;
-	u64 nr_blocks;			/* request-sized blocks in the file */
-	u64 total;			/* requests to issue (warm-up + measured) */
-	u64 issued;			/* claimed so far */
-	u64 measure_from;		/* the first measured request */
-	u64 deadline_ns;		/* duration mode */
+	u64 nr_blocks; /* request-sized blocks in the file */
+	u64 total; /* requests to issue (warm-up + measured) */
+	u64 issued; /* claimed so far */
+	u64 measure_from; /* the first measured request */
+	u64 deadline_ns; /* duration mode */
 	bool stop;
 	pthread_barrier_t start;
 	struct wl_iowq wq;
@@ -111,24 +111,32 @@ int wl_check(struct wl_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->file_size < o->size || o->file_size % o->size) {
-		snprintf(err, errlen, "file size %llu: a multiple of the request size",
+		snprintf(err, errlen,
+			 "file size %llu: a multiple of the request size",
 			 (unsigned long long)o->file_size);
 		return -EINVAL;
 	}
 	if (o->qd > 4096 || o->submitters > 64) {
-		snprintf(err, errlen, "at most 4096 requests in flight per submitter and 64 submitters");
+		snprintf(
+			err, errlen,
+			"at most 4096 requests in flight per submitter and 64 submitters");
 		return -EINVAL;
 	}
 	if (o->mode == WL_SYNC && o->qd > 1) {
-		snprintf(err, errlen, "a synchronous submitter has one request in flight (qd 1)");
+		snprintf(
+			err, errlen,
+			"a synchronous submitter has one request in flight (qd 1)");
 		return -EINVAL;
 	}
 	if (o->iowq && (!o->threaded || o->mode != WL_ASYNC)) {
-		snprintf(err, errlen, "--iowq needs the threaded engine and async requests");
+		snprintf(err, errlen,
+			 "--iowq needs the threaded engine and async requests");
 		return -EINVAL;
 	}
 	if (o->duration_ns && !o->threaded) {
-		snprintf(err, errlen, "--duration needs the threaded engine (the deterministic one counts requests)");
+		snprintf(
+			err, errlen,
+			"--duration needs the threaded engine (the deterministic one counts requests)");
 		return -EINVAL;
 	}
 	if (o->dev == WL_DEV_FILE && !o->path) {
@@ -136,7 +144,8 @@ int wl_check(struct wl_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->latency_ns && o->dev != WL_DEV_NULL) {
-		snprintf(err, errlen, "a completion latency is for the null device");
+		snprintf(err, errlen,
+			 "a completion latency is for the null device");
 		return -EINVAL;
 	}
 	return 0;
@@ -151,8 +160,7 @@ static void slot_done(struct wl_slot *s, long ret)
 	s->ret = ret;
 	s->next_done = __atomic_load_n(&sb->done, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&sb->done, &s->next_done, s, true,
-					    __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED))
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
 	if (sb->ctx->o->threaded && sb->ctx->o->mode == WL_ASYNC)
 		sem_post(&sb->sem);
@@ -209,8 +217,8 @@ static void slot_issue(struct wl_sub *sb, struct wl_slot *s, u64 n)
 /* Take back what completed; false if nothing had. */
 static bool sub_reap(struct wl_sub *sb)
 {
-	struct wl_slot *s = __atomic_exchange_n(&sb->done, NULL,
-						__ATOMIC_ACQUIRE);
+	struct wl_slot *s =
+		__atomic_exchange_n(&sb->done, NULL, __ATOMIC_ACQUIRE);
 
 	if (!s)
 		return false;
@@ -349,8 +357,8 @@ static int iowq_start(struct wl_run_ctx *c)
 	if (!wq->workers)
 		return -ENOMEM;
 	wq->hash = io_wq_should_hash(c->o->write ? IO_WQ_SIM_WRITE :
-						  IO_WQ_SIM_READ,
-				    &c->tf->file, c->o->ring_iopoll);
+						   IO_WQ_SIM_READ,
+				     &c->tf->file, c->o->ring_iopoll);
 	for (i = 0; i < wq->nr_workers; i++) {
 		if (pthread_create(&wq->workers[i], NULL, iowq_worker, c)) {
 			wq->nr_workers = i; /* iowq_stop() joins these */
@@ -411,7 +419,8 @@ static void det_round(struct wl_run_ctx *c, u64 until)
 					sub_poll(sb);
 				if (!sub_reap(sb)) {
 					/* nothing can end them: a bug, not a figure */
-					fprintf(stderr, "workload: %u request(s) never completed\n",
+					fprintf(stderr,
+						"workload: %u request(s) never completed\n",
 						sb->inflight);
 					abort();
 				}
@@ -478,7 +487,8 @@ static int threaded_measure(struct wl_run_ctx *c)
 		if (pthread_create(&c->subs[i].thr, NULL, sub_thread,
 				   &c->subs[i])) {
 			/* the others wait at the barrier for it */
-			fprintf(stderr, "workload: cannot start submitter thread %u\n",
+			fprintf(stderr,
+				"workload: cannot start submitter thread %u\n",
 				i);
 			abort();
 		}
@@ -510,7 +520,8 @@ static struct block_device *make_dev(const struct wl_opts *o, char *err,
 		return sim_bdev_null_create(&no, err, errlen);
 	}
 	case WL_DEV_FILE: {
-		struct sim_file_opts fo = { .queue_depth = SIM_BDEV_FILE_MAX_QD };
+		struct sim_file_opts fo = { .queue_depth =
+						    SIM_BDEV_FILE_MAX_QD };
 
 		return sim_bdev_file_open(o->path, &fo, err, errlen);
 	}

@@ -25,8 +25,8 @@
 
 enum wl_mode {
 	WL_SYNC = 0,
-	WL_ASYNC,	/* ki_complete */
-	WL_POLLED,	/* ki_complete + IOCB_HIPRI, reaped by polling */
+	WL_ASYNC, /* ki_complete */
+	WL_POLLED, /* ki_complete + IOCB_HIPRI, reaped by polling */
 };
 
 enum wl_dev {
@@ -37,38 +37,38 @@ enum wl_dev {
 
 struct wl_opts {
 	bool write;
-	unsigned int size;		/* bytes per request */
-	unsigned int qd;		/* per submitter (async, polled) */
-	unsigned int submitters;	/* simulated CPUs issuing */
+	unsigned int size; /* bytes per request */
+	unsigned int qd; /* per submitter (async, polled) */
+	unsigned int submitters; /* simulated CPUs issuing */
 	enum wl_mode mode;
-	bool simple;			/* the simple path allowed */
+	bool simple; /* the simple path allowed */
 	enum testfs_iomap_mode iomap_mode;
-	unsigned int dio_flags;		/* IOMAP_DIO_* for every request */
+	unsigned int dio_flags; /* IOMAP_DIO_* for every request */
 	enum wl_dev dev;
-	u64 latency_ns;			/* null device completion latency */
-	const char *path;		/* file device */
-	u64 file_size;			/* the file (and what it spans) */
-	bool sequential;		/* else uniformly random offsets */
-	u64 count;			/* requests measured; 0: duration */
+	u64 latency_ns; /* null device completion latency */
+	const char *path; /* file device */
+	u64 file_size; /* the file (and what it spans) */
+	bool sequential; /* else uniformly random offsets */
+	u64 count; /* requests measured; 0: duration */
 	u64 duration_ns;
-	u64 warmup;			/* requests before measuring */
+	u64 warmup; /* requests before measuring */
 	u64 seed;
-	bool threaded;			/* threaded engine */
+	bool threaded; /* threaded engine */
 	/* io-wq (threaded, async only) */
 	bool iowq;
-	bool parallel_write;		/* FMODE_DIO_PARALLEL_WRITE on the file */
-	bool ring_iopoll;		/* IORING_SETUP_IOPOLL */
+	bool parallel_write; /* FMODE_DIO_PARALLEL_WRITE on the file */
+	bool ring_iopoll; /* IORING_SETUP_IOPOLL */
 };
 
 struct wl_result {
-	u64 ios;		/* measured requests completed */
-	u64 errors;		/* of those, not the full size */
-	u64 ns;			/* wall time of the measured part */
-	u64 cpu_ns;		/* CPU time the process spent in it */
-	long allocs;		/* kernel heap allocations in it */
-	u64 simple;		/* bios from the simple path's pool: the
+	u64 ios; /* measured requests completed */
+	u64 errors; /* of those, not the full size */
+	u64 ns; /* wall time of the measured part */
+	u64 cpu_ns; /* CPU time the process spent in it */
+	long allocs; /* kernel heap allocations in it */
+	u64 simple; /* bios from the simple path's pool: the
 				 * requests it served (no fallbacks here) */
-	u64 hashed;		/* io-wq work items run hashed */
+	u64 hashed; /* io-wq work items run hashed */
 	unsigned int max_parallel; /* io-wq: most items running at once */
 };
 

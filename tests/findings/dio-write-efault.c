@@ -62,10 +62,10 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#define FILE_LEN	(1 << 20)
-#define BUF_LEN		8192
-#define PAGE		4096
-#define FILL		0xAB
+#define FILE_LEN (1 << 20)
+#define BUF_LEN 8192
+#define PAGE 4096
+#define FILL 0xAB
 
 static int usage(void)
 {
@@ -203,16 +203,18 @@ int main(int argc, char **argv)
 	err = errno;
 	close(fd);
 	printf("%s, %s, %s: pwrite(fd, buf, %d, %lld) = %zd", path, mode,
-	       written ? "over written blocks" :
-	       unwritten ? "into unwritten extents" : "into a hole", BUF_LEN, off,
-	       ret);
+	       written	 ? "over written blocks" :
+	       unwritten ? "into unwritten extents" :
+			   "into a hole",
+	       BUF_LEN, off, ret);
 	if (ret < 0) {
 		printf(" (%s): right\n", strerror(err));
 		return 0;
 	}
 	if (ret == 0) {
 		printf(", errno %d: WRONG: a non-empty direct write returned "
-		       "0\n", err);
+		       "0\n",
+		       err);
 		return 1;
 	}
 	if (strcmp(mode, "half") || ret > PAGE) {
@@ -226,7 +228,8 @@ int main(int argc, char **argv)
 	if (wrong) {
 		printf(": WRONG: %ld of the bytes reported written read back "
 		       "otherwise, %ld of them as zeroes (from file offset "
-		       "%ld)\n", wrong, zeroes, first);
+		       "%ld)\n",
+		       wrong, zeroes, first);
 		return 1;
 	}
 	printf(": right (short, and the bytes are on disk)\n");

@@ -8,64 +8,78 @@
 #include <sim/iomap_features.h>
 #include "expect.h"
 
-#define NO_SIMPLE	(IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE)
-#define FS_CALLED	(IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_FS_CALLED)
-#define DMA_AT_BUILD	IOMAPSIM_DMA_CHECKED_AT_BUILD
-#define DMA_UPFRONT	IOMAPSIM_DMA_CHECKED_UPFRONT
-#define NO_COMP_WORK	(!IOMAPSIM_DIO_COMP_WORK)
-#define INLINE_COMP	IOMAPSIM_DIO_INLINE_COMP
+#define NO_SIMPLE (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE)
+#define FS_CALLED (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_FS_CALLED)
+#define DMA_AT_BUILD IOMAPSIM_DMA_CHECKED_AT_BUILD
+#define DMA_UPFRONT IOMAPSIM_DMA_CHECKED_UPFRONT
+#define NO_COMP_WORK (!IOMAPSIM_DIO_COMP_WORK)
+#define INLINE_COMP IOMAPSIM_DIO_INLINE_COMP
 /* before IOMAP_DIO_INLINE_COMP: reads inline, writes punted, always */
-#define OLD_COMP	(!IOMAPSIM_DIO_COMP_WORK && !IOMAPSIM_DIO_INLINE_COMP)
+#define OLD_COMP (!IOMAPSIM_DIO_COMP_WORK && !IOMAPSIM_DIO_INLINE_COMP)
 
 /* a loop test whose baseline still holds in some iterations */
-#define SOME	true
-#define ALL	false
+#define SOME true
+#define ALL false
 
-#define DECOUPLED "iomap: the simple read path leaves iomap_dio_rw(): " \
-	"exported __iomap_dio_read_simple() and the inline " \
+#define DECOUPLED                                                         \
+	"iomap: the simple read path leaves iomap_dio_rw(): "             \
+	"exported __iomap_dio_read_simple() and the inline "              \
 	"iomap_dio_read_simple(iocb, iter, begin) in iomap.h, called by " \
-	"the file system (xfs_file_dio_read(), ext4_dio_read_iter()) " \
+	"the file system (xfs_file_dio_read(), ext4_dio_read_iter()) "    \
 	"before iomap_dio_rw()"
-#define DMA_MASK "block: bio_iov_iter_get_pages(bio, iter, dma_mask, " \
+#define DMA_MASK                                              \
+	"block: bio_iov_iter_get_pages(bio, iter, dma_mask, " \
 	"len_mask); direct-io.c passes bdev_dma_alignment()"
-#define NOT_MERGED "the ->iomap_next proposal entry points " \
+#define NOT_MERGED                                                             \
+	"the ->iomap_next proposal entry points "                              \
 	"(iomap_dio_rw_next(), iomap_dio_rw_begin(), IOMAP_DIO_NO_IOMAP_END) " \
 	"were not merged"
 
-#define NO_END_BASE "->iomap_end(written = count) before submission, " \
+#define NO_END_BASE                                        \
+	"->iomap_end(written = count) before submission, " \
 	"(written = 0) on every error exit and before a fallback"
-#define NO_END_TREE "the simple read path calls only the begin function: " \
+#define NO_END_TREE                                            \
+	"the simple read path calls only the begin function: " \
 	"no ->iomap_end on any exit"
 
-#define COMP_WORK "the completion rework that removed caller completion " \
-	"(\"fs, iomap: remove IOCB_DIO_CALLER_COMP\") and replaced " \
-	"IOMAP_DIO_INLINE_COMP by IOMAP_DIO_COMP_WORK: an async write " \
+#define COMP_WORK                                                        \
+	"the completion rework that removed caller completion "          \
+	"(\"fs, iomap: remove IOCB_DIO_CALLER_COMP\") and replaced "     \
+	"IOMAP_DIO_INLINE_COMP by IOMAP_DIO_COMP_WORK: an async write "  \
 	"that needs no completion work completes inline in end_io, and " \
 	"polling no longer depends on inline completion"
-#define UPFRONT "iomap_dio_bio_iter() checked the user memory with " \
-	"bdev_iter_is_aligned() (every segment on dma_alignment and a " \
+#define UPFRONT                                                             \
+	"iomap_dio_bio_iter() checked the user memory with "                \
+	"bdev_iter_is_aligned() (every segment on dma_alignment and a "     \
 	"multiple of the logical block size) before building any bio; the " \
-	"check later moved to the block layer, which refuses only what a " \
+	"check later moved to the block layer, which refuses only what a "  \
 	"bio it builds or splits breaks"
-#define ADVANCE "the incremental advance conversion: the body reports " \
+#define ADVANCE                                                 \
+	"the incremental advance conversion: the body reports " \
 	"by iomap_iter_advance() and ->status, where it set ->processed"
 #define READ_WQ "\"iomap: allocate s_dio_done_wq for async reads as well\""
 #define ERROR_PUNT "\"iomap: always run error completions in user context\""
 #define NOT_YET(what) "not in this code: " what " arrived in a later release"
 
 /* entries split by the suite their tests are in */
-#define ATOMIC "IOCB_ATOMIC writes with IOMAP_F_ATOMIC_BIO mappings (REQ_ATOMIC)"
+#define ATOMIC \
+	"IOCB_ATOMIC writes with IOMAP_F_ATOMIC_BIO mappings (REQ_ATOMIC)"
 #define NO_ATOMIC "no untorn writes in iomap"
 #define FSBLOCK "FSBLOCK_ALIGNED makes the file system block the alignment unit"
 #define LBS_ONLY "the logical block size is the only unit"
 #define COMP_END_IO "Assertion 'o.completion == IOMAP_DIO_COMP_END_IO' failed"
-#define OVERWRITE_INLINE "an async pure overwrite (no zeroing, conversion, " \
+#define OVERWRITE_INLINE                                    \
+	"an async pure overwrite (no zeroing, conversion, " \
 	"size change or cache flush) completes inline in end_io"
-#define WRITES_PUNTED "only reads complete inline (IOMAP_DIO_INLINE_COMP); " \
+#define WRITES_PUNTED                                                        \
+	"only reads complete inline (IOMAP_DIO_INLINE_COMP); "               \
 	"an async write is punted to s_dio_done_wq unless its issuer asked " \
 	"for caller completion"
 
-#define E(...) { __VA_ARGS__ }
+#define E(...)              \
+	{                   \
+		__VA_ARGS__ \
+	}
 
 const struct expect expect_table[] = {
 	/* ---- the proposal entry points: the embedded copy only ---------- */
@@ -88,7 +102,8 @@ const struct expect expect_table[] = {
 	  "no proposal entry points", "cli_run", "run",
 	  "test_bench_polled_and_modes",
 	  "--iomap next: the proposal entry points are not in this build's iomap code",
-	  ALL, "iomapsim bench --iomap next|begin runs the proposal entry points",
+	  ALL,
+	  "iomapsim bench --iomap next|begin runs the proposal entry points",
 	  "refused (exit 2): only --iomap ops runs", NOT_MERGED),
 	E("N-06", EXPECT_NA, !IOMAPSIM_PROPOSAL, "no proposal entry points",
 	  "cli_run", "run", "test_all_options", NULL, ALL,
@@ -114,17 +129,17 @@ const struct expect expect_table[] = {
 	  "run",
 	  "test_ref_sync_read test_ref_async_error test_ref_hole "
 	  "test_ref_unaligned test_bench_allocations_per_read "
-	  "test_bench_polled_and_modes", NULL, ALL,
-	  "reference runs of small reads on the simple path",
+	  "test_bench_polled_and_modes",
+	  NULL, ALL, "reference runs of small reads on the simple path",
 	  "every direct read goes through __iomap_dio_rw()",
 	  NOT_YET("the simple dio path")),
 
 	/* ---- features later releases added ---------------------------- */
-	E("G-12, G-25, G-34", EXPECT_NA, !IOMAPSIM_ATOMIC,
-	  "no atomic writes", "iomap_generic_bio", "writes",
+	E("G-12, G-25, G-34", EXPECT_NA, !IOMAPSIM_ATOMIC, "no atomic writes",
+	  "iomap_generic_bio", "writes",
 	  "test_atomic_write test_atomic_short_bio "
-	  "test_atomic_short_bio_releases_pins", NULL, ALL, ATOMIC,
-	  NO_ATOMIC, NOT_YET("atomic writes")),
+	  "test_atomic_short_bio_releases_pins",
+	  NULL, ALL, ATOMIC, NO_ATOMIC, NOT_YET("atomic writes")),
 	E("G-15", EXPECT_NA, !IOMAPSIM_ATOMIC, "no atomic writes",
 	  "iomap_generic_entry", "writes", "test_write_invalidate_busy_atomic",
 	  NULL, ALL, ATOMIC, NO_ATOMIC, NOT_YET("atomic writes")),
@@ -141,12 +156,13 @@ const struct expect expect_table[] = {
 	  "test_write_fsblock_aligned", NULL, ALL, FSBLOCK, LBS_ONLY,
 	  NOT_YET("IOMAP_DIO_FSBLOCK_ALIGNED")),
 	E("G-54", EXPECT_NA, !IOMAPSIM_IOEND_DIRECT,
-	  "no iomap_finish_ioend_direct()", "iomap_ioend", "*", "*", NULL,
-	  ALL, "a file system ends direct-write bios through ioends: "
+	  "no iomap_finish_ioend_direct()", "iomap_ioend", "*", "*", NULL, ALL,
+	  "a file system ends direct-write bios through ioends: "
 	  "iomap_finish_ioend_direct() completes the dio in its ioend worker",
 	  "no ioend completion of direct writes in this code (before it "
 	  "arrived, or not carried: the embedded copy); --dops ioend is "
-	  "refused", "iomap: optionally use ioends for direct I/O"),
+	  "refused",
+	  "iomap: optionally use ioends for direct I/O"),
 	E("G-49", EXPECT_NA, !IOMAPSIM_BOUNCE, "no IOMAP_DIO_BOUNCE",
 	  "iomap_generic_completion", "*",
 	  "test_bounce_read_kvec test_bounce_read_user_needs_offload "
@@ -157,8 +173,7 @@ const struct expect expect_table[] = {
 	/* ---- the walk's report: ->processed before iomap_iter_advance() -- */
 	E("N-03, N-05", EXPECT_CHANGED, !IOMAPSIM_ITER_STATUS,
 	  "->processed, no iomap_iter_advance()", "iomap_iter", "iter",
-	  "test_status_error", "Assertion 'fs.last_written == 512' failed",
-	  ALL,
+	  "test_status_error", "Assertion 'fs.last_written == 512' failed", ALL,
 	  "an error after an advance within the mapping: ->iomap_end sees the bytes advanced",
 	  "the error replaces the count: ->iomap_end sees written = 0",
 	  ADVANCE),
@@ -177,25 +192,22 @@ const struct expect expect_table[] = {
 
 	/* ---- completion before IOMAP_DIO_COMP_WORK (G-61) --------------- */
 	E("G-51, G-61", EXPECT_CHANGED, NO_COMP_WORK,
-	  "completions before IOMAP_DIO_COMP_WORK",
-	  "iomap_generic_completion", "writes", "test_async_overwrite_inline",
-	  COMP_END_IO, ALL, OVERWRITE_INLINE, WRITES_PUNTED, COMP_WORK),
+	  "completions before IOMAP_DIO_COMP_WORK", "iomap_generic_completion",
+	  "writes", "test_async_overwrite_inline", COMP_END_IO, ALL,
+	  OVERWRITE_INLINE, WRITES_PUNTED, COMP_WORK),
 	E("G-51, G-61", EXPECT_CHANGED, NO_COMP_WORK,
 	  "completions before IOMAP_DIO_COMP_WORK", "iomap_generic_bio",
 	  "writes", "test_dsync_fua", COMP_END_IO, ALL, OVERWRITE_INLINE,
 	  WRITES_PUNTED, COMP_WORK),
 	E("G-51, G-61", EXPECT_CHANGED, NO_COMP_WORK,
-	  "completions before IOMAP_DIO_COMP_WORK",
-	  "iomap_generic_completion", "writes",
-	  "test_async_extend_mapped_isolated",
+	  "completions before IOMAP_DIO_COMP_WORK", "iomap_generic_completion",
+	  "writes", "test_async_extend_mapped_isolated",
 	  "Assertion 'o.completion == _i ? IOMAP_DIO_COMP_END_IO", SOME,
 	  "an async write inside EOF on an isolated mapping completes inline",
-	  "punted to s_dio_done_wq: writes never complete inline",
-	  COMP_WORK),
+	  "punted to s_dio_done_wq: writes never complete inline", COMP_WORK),
 	E("G-29, G-61", EXPECT_CHANGED, INLINE_COMP,
-	  "completions before IOMAP_DIO_COMP_WORK",
-	  "iomap_generic_bio", "writes",
-	  "test_hipri_cleared_for_completion_work",
+	  "completions before IOMAP_DIO_COMP_WORK", "iomap_generic_bio",
+	  "writes", "test_hipri_cleared_for_completion_work",
 	  "Assertion 'o.dev.polled_bios == _i ? 1 : 0' failed", SOME,
 	  "IOCB_HIPRI is cleared only for a dio that needs completion work: an async pure overwrite is polled",
 	  "polling is kept only for INLINE_COMP or CALLER_COMP dios: a write is never polled",
@@ -212,13 +224,13 @@ const struct expect expect_table[] = {
 	  "completions before IOMAP_DIO_INLINE_COMP",
 	  "iomap_generic_completion", "*",
 	  "test_async_read_inline test_async_holes_complete_in_submitter "
-	  "test_dio_done_wq_lazy", "Assertion 'o.wq_created' failed", ALL,
+	  "test_dio_done_wq_lazy",
+	  "Assertion 'o.wq_created' failed", ALL,
 	  "an async read creates s_dio_done_wq (G-17)",
 	  "only an async write creates it", READ_WQ),
 	E("G-03, G-17, G-61", EXPECT_CHANGED, OLD_COMP,
-	  "completions before IOMAP_DIO_INLINE_COMP",
-	  "iomap_generic_entry", "reads",
-	  "test_alloc_failures", "Assertion '!o.queued' failed", ALL,
+	  "completions before IOMAP_DIO_INLINE_COMP", "iomap_generic_entry",
+	  "reads", "test_alloc_failures", "Assertion '!o.queued' failed", ALL,
 	  "an async read whose workqueue cannot be allocated fails with -ENOMEM before any I/O",
 	  "a read allocates no workqueue: its second allocation is a bio, and the read is queued",
 	  READ_WQ),
@@ -228,8 +240,7 @@ const struct expect expect_table[] = {
 	  "test_async_read_error_punted test_workqueue_keeps_private",
 	  "Assertion 'o.completion == IOMAP_DIO_COMP_WORKQUEUE' failed", ALL,
 	  "an error punts the completion to s_dio_done_wq",
-	  "a failed async read completes in end_io like any read",
-	  ERROR_PUNT),
+	  "a failed async read completes in end_io like any read", ERROR_PUNT),
 
 	/* ---- older write paths ------------------------------------------ */
 	E("G-15, K-09", EXPECT_CHANGED, !IOMAPSIM_KIOCB_INVALIDATE,
@@ -260,7 +271,7 @@ const struct expect expect_table[] = {
 	  "the second pass zeroes the head of the block the first wrote and its tail zeroing's 0 hides its error: 4096 reported, the last 512 of them zeroes on the device, as XFS does on Linux 6.18",
 	  "bug in the code (docs/findings/0002-second-pass-rezeroes-head.md): iomapsim run --map unwritten:0:65536 --dops end_io --op write --pos 512 --len 8192 --fault unmapped:4096"),
 	E("G-33, G-38, B-29", EXPECT_BUG,
-	  IOMAPSIM_ZERO_RETURNS_INT && DMA_AT_BUILD,
+	  IOMAPSIM_ZERO_RETURNS_INT &&DMA_AT_BUILD,
 	  "iomap_dio_zero() returns an int; memory checked while the bio is built",
 	  "iomap_align", "align", "test_subblock_write_off_dma_alignment",
 	  ": ret 0", ALL,
@@ -268,8 +279,8 @@ const struct expect expect_table[] = {
 	  "the tail zeroing assigns iomap_dio_zero()'s 0 to bio_iov_iter_get_pages()'s -EINVAL: the write returns 0, nothing written",
 	  "bug in the code (docs/findings/0001-tail-zeroing-replaces-error.md): iomapsim run --map hole:0:1048576 --op write --pos 512 --len 1024 --buf-offset 1"),
 	E("I-05, B-29", EXPECT_BUG, DMA_AT_BUILD,
-	  "memory checked while the bio is built",
-	  "iomap_align", "align", "test_refused_bio_keeps_iterator_on_segments",
+	  "memory checked while the bio is built", "iomap_align", "align",
+	  "test_refused_bio_keeps_iterator_on_segments",
 	  "more than its segments hold", ALL,
 	  "a bio refused for its memory leaves the iterator on its segments",
 	  "bio_iov_iter_get_pages() returns -EINVAL past the segments the refused bio had extracted and iomap re-expands the iterator by what it did not submit: its count exceeds its segments, and the next pass's iov_iter_npages() reads past the iovec array",
@@ -285,8 +296,7 @@ const struct expect expect_table[] = {
 	/* ---- the user memory checked up front --------------------------- */
 	E("G-23, G-56, B-29", EXPECT_CHANGED, DMA_UPFRONT,
 	  "memory checked up front (bdev_iter_is_aligned())",
-	  "iomap_generic_bio",
-	  "reads", "test_read_misaligned_second_mapping",
+	  "iomap_generic_bio", "reads", "test_read_misaligned_second_mapping",
 	  "Assertion 'o.bios == 1' failed", ALL,
 	  "the first mapping's bio goes out before the second, misaligned mapping fails",
 	  "the whole iterator is refused before the first bio: none goes out",
@@ -295,7 +305,8 @@ const struct expect expect_table[] = {
 	  "bios built before the memory is checked", "iomap_generic_bio",
 	  "writes", "test_short_write_keeps_its_head",
 	  "Assertion 'o.dev.write_bios == 0' failed: o.dev.write_bios == 1",
-	  ALL, "a pass that resumes this dio mid-block leaves the block's head, this dio's own data, alone",
+	  ALL,
+	  "a pass that resumes this dio mid-block leaves the block's head, this dio's own data, alone",
 	  "the second pass zeroes the head of the block the first pass wrote (the first pass's bio failed its split here, so only the zeroing reaches the device)",
 	  "bug in the code (docs/findings/0002-second-pass-rezeroes-head.md): iomapsim run --fs-block 4096 --lbs 2048 --size 61440 --map unwritten:0:65536 --dma-alignment 3 --dops end_io --op write --pos 0 --len 8192 --iter iovec:1024 --buf-offset 1028 --no-simple"),
 	E("B-29", EXPECT_CHANGED, DMA_UPFRONT,
@@ -313,9 +324,8 @@ const struct expect expect_table[] = {
 	  "an inline mapping that crosses a page warns and fails with -EIO",
 	  "iomap_inline_data_valid() was removed when inline data could span pages"),
 	E("G-24", EXPECT_CHANGED, IOMAPSIM_BIO_OPFLAGS_HELPER,
-	  "iomap_dio_bio_opflags()",
-	  "iomap_generic_bio", "*", "test_bio_base_flags",
-	  "Assertion 'opf & ((", SOME,
+	  "iomap_dio_bio_opflags()", "iomap_generic_bio", "*",
+	  "test_bio_base_flags", "Assertion 'opf & ((", SOME,
 	  "every data bio is REQ_SYNC | REQ_IDLE plus its op",
 	  "a read bio is REQ_OP_READ alone; only writes add REQ_SYNC | REQ_IDLE",
 	  "iomap_dio_bio_opflags() gave way to bio_opf computed in iomap_dio_bio_iter(), REQ_SYNC | REQ_IDLE for every bio"),
@@ -362,12 +372,13 @@ const struct expect expect_table[] = {
 	E("S-24", EXPECT_CHANGED, FS_CALLED,
 	  "simple read path called by the file system", "iomap_simple",
 	  "completion", "test_callbacks",
-	  "Assertion 'o.nr_cbs == 2' failed: o.nr_cbs == 1", ALL,
-	  NO_END_BASE, NO_END_TREE, DECOUPLED),
+	  "Assertion 'o.nr_cbs == 2' failed: o.nr_cbs == 1", ALL, NO_END_BASE,
+	  NO_END_TREE, DECOUPLED),
 	E("S-24", EXPECT_CHANGED, FS_CALLED,
 	  "simple read path called by the file system", "iomap_simple",
-	  "completion", "test_end_before_submit", "Assertion 'end_at >= 0' failed",
-	  ALL, NO_END_BASE, NO_END_TREE, DECOUPLED),
+	  "completion", "test_end_before_submit",
+	  "Assertion 'end_at >= 0' failed", ALL, NO_END_BASE, NO_END_TREE,
+	  DECOUPLED),
 	E("S-10", EXPECT_CHANGED, FS_CALLED,
 	  "simple read path called by the file system", "iomap_simple",
 	  "eligibility", "test_private_data", "Assertion 'o->simple' failed",
@@ -390,7 +401,7 @@ const struct expect expect_table[] = {
 	  "bug in the code; iomapsim run --op read --pos 4096 --len 4096 --async --complete inline --trace"),
 
 	/* ---- the DMA alignment checked as the bio is built -------------- */
-	E("B-29", EXPECT_CHANGED, DMA_AT_BUILD && FS_CALLED,
+	E("B-29", EXPECT_CHANGED, DMA_AT_BUILD &&FS_CALLED,
 	  "DMA alignment checked while the bio is built", "iomap_align",
 	  "align", "test_default_mask test_device_masks test_segments",
 	  "Assertion 'o->completions == 1' failed: o->completions == 0", SOME,
@@ -403,7 +414,7 @@ const struct expect expect_table[] = {
 	  "one bvec within a page needs no split and skips the check (bio_may_need_split()): 512 bytes 1 byte into a page succeed",
 	  "checked while the bio is built, whatever its shape: -EINVAL",
 	  DMA_MASK),
-	E("S-19, B-29", EXPECT_CHANGED, DMA_AT_BUILD && FS_CALLED,
+	E("S-19, B-29", EXPECT_CHANGED, DMA_AT_BUILD &&FS_CALLED,
 	  "DMA alignment checked while the bio is built", "iomap_diff",
 	  "simple_vs_generic", "test_simple_equals_generic",
 	  "Assertion 'os.iter_count == og.iter_count' failed", SOME,

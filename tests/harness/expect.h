@@ -30,23 +30,23 @@ enum expect_kind {
 };
 
 struct expect {
-	const char *rule;	/* rule ID(s), docs/rules.md */
+	const char *rule; /* rule ID(s), docs/rules.md */
 	enum expect_kind kind;
-	bool applies;		/* the feature condition, for this build */
-	const char *when;	/* that condition in words: "no simple path" */
-	const char *suite;	/* test program */
-	const char *tcase;	/* Check test case, or "*" */
-	const char *tests;	/* space-separated test names, or "*" */
-	const char *expect;	/* CHANGED, BUG: the failure it must give */
+	bool applies; /* the feature condition, for this build */
+	const char *when; /* that condition in words: "no simple path" */
+	const char *suite; /* test program */
+	const char *tcase; /* Check test case, or "*" */
+	const char *tests; /* space-separated test names, or "*" */
+	const char *expect; /* CHANGED, BUG: the failure it must give */
 	/*
 	 * CHANGED loop tests: the baseline still holds in some iterations
 	 * (Check's log does not say which), so a pass is no staleness; one
 	 * iteration must fail as @expect says.
 	 */
 	bool some_iterations;
-	const char *baseline;	/* what the baseline does */
-	const char *changed;	/* what this code does instead */
-	const char *upstream;	/* the upstream change (commit subject) */
+	const char *baseline; /* what the baseline does */
+	const char *changed; /* what this code does instead */
+	const char *upstream; /* the upstream change (commit subject) */
 };
 
 /* Every entry, applying or not (a test checks that each names a test). */

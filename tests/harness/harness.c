@@ -85,9 +85,9 @@ void sim_test_teardown(void)
 		long now = sim_stat_read(gauges[i].stat);
 
 		if (now != gauges[i].start && n < sizeof(bad))
-			n += snprintf(bad + n, sizeof(bad) - n,
-				      " %s %ld->%ld", gauges[i].stat->name,
-				      gauges[i].start, now);
+			n += snprintf(bad + n, sizeof(bad) - n, " %s %ld->%ld",
+				      gauges[i].stat->name, gauges[i].start,
+				      now);
 	}
 	if (n)
 		sim_alloc_report_leaks_since_mark(stderr);
@@ -97,8 +97,7 @@ void sim_test_teardown(void)
 		      expect_warn, sim_report_last());
 	ck_assert_msg(sim_context_violations() == expect_viol,
 		      "%ld context violation(s), %ld expected: %s",
-		      sim_context_violations(), expect_viol,
-		      sim_report_last());
+		      sim_context_violations(), expect_viol, sim_report_last());
 	ck_assert_msg(sim_deadlocks() == expect_dead,
 		      "%ld deadlock(s), %ld expected: %s", sim_deadlocks(),
 		      expect_dead, sim_report_last());
@@ -301,8 +300,7 @@ static bool parse_tap(char *l, struct run_result *r)
  * START_TEST in @file, so that a failure names the rules (docs/rules.md) it
  * breaks.  Empty if there is none.
  */
-static void covers_of(const char *file, const char *test, char *out,
-		      size_t len)
+static void covers_of(const char *file, const char *test, char *out, size_t len)
 {
 	char want[128], l[512], cov[256] = "";
 	FILE *f = fopen(file, "r");
@@ -380,8 +378,8 @@ int sim_test_report(FILE *tap)
 			continue;
 		}
 		/* every entry listing this test ran, not only the matched one */
-		for (unsigned int j = 0; j < expect_table_len &&
-		     j < ARRAY_SIZE(ran); j++)
+		for (unsigned int j = 0;
+		     j < expect_table_len && j < ARRAY_SIZE(ran); j++)
 			if (entry_for(&expect_table[j], r.tcase, r.test, false))
 				ran[j]++;
 		if (r.ok && e->some_iterations) {
@@ -409,7 +407,8 @@ int sim_test_report(FILE *tap)
 			       e->rule, e->changed, e->baseline, e->upstream);
 			verdict(e->kind == EXPECT_BUG ? "KNOWN_BUG" : "CHANGED",
 				r.tcase, r.test, "%s: %s", e->rule,
-				e->kind == EXPECT_BUG ? e->upstream : e->changed);
+				e->kind == EXPECT_BUG ? e->upstream :
+							e->changed);
 			continue;
 		}
 		failed++;

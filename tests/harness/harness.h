@@ -27,10 +27,10 @@
  * the sanitizer trees print a backtrace).
  */
 #undef ck_assert_msg
-#define ck_assert_msg(expr, ...)                                        \
-	((expr) ? (void)0                                               \
-		: _ck_assert_failed(__FILE__, __LINE__,                 \
-				    "Assertion '" #expr "' failed",     \
+#define ck_assert_msg(expr, ...)                                    \
+	((expr) ? (void)0 :                                         \
+		  _ck_assert_failed(__FILE__, __LINE__,             \
+				    "Assertion '" #expr "' failed", \
 				    ##__VA_ARGS__))
 
 void sim_test_setup(void);
@@ -70,13 +70,13 @@ void sim_test_na(const char *tcase, const char *test, const char *why);
  * named when the suite is built: the expectation table (expect.h) marks it
  * N/A and it is never added; if it ever runs, it fails.
  */
-#define SIM_TEST_NA(name)						\
-	START_TEST(name)						\
-	{								\
-		ck_abort_msg("%s ran, but the iomap code lacks what it "	\
+#define SIM_TEST_NA(name)                                                     \
+	START_TEST(name)                                                      \
+	{                                                                     \
+		ck_abort_msg("%s ran, but the iomap code lacks what it "      \
 			     "tests: the expectation table must mark it N/A", \
-			     #name);					\
-	}								\
+			     #name);                                          \
+	}                                                                     \
 	END_TEST
 
 /*

@@ -23,3 +23,10 @@ set_tests_properties(ksrc_ktap PROPERTIES LABELS "ksrc;tools"
 add_test(NAME style_checkpatch COMMAND ${CMAKE_SOURCE_DIR}/scripts/checkpatch.sh)
 set_tests_properties(style_checkpatch PROPERTIES LABELS "style;tools"
 	SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# clang-format (.clang-format, kernel style) over the simulator's own code
+# (sim/, tests/, fuzz/, bench/): scripts/format-check.sh says what is
+# left out and why.
+add_test(NAME style_format COMMAND ${CMAKE_SOURCE_DIR}/scripts/format-check.sh)
+set_tests_properties(style_format PROPERTIES LABELS "style;tools"
+	SKIP_RETURN_CODE 77 TIMEOUT 300)

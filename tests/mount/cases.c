@@ -20,7 +20,7 @@
 #include <linux/falloc.h>
 #include "fixture.h"
 
-static const char *mount_tcase_name = "image";	/* for sim_test_na() */
+static const char *mount_tcase_name = "image"; /* for sim_test_na() */
 
 START_TEST(test_direct_write_read_verify)
 {
@@ -32,7 +32,8 @@ START_TEST(test_direct_write_read_verify)
 		char *buf = abuf(4 * MiB);
 		int fd = open(path_in("data"), O_RDONLY);
 
-		ck_assert_int_eq(pread(fd, buf, 4 * MiB, 0), (ssize_t)(4 * MiB));
+		ck_assert_int_eq(pread(fd, buf, 4 * MiB, 0),
+				 (ssize_t)(4 * MiB));
 		check_pattern(buf, 4 * MiB, 1, "buffered");
 		close(fd);
 		free(buf);
@@ -57,7 +58,8 @@ START_TEST(test_simple_hits_and_fallbacks)
 	write_file("s", 1 * MiB, 1 << 20, 2, false);
 	write_file("enc", 64 << 10, 64 << 10, 3, false);
 	ck_assert_int_eq(setxattr(path_in("enc"), "user.iomapsim.encrypted",
-				  "1", 1, 0), 0);
+				  "1", 1, 0),
+			 0);
 	ctl_write("stats", "reset\n");
 	ck_assert_int_eq(stat_of("iomap_simple_hits"), 0);
 
@@ -89,8 +91,9 @@ START_TEST(test_simple_hits_and_fallbacks)
 	ctl_write("simple", "1\n");
 
 	/* a file's own dops keep it off the simple path too */
-	ck_assert_int_eq(setxattr(path_in("s"), "user.iomapsim.dops",
-				  "bio_set", 7, 0), 0);
+	ck_assert_int_eq(setxattr(path_in("s"), "user.iomapsim.dops", "bio_set",
+				  7, 0),
+			 0);
 	fb_dops = stat_of("iomap_simple_fallback_dops");
 	set_bios = stat_of("simfs_dops_bio_set_bios");
 	fd = open(path_in("s"), O_RDONLY | O_DIRECT);
@@ -102,7 +105,8 @@ START_TEST(test_simple_hits_and_fallbacks)
 	ck_assert_int_eq(stat_of("simfs_dops_bio_set_bios"), set_bios + 1);
 	ck_assert_int_eq(stat_of("iomap_simple_why_mismatch"), 0);
 	ck_assert_int_eq(setxattr(path_in("s"), "user.iomapsim.dops",
-				  "nonsense", 8, 0), -1);
+				  "nonsense", 8, 0),
+			 -1);
 	ck_assert_int_eq(errno, EINVAL);
 	free(buf);
 	umount_fs();
@@ -162,8 +166,8 @@ static void check_trace_json(bool punted)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(getdelim(&text, &len, '\0', f) > 0, 1);
 	fclose(f);
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]) - (punted ? 0 : 2);
-	     i++)
+	for (size_t i = 0;
+	     i < sizeof(want) / sizeof(want[0]) - (punted ? 0 : 2); i++)
 		ck_assert_msg(strstr(text, want[i]), "%s not in %s", want[i],
 			      json);
 	free(text);
@@ -255,8 +259,9 @@ START_TEST(test_holes_and_unwritten_read_zero)
 	check_pattern(buf + 8192, 4096, 6, "in unwritten");
 	ck_assert(all_zero(buf + 12288, 4096));
 	/* punch it out again */
-	ck_assert_int_eq(fallocate(fd, FALLOC_FL_PUNCH_HOLE |
-				   FALLOC_FL_KEEP_SIZE, (1 << 20) + 8192, 4096),
+	ck_assert_int_eq(fallocate(fd,
+				   FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				   (1 << 20) + 8192, 4096),
 			 0);
 	ck_assert_int_eq(pread(fd, buf, 16384, 1 << 20), 16384);
 	ck_assert(all_zero(buf, 16384));
@@ -303,8 +308,7 @@ START_TEST(test_unmount_fsck_remount)
 	write_file("keep", 2 * MiB, 256 << 10, 7, true);
 	ck_assert_int_eq(mkdir(path_in("dir"), 0755), 0);
 	write_file("dir/inner", 64 << 10, 4096, 8, false);
-	ck_assert_int_eq(rename(path_in("dir/inner"), path_in("dir/moved")),
-			 0);
+	ck_assert_int_eq(rename(path_in("dir/inner"), path_in("dir/moved")), 0);
 	umount_fs();
 	ck_assert_msg(fsck_image(out, sizeof(out)) == 0, "fsck: %s", out);
 	ck_assert_ptr_nonnull(strstr(out, "clean"));
@@ -448,8 +452,9 @@ START_TEST(test_mkfs_refuses_ext4)
 		       "checked\n");
 		return;
 	}
-	ck_assert_msg(sd_run(out, sizeof(out), "mkfs.ext4 -q -F %s",
-			     target) == 0, "mkfs.ext4: %s", out);
+	ck_assert_msg(sd_run(out, sizeof(out), "mkfs.ext4 -q -F %s", target) ==
+			      0,
+		      "mkfs.ext4: %s", out);
 	sd_run(before, sizeof(before), "md5sum < %s", target);
 	ck_assert_int_eq(sd_run(out, sizeof(out), "%s mkfs %s", bin, target),
 			 1);
@@ -459,7 +464,8 @@ START_TEST(test_mkfs_refuses_ext4)
 	ck_assert_str_eq(before, after);
 	/* --force wipes the ext4 signature and makes a simfs */
 	ck_assert_msg(sd_run(out, sizeof(out), "%s mkfs --force %s", bin,
-			     target) == 0, "mkfs --force: %s", out);
+			     target) == 0,
+		      "mkfs --force: %s", out);
 	ck_assert_int_ne(sd_run(out, sizeof(out), "blkid -p %s", target), 0);
 	ck_assert_int_eq(sd_run(out, sizeof(out), "%s fsck %s", bin, target),
 			 0);

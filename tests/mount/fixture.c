@@ -54,8 +54,8 @@ void mount_fs(const char *opts)
 			dup2(fd, 2);
 		}
 		if (opts)
-			execl(bin, bin, "mount", "-f", "-o", opts, target,
-			      mnt, (char *)NULL);
+			execl(bin, bin, "mount", "-f", "-o", opts, target, mnt,
+			      (char *)NULL);
 		else
 			execl(bin, bin, "mount", "-f", target, mnt,
 			      (char *)NULL);
@@ -71,7 +71,8 @@ void mount_fs(const char *opts)
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			daemon_pid = -1;
 			ck_abort_msg("iomapsim mount exited (%d) before "
-				     "mounting; see %s", status, log_path);
+				     "mounting; see %s",
+				     status, log_path);
 		}
 		usleep(10000);
 	}
@@ -90,7 +91,8 @@ void umount_fs(void)
 		ck_assert_int_eq(waitpid(daemon_pid, &status, 0), daemon_pid);
 		daemon_pid = -1;
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			      "daemon exit status %#x; see %s", status, log_path);
+			      "daemon exit status %#x; see %s", status,
+			      log_path);
 	}
 }
 
@@ -185,7 +187,8 @@ void check_pattern_at(const void *buf, size_t len, unsigned int seed,
 
 	for (size_t i = 0; i < len / 4; i++)
 		ck_assert_msg(w[i] == seed * 2654435761u +
-				      (unsigned int)(i + off / 4) * 40503u,
+					      (unsigned int)(i + off / 4) *
+						      40503u,
 			      "%s: word %zu differs", what, i + off / 4);
 }
 
@@ -206,8 +209,8 @@ bool all_zero(const void *buf, size_t len)
 }
 
 /* Write @len bytes of pattern @seed at 0 with O_DIRECT, @chunk at a time. */
-void write_file(const char *name, size_t len, size_t chunk,
-		unsigned int seed, bool do_fsync)
+void write_file(const char *name, size_t len, size_t chunk, unsigned int seed,
+		bool do_fsync)
 {
 	char *buf = abuf(len);
 	int fd = open(path_in(name), O_RDWR | O_CREAT | O_DIRECT, 0644);
@@ -223,8 +226,7 @@ void write_file(const char *name, size_t len, size_t chunk,
 	free(buf);
 }
 
-void verify_file(const char *name, size_t len, size_t chunk,
-		 unsigned int seed)
+void verify_file(const char *name, size_t len, size_t chunk, unsigned int seed)
 {
 	char *buf = abuf(len);
 	int fd = open(path_in(name), O_RDONLY | O_DIRECT);
@@ -277,16 +279,19 @@ void setup(void)
 		ck_assert_int_eq(ftruncate(fd, 256 * MiB), 0);
 		close(fd);
 		ck_assert_msg(sd_run(out, sizeof(out), "losetup -f --show %s",
-				 img) == 0, "losetup: %s", out);
+				     img) == 0,
+			      "losetup: %s", out);
 		out[strcspn(out, "\n")] = 0;
 		snprintf(loopdev, sizeof(loopdev), "%s", out);
 		snprintf(target, sizeof(target), "%s", loopdev);
 		ck_assert_msg(sd_run(out, sizeof(out), "%s mkfs %s", bin,
-				 target) == 0, "mkfs: %s", out);
+				     target) == 0,
+			      "mkfs: %s", out);
 	} else {
 		snprintf(target, sizeof(target), "%s", img);
 		ck_assert_msg(sd_run(out, sizeof(out), "%s mkfs %s --size 256m",
-				 bin, target) == 0, "mkfs: %s", out);
+				     bin, target) == 0,
+			      "mkfs: %s", out);
 	}
 	mount_fs(NULL);
 }
@@ -316,13 +321,13 @@ void setup_bare(void)
 	snprintf(target, sizeof(target), "%s", img);
 	if (use_loop) {
 		ck_assert_msg(sd_run(out, sizeof(out), "losetup -f --show %s",
-				 img) == 0, "losetup: %s", out);
+				     img) == 0,
+			      "losetup: %s", out);
 		out[strcspn(out, "\n")] = 0;
 		snprintf(loopdev, sizeof(loopdev), "%s", out);
 		snprintf(target, sizeof(target), "%s", loopdev);
 	}
 }
-
 
 /* Lone 4 KiB direct reads of @name (1 MiB) until @stat is at least @min. */
 void lone_reads_until(const char *name, const char *stat, long min,

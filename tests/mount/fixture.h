@@ -25,11 +25,11 @@
 
 #define MiB (1ULL << 20)
 
-extern char bin[4096];		/* the iomapsim command */
+extern char bin[4096]; /* the iomapsim command */
 extern char tmpdir[256];
 extern char img[512], mnt[512], target[1024];
 extern pid_t daemon_pid;
-extern bool use_loop;		/* set before the first setup() */
+extern bool use_loop; /* set before the first setup() */
 
 /* the environment and the run */
 void say_skip(const char *why);
@@ -57,10 +57,9 @@ void check_pattern_at(const void *buf, size_t len, unsigned int seed,
 void check_pattern(const void *buf, size_t len, unsigned int seed,
 		   const char *what);
 bool all_zero(const void *buf, size_t len);
-void write_file(const char *name, size_t len, size_t chunk,
-		unsigned int seed, bool do_fsync);
-void verify_file(const char *name, size_t len, size_t chunk,
-		 unsigned int seed);
+void write_file(const char *name, size_t len, size_t chunk, unsigned int seed,
+		bool do_fsync);
+void verify_file(const char *name, size_t len, size_t chunk, unsigned int seed);
 void lone_reads_until(const char *name, const char *stat, long min,
 		      int max_reads);
 void reads_and_writes_in_turn(const char *name, unsigned int seed);

@@ -196,13 +196,15 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	}
 	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)) {
 		valid |= FUSEVFS_SET_ATIME;
-		in.atime_ns = (to_set & FUSE_SET_ATTR_ATIME_NOW) ? now_ns() :
-			      ts_ns(&attr->st_atim);
+		in.atime_ns = (to_set & FUSE_SET_ATTR_ATIME_NOW) ?
+				      now_ns() :
+				      ts_ns(&attr->st_atim);
 	}
 	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
 		valid |= FUSEVFS_SET_MTIME;
-		in.mtime_ns = (to_set & FUSE_SET_ATTR_MTIME_NOW) ? now_ns() :
-			      ts_ns(&attr->st_mtim);
+		in.mtime_ns = (to_set & FUSE_SET_ATTR_MTIME_NOW) ?
+				      now_ns() :
+				      ts_ns(&attr->st_mtim);
 	}
 	ret = fusevfs_setattr(M(req), ino, valid, &in, &out);
 	if (ret)
@@ -387,10 +389,10 @@ static int dir_fill(void *arg, const char *name, uint64_t ino, uint32_t mode,
 	struct stat st = { .st_ino = ino, .st_mode = mode };
 	size_t n;
 
-	n = fuse_add_direntry(d->req, d->buf + d->used, d->size - d->used,
-			      name, &st, next_off);
+	n = fuse_add_direntry(d->req, d->buf + d->used, d->size - d->used, name,
+			      &st, next_off);
 	if (n > d->size - d->used)
-		return 1;	/* full: this entry is for the next call */
+		return 1; /* full: this entry is for the next call */
 	d->used += n;
 	return 0;
 }
@@ -495,8 +497,8 @@ static void ll_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	fuse_reply_err(req, -fusevfs_removexattr(M(req), ino, name));
 }
 
-static void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
-			 off_t offset, off_t length, struct fuse_file_info *fi)
+static void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+			 off_t length, struct fuse_file_info *fi)
 {
 	fuse_reply_err(req, -fusevfs_fallocate(M(req), fi->fh, mode, offset,
 					       length));
@@ -635,8 +637,10 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 			char ferr[256];
 
 			if (o->nr_faults >= IOMAPSIM_MAX_FAULTS) {
-				snprintf(err, errlen, "more than %d fault "
-					 "rules", IOMAPSIM_MAX_FAULTS);
+				snprintf(err, errlen,
+					 "more than %d fault "
+					 "rules",
+					 IOMAPSIM_MAX_FAULTS);
 				return -1;
 			}
 			if (fusevfs_fault_check(v, ferr, sizeof(ferr)) < 0) {
@@ -645,14 +649,17 @@ int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
 			}
 			o->faults[o->nr_faults++] = v;
 		} else {
-			snprintf(err, errlen, "unknown mount option '%s%s%s' "
-				 "(see iomapsim mount --help)", opt,
-				 v ? "=" : "", v ? v : "");
+			snprintf(err, errlen,
+				 "unknown mount option '%s%s%s' "
+				 "(see iomapsim mount --help)",
+				 opt, v ? "=" : "", v ? v : "");
 			return -1;
 		}
 		if (bad) {
-			snprintf(err, errlen, "bad value in mount option "
-				 "'%s=%s'", opt, v);
+			snprintf(err, errlen,
+				 "bad value in mount option "
+				 "'%s=%s'",
+				 opt, v);
 			return -1;
 		}
 	}
@@ -736,16 +743,23 @@ static void mount_failed_msg(const char *target, const char *err, char *msg,
 		return;
 	if (!simfs_host_probe(target, &p, why, sizeof(why)) &&
 	    (p.found[0] || p.ambivalent))
-		snprintf(msg + strlen(msg), len - strlen(msg), "; it holds "
+		snprintf(msg + strlen(msg), len - strlen(msg),
+			 "; it holds "
 			 "%s%s %s; to erase it and make a simfs: iomapsim "
-			 "mkfs --force %s", p.ambivalent ? "" :
-			 strchr("aeiou", p.found[0]) ? "an " : "a ",
+			 "mkfs --force %s",
+			 p.ambivalent		     ? "" :
+			 strchr("aeiou", p.found[0]) ? "an " :
+						       "a ",
 			 p.ambivalent ? "several" : p.found,
-			 p.ambivalent ? "signatures" : p.found_usage[0] ?
-			 p.found_usage : "signature", target);
+			 p.ambivalent	  ? "signatures" :
+			 p.found_usage[0] ? p.found_usage :
+					    "signature",
+			 target);
 	else
-		snprintf(msg + strlen(msg), len - strlen(msg), "; make one "
-			 "with: iomapsim mkfs %s", target);
+		snprintf(msg + strlen(msg), len - strlen(msg),
+			 "; make one "
+			 "with: iomapsim mkfs %s",
+			 target);
 }
 
 static int serve(const struct iomapsim_mount_opts *o, int status_fd)
@@ -761,7 +775,8 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 	int ret;
 
 	if (o->uring == IOMAPSIM_URING_ON && !fuse_uring_enabled()) {
-		report(status_fd, "uring=on: the kernel does not offer FUSE "
+		report(status_fd,
+		       "uring=on: the kernel does not offer FUSE "
 		       "over io_uring (" FUSE_URING_PARAM " is not Y)");
 		return 1;
 	}
@@ -788,9 +803,10 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		return 1;
 	}
 	escape_opt(fsname, sizeof(fsname), o->target);
-	snprintf(opts, sizeof(opts), "fsname=%s,subtype=iomapsim,"
-		 "default_permissions%s%s", fsname,
-		 o->allow_other ? ",allow_other" : "",
+	snprintf(opts, sizeof(opts),
+		 "fsname=%s,subtype=iomapsim,"
+		 "default_permissions%s%s",
+		 fsname, o->allow_other ? ",allow_other" : "",
 		 o->read_only ? ",ro" : "");
 	argv[0] = "iomapsim";
 	argv[1] = "-o";
@@ -812,7 +828,8 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		goto out_session;
 	}
 	if (fuse_session_mount(c.se, o->mountpoint)) {
-		snprintf(msg, sizeof(msg), "cannot mount on %s (is /dev/fuse "
+		snprintf(msg, sizeof(msg),
+			 "cannot mount on %s (is /dev/fuse "
 			 "there, and are you allowed to use it?)",
 			 o->mountpoint);
 		report(status_fd, msg);
@@ -855,7 +872,8 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		 */
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		unsigned int nr = o->max_threads ? o->max_threads :
-				  cpus > 2 ? (unsigned int)(2 * cpus) : 4;
+				  cpus > 2	 ? (unsigned int)(2 * cpus) :
+						   4;
 
 		ret = fuse_loop_serve(c.se, c.m, nr, o->poll_us,
 				      o->uring != IOMAPSIM_URING_OFF) ?
@@ -941,7 +959,7 @@ int iomapsim_mount_main(const struct iomapsim_mount_opts *o)
 		fprintf(stderr, "iomapsim: %s\n", buf);
 	} else {
 		fprintf(stderr, "iomapsim: the mount daemon exited without "
-			"mounting\n");
+				"mounting\n");
 	}
 	waitpid(pid, NULL, 0);
 	return 1;

@@ -78,26 +78,26 @@ struct fuse_loop {
 	struct fuse_session *se;
 	struct fusevfs_mount *m;
 	struct poll_gov gov;
-	int fd;			/* /dev/fuse, non-blocking */
-	int stop_fd;		/* eventfd: the loop ends */
+	int fd; /* /dev/fuse, non-blocking */
+	int stop_fd; /* eventfd: the loop ends */
 
-	unsigned int serving;	/* atomic: workers inside a request */
-	bool stopping;		/* atomic */
-	bool route;		/* fuse-route.c has the session's I/O */
+	unsigned int serving; /* atomic: workers inside a request */
+	bool stopping; /* atomic */
+	bool route; /* fuse-route.c has the session's I/O */
 	pthread_mutex_t lock;
-	int error;		/* under lock: the first receive error */
-	sem_t finish;		/* a worker saw the session end */
+	int error; /* under lock: the first receive error */
+	sem_t finish; /* a worker saw the session end */
 
 	/* FUSE over io_uring: a thread per CPU queue (fuse-uring.c) */
 	struct uring_thread *uq; /* under lock */
-	unsigned int nr_uq;	 /* under lock */
+	unsigned int nr_uq; /* under lock */
 };
 
 struct uring_thread {
 	struct fuse_loop *l;
 	struct fuse_uring_queue *q;
 	unsigned int qid;
-	bool pinned;		/* to CPU qid, always */
+	bool pinned; /* to CPU qid, always */
 	pthread_t tid;
 };
 
@@ -428,9 +428,10 @@ static void uring_start(void *arg)
 		}
 	}
 	if (i < URING_PER_QUEUE * n)
-		fprintf(stderr, "iomapsim: FUSE io_uring queue %d: %s; "
-			"staying on /dev/fuse\n", i / URING_PER_QUEUE,
-			strerror(-err));
+		fprintf(stderr,
+			"iomapsim: FUSE io_uring queue %d: %s; "
+			"staying on /dev/fuse\n",
+			i / URING_PER_QUEUE, strerror(-err));
 	l->uq = uq;
 	l->nr_uq = i;
 	pthread_mutex_unlock(&l->lock);

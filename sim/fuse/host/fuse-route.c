@@ -42,10 +42,10 @@ struct route {
 };
 
 static pthread_mutex_t route_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct route *routes;	/* under route_lock */
+static struct route *routes; /* under route_lock */
 static unsigned int nr_routes, max_routes;
-static unsigned int nr_live;	/* atomic: nr_routes, for a lock-free look */
-static int *clones;		/* under route_lock: to close at the end */
+static unsigned int nr_live; /* atomic: nr_routes, for a lock-free look */
+static int *clones; /* under route_lock: to close at the end */
 static unsigned int nr_clones;
 static __thread int read_fd = -1; /* the clone this thread reads now */
 

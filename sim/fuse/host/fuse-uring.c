@@ -93,33 +93,33 @@ struct ring_ent {
 
 struct fuse_uring_queue {
 	struct io_uring ring;
-	int fd;			/* /dev/fuse */
+	int fd; /* /dev/fuse */
 	unsigned int qid;
 	unsigned int nr_ents;
 	pthread_mutex_t sq_lock;
-	unsigned int owed;	/* owner only: published, not submitted */
-	int watch_fd;		/* owner only: polled for, -1: none */
-	size_t buf_cap;		/* owner only: its request buffer's size */
-	bool watch_armed;	/* owner only */
+	unsigned int owed; /* owner only: published, not submitted */
+	int watch_fd; /* owner only: polled for, -1: none */
+	size_t buf_cap; /* owner only: its request buffer's size */
+	bool watch_armed; /* owner only */
 	struct ring_ent *ents;
 };
 
 static bool want;
 static void (*start_fn)(void *arg);
 static void *start_arg;
-static bool offered;		/* atomic */
-static uint64_t init_unique;	/* atomic */
-static size_t payload_max;	/* atomic, after INIT */
+static bool offered; /* atomic */
+static uint64_t init_unique; /* atomic */
+static size_t payload_max; /* atomic, after INIT */
 static struct fuse_init_out init_copy;
-static bool setxattr_ext;	/* atomic: the INIT reply asked for it */
+static bool setxattr_ext; /* atomic: the INIT reply asked for it */
 
 #define MAX_QUEUES 256
 static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fuse_uring_queue *queues[MAX_QUEUES]; /* under queues_lock */
-static unsigned int nr_queues;	/* atomic */
+static unsigned int nr_queues; /* atomic */
 
-static __thread struct fuse_uring_queue *my_q;	 /* the queue we own */
-static __thread struct ring_ent *my_ent;	 /* the request we serve */
+static __thread struct fuse_uring_queue *my_q; /* the queue we own */
+static __thread struct ring_ent *my_ent; /* the request we serve */
 
 bool fuse_uring_enabled(void)
 {
@@ -540,7 +540,7 @@ int fuse_uring_receive(struct fuse_uring_queue *q, struct fuse_buf *fbuf,
 		return 0;
 	}
 	if (res == -ENOTCONN || res == -ECANCELED || res == -ECONNABORTED)
-		return res;	/* the connection or the ring is going */
+		return res; /* the connection or the ring is going */
 	if (res < 0) {
 		/*
 		 * This command failed alone (a commit the kernel no longer

@@ -23,7 +23,7 @@ struct fusevfs_attr {
 	uint64_t ino;
 	uint32_t mode, nlink, uid, gid;
 	uint64_t size;
-	uint64_t blocks;		/* 512-byte units */
+	uint64_t blocks; /* 512-byte units */
 	uint32_t blksize;
 	int64_t atime_ns, mtime_ns, ctime_ns;
 };
@@ -35,19 +35,19 @@ struct fusevfs_statfs {
 };
 
 /* open results */
-#define FUSEVFS_FOPEN_DIRECT_IO		(1U << 0)
-#define FUSEVFS_FOPEN_PARALLEL_WRITES	(1U << 1)
+#define FUSEVFS_FOPEN_DIRECT_IO (1U << 0)
+#define FUSEVFS_FOPEN_PARALLEL_WRITES (1U << 1)
 
 /* fusevfs_setattr() valid bits */
-#define FUSEVFS_SET_MODE	(1U << 0)
-#define FUSEVFS_SET_UID	(1U << 1)
-#define FUSEVFS_SET_GID	(1U << 2)
-#define FUSEVFS_SET_SIZE	(1U << 3)
-#define FUSEVFS_SET_ATIME	(1U << 4)
-#define FUSEVFS_SET_MTIME	(1U << 5)
+#define FUSEVFS_SET_MODE (1U << 0)
+#define FUSEVFS_SET_UID (1U << 1)
+#define FUSEVFS_SET_GID (1U << 2)
+#define FUSEVFS_SET_SIZE (1U << 3)
+#define FUSEVFS_SET_ATIME (1U << 4)
+#define FUSEVFS_SET_MTIME (1U << 5)
 
-#define FUSEVFS_RENAME_NOREPLACE	(1U << 0)
-#define FUSEVFS_RENAME_EXCHANGE	(1U << 1)
+#define FUSEVFS_RENAME_NOREPLACE (1U << 0)
+#define FUSEVFS_RENAME_EXCHANGE (1U << 1)
 
 int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
 		       struct fusevfs_mount **out, char *err, size_t errlen);
@@ -128,19 +128,19 @@ int fusevfs_own_defer(struct fusevfs_mount *m, bool on);
 /* The FUSE loop's poll governor (poll-gov.c) in the mount's stats. */
 enum fusevfs_poll_stat {
 	/* counters, added to */
-	FUSEVFS_POLL_WINDOWS,		/* /dev/fuse poll windows opened */
-	FUSEVFS_POLL_HITS,		/* ... that found the next request */
-	FUSEVFS_POLL_SPENT_NS,		/* ... and the time they spun */
-	FUSEVFS_POLL_NO_IDLE_CPU,	/* windows not opened: no CPU idle */
+	FUSEVFS_POLL_WINDOWS, /* /dev/fuse poll windows opened */
+	FUSEVFS_POLL_HITS, /* ... that found the next request */
+	FUSEVFS_POLL_SPENT_NS, /* ... and the time they spun */
+	FUSEVFS_POLL_NO_IDLE_CPU, /* windows not opened: no CPU idle */
 	FUSEVFS_POLL_TRIALS, /* polling against sleeping, measured */
-	FUSEVFS_POLL_TRIALS_WON,	/* ... and polling was faster */
+	FUSEVFS_POLL_TRIALS_WON, /* ... and polling was faster */
 	FUSEVFS_POLL_CLONE_READS, /* requests a worker slept for on its clone */
 	FUSEVFS_POLL_URING_REQS, /* requests that came over FUSE io_uring */
 	/* levels, set (a stats reset clears them too) */
 	FUSEVFS_POLL_ON, /* the last trial's winner (1: polling) */
-	FUSEVFS_POLL_CYCLE_POLLING_NS,	/* its mean cycles, each arm */
+	FUSEVFS_POLL_CYCLE_POLLING_NS, /* its mean cycles, each arm */
 	FUSEVFS_POLL_CYCLE_SLEEPING_NS,
-	FUSEVFS_POLL_IDLE_CPUS,		/* the last estimate */
+	FUSEVFS_POLL_IDLE_CPUS, /* the last estimate */
 	FUSEVFS_POLL_NR,
 };
 void fusevfs_poll_stat(enum fusevfs_poll_stat s, long v);

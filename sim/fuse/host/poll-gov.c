@@ -65,20 +65,20 @@
 #include "poll-gov.h"
 #include "fusevfs.h"
 
-#define GOV_MARGIN_PCT	3	/* polling must beat sleeping by this */
-#define GOV_CUT_PCT	10	/* a polling epoch this much slower ends */
+#define GOV_MARGIN_PCT 3 /* polling must beat sleeping by this */
+#define GOV_CUT_PCT 10 /* a polling epoch this much slower ends */
 #define GOV_MAX_CYCLE_NS 10000000 /* longer: the client paused */
-#define GOV_SLACK_NS	5000	/* added to twice the mean wait */
-#define GOV_MIN_US	5
-#define GOV_HIT_ONE	256	/* hit_rate of a site that always hits */
-#define GOV_HIT_OFF	(GOV_HIT_ONE / 4)
-#define GOV_SAMPLE_NS	1000000	/* loadavg sampled this often */
+#define GOV_SLACK_NS 5000 /* added to twice the mean wait */
+#define GOV_MIN_US 5
+#define GOV_HIT_ONE 256 /* hit_rate of a site that always hits */
+#define GOV_HIT_OFF (GOV_HIT_ONE / 4)
+#define GOV_SAMPLE_NS 1000000 /* loadavg sampled this often */
 /*
  * An epoch not done in this long (lone cycles are rare under load) ends
  * with what it has; with fewer than GOV_MIN_SAMPLES its arm has no mean.
  */
-#define GOV_EPOCH_NS	1000000000ull
-#define GOV_MIN_SAMPLES	8
+#define GOV_EPOCH_NS 1000000000ull
+#define GOV_MIN_SAMPLES 8
 
 uint64_t poll_gov_now_ns(void)
 {
@@ -144,7 +144,8 @@ static void decide(struct poll_gov *g)
 		g->backoff = 4;
 	else if (win == LOAD(g->on))
 		g->backoff = g->backoff * 4 < POLL_GOV_BACKOFF_MAX ?
-			     g->backoff * 4 : POLL_GOV_BACKOFF_MAX;
+				     g->backoff * 4 :
+				     POLL_GOV_BACKOFF_MAX;
 	else
 		g->backoff = 1;
 	STORE(g->on, win);
@@ -175,18 +176,19 @@ static void epoch_end(struct poll_gov *g)
 	g->mean_ns[arm] = mean;
 	g->tried[arm] = true;
 	fusevfs_poll_stat(arm ? FUSEVFS_POLL_CYCLE_POLLING_NS :
-			    FUSEVFS_POLL_CYCLE_SLEEPING_NS, (long)mean);
+				FUSEVFS_POLL_CYCLE_SLEEPING_NS,
+			  (long)mean);
 	if (!g->tried[!arm])
-		g->arm = !arm;	/* the first epoch: now the other arm */
+		g->arm = !arm; /* the first epoch: now the other arm */
 	else if (arm != on || !g->backoff)
-		decide(g);	/* an exploration (or the first pair) ended */
+		decide(g); /* an exploration (or the first pair) ended */
 	else if (arm &&
 		 (!mean || slower_by(mean, g->mean_ns[0], GOV_MARGIN_PCT)))
-		decide(g);	/* polling no longer pays: stop it now */
+		decide(g); /* polling no longer pays: stop it now */
 	else if (g->left)
-		g->left--;	/* the winner runs on */
+		g->left--; /* the winner runs on */
 	else
-		g->arm = !arm;	/* explore the loser again */
+		g->arm = !arm; /* explore the loser again */
 	if (g->arm && !arm)
 		sites_reset(g);
 	g->cycles = 0;
@@ -376,8 +378,8 @@ unsigned int poll_own_begin(struct poll_gov *g, struct poll_own *w)
 	return g->max_us && w->us && take_place(g, POLL_CQE) ? w->us : 0;
 }
 
-void poll_own_end(struct poll_gov *g, struct poll_own *w, bool polled,
-		  bool hit, uint64_t spent_ns)
+void poll_own_end(struct poll_gov *g, struct poll_own *w, bool polled, bool hit,
+		  uint64_t spent_ns)
 {
 	__atomic_fetch_sub(&g->spinning, 1, __ATOMIC_RELAXED);
 	if (polled)

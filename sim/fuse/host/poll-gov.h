@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 enum poll_site {
-	POLL_REQ,	/* /dev/fuse, for the next request */
-	POLL_CQE,	/* the worker's ring, for its read's completion */
+	POLL_REQ, /* /dev/fuse, for the next request */
+	POLL_CQE, /* the worker's ring, for its read's completion */
 	POLL_SITES,
 };
 
@@ -20,37 +20,37 @@ enum poll_site {
  * Lone cycles an epoch runs one arm for, the first of them not counted,
  * and the most epochs the winner runs between two explorations.
  */
-#define POLL_GOV_EPOCH		4096
-#define POLL_GOV_SKIP		1024
-#define POLL_GOV_BACKOFF_MAX	64
+#define POLL_GOV_EPOCH 4096
+#define POLL_GOV_SKIP 1024
+#define POLL_GOV_BACKOFF_MAX 64
 
 struct poll_gov {
-	unsigned int max_us;	/* poll=: the bound, 0: never poll */
-	unsigned int ncpu;	/* CPUs this process may run on */
-	int loadavg_fd;		/* /proc/loadavg, -1: count no others */
-	unsigned int epoch_len;	/* POLL_GOV_EPOCH (a test shrinks them) */
+	unsigned int max_us; /* poll=: the bound, 0: never poll */
+	unsigned int ncpu; /* CPUs this process may run on */
+	int loadavg_fd; /* /proc/loadavg, -1: count no others */
+	unsigned int epoch_len; /* POLL_GOV_EPOCH (a test shrinks them) */
 	unsigned int epoch_skip; /* POLL_GOV_SKIP */
 	uint64_t (*now_ns)(void); /* poll_gov_now_ns (a test's own clock) */
 
-	pthread_mutex_t lock;	/* the epochs' bookkeeping below */
-	bool arm;		/* the running epoch's: polling or not */
-	bool tried[2];		/* [arm] measured at least once */
-	unsigned int cycles;	/* arrivals in the running epoch */
-	uint64_t epoch_ns;	/* its first arrival */
-	bool last_keep;		/* the cycle last_ns began is a sample */
-	uint64_t sum_ns;	/* the epoch's sampled cycles' total */
-	unsigned int nr;	/* and how many */
-	uint64_t mean_ns[2];	/* [arm] its last epoch's, 0: nothing */
-	unsigned int backoff;	/* epochs of the winner between explorations */
-	unsigned int left;	/* of them still to run before the next */
+	pthread_mutex_t lock; /* the epochs' bookkeeping below */
+	bool arm; /* the running epoch's: polling or not */
+	bool tried[2]; /* [arm] measured at least once */
+	unsigned int cycles; /* arrivals in the running epoch */
+	uint64_t epoch_ns; /* its first arrival */
+	bool last_keep; /* the cycle last_ns began is a sample */
+	uint64_t sum_ns; /* the epoch's sampled cycles' total */
+	unsigned int nr; /* and how many */
+	uint64_t mean_ns[2]; /* [arm] its last epoch's, 0: nothing */
+	unsigned int backoff; /* epochs of the winner between explorations */
+	unsigned int left; /* of them still to run before the next */
 	/* atomics, read on every cycle without the lock */
-	uint64_t last_ns;	/* the last lone request's arrival, 0: none */
-	bool on;		/* the last decision's winner */
-	unsigned int win_us[POLL_SITES];   /* 0: the site is off */
-	unsigned int gap_ns[POLL_SITES];   /* EWMA of hits' wait */
+	uint64_t last_ns; /* the last lone request's arrival, 0: none */
+	bool on; /* the last decision's winner */
+	unsigned int win_us[POLL_SITES]; /* 0: the site is off */
+	unsigned int gap_ns[POLL_SITES]; /* EWMA of hits' wait */
 	unsigned int hit_rate[POLL_SITES]; /* EWMA, 256 = every one */
-	unsigned int spinning;	/* workers in a window now */
-	unsigned int windows;	/* opened in the running epoch */
+	unsigned int spinning; /* workers in a window now */
+	unsigned int windows; /* opened in the running epoch */
 	unsigned int idle_cpus[POLL_SITES];
 	uint64_t sampled_ns[POLL_SITES];
 };
@@ -87,12 +87,12 @@ uint64_t poll_gov_now_ns(void);
  * poller's place, which poll_own_end() gives back.
  */
 struct poll_own {
-	unsigned int us;	/* the next window */
-	unsigned int gap_ns;	/* moving average of the hits' waits */
+	unsigned int us; /* the next window */
+	unsigned int gap_ns; /* moving average of the hits' waits */
 };
 void poll_own_init(struct poll_gov *g, struct poll_own *w);
 unsigned int poll_own_begin(struct poll_gov *g, struct poll_own *w);
-void poll_own_end(struct poll_gov *g, struct poll_own *w, bool polled,
-		  bool hit, uint64_t spent_ns);
+void poll_own_end(struct poll_gov *g, struct poll_own *w, bool polled, bool hit,
+		  uint64_t spent_ns);
 
 #endif /* _POLL_GOV_H */

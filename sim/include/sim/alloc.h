@@ -24,12 +24,12 @@ struct sim_alloc_site {
 	struct sim_alloc_site *next;
 };
 
-#define SIM_ALLOC_SITE()                                                   \
-	({                                                                 \
-		static struct sim_alloc_site __sim_site = { __FILE__,      \
-							     __LINE__,     \
-							     __func__ };   \
-		&__sim_site;                                               \
+#define SIM_ALLOC_SITE()                                                \
+	({                                                              \
+		static struct sim_alloc_site __sim_site = { __FILE__,   \
+							    __LINE__,   \
+							    __func__ }; \
+		&__sim_site;                                            \
 	})
 
 /* Live objects over all sites (kmalloc, caches, pages, per-CPU). */

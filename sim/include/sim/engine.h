@@ -43,7 +43,7 @@ struct sim_engine_opts {
 	enum sim_engine_kind kind;
 	enum sim_sched_policy policy;
 	u64 seed;
-	unsigned int nr_cpus;	     /* simulated CPUs, default 4 */
+	unsigned int nr_cpus; /* simulated CPUs, default 4 */
 	unsigned int nr_irq_threads; /* threaded: interrupt threads */
 };
 
@@ -51,9 +51,9 @@ struct sim_event {
 	struct sim_event *next;
 	void (*fn)(struct sim_event *ev);
 	enum sim_context ctx; /* context fn runs in */
-	int cpu;	      /* CPU to run on, -1: engine's choice */
+	int cpu; /* CPU to run on, -1: engine's choice */
 	u64 seq;
-	void *owner;	      /* the workqueue, for work events */
+	void *owner; /* the workqueue, for work events */
 };
 
 int sim_engine_init(const struct sim_engine_opts *opts);

@@ -14,9 +14,9 @@
 struct sim_alloc_site;
 
 struct sim_fault_alloc {
-	u64 nth;	  /* fail the Nth failable allocation (1-based), 0 off */
+	u64 nth; /* fail the Nth failable allocation (1-based), 0 off */
 	const char *site; /* only sites whose "func" or "file:line" match */
-	u32 prob_ppm;	  /* else fail with this probability (per million) */
+	u32 prob_ppm; /* else fail with this probability (per million) */
 	u64 seed;
 };
 

@@ -20,16 +20,16 @@ struct sim_stat {
 
 void sim_stat_register(struct sim_stat *s);
 
-#define __DEFINE_SIM_STAT(var, sname, isgauge)                             \
+#define __DEFINE_SIM_STAT(var, sname, isgauge)                              \
 	struct sim_stat var = { .name = sname, .gauge = isgauge };          \
 	static void __attribute__((constructor)) __sim_stat_reg_##var(void) \
-	{                                                                  \
-		sim_stat_register(&var);                                   \
+	{                                                                   \
+		sim_stat_register(&var);                                    \
 	}
 #define DEFINE_SIM_STAT(var, name) __DEFINE_SIM_STAT(var, name, false)
 #define DEFINE_SIM_GAUGE(var, name) __DEFINE_SIM_STAT(var, name, true)
 
-extern bool sim_engine_threads;	/* <sim/engine.h> */
+extern bool sim_engine_threads; /* <sim/engine.h> */
 
 /*
  * Add @n to a counter of the simulator's own (no kernel counter).  Under

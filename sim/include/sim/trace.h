@@ -17,10 +17,10 @@
 extern bool sim_trace_on;
 
 void __sim_trace(const char *event, const char *fmt, ...) __printf(2, 3);
-#define sim_trace(event, fmt, ...)                                    \
-	do {                                                          \
-		if (unlikely(sim_trace_on))                           \
-			__sim_trace(event, fmt, ##__VA_ARGS__);       \
+#define sim_trace(event, fmt, ...)                              \
+	do {                                                    \
+		if (unlikely(sim_trace_on))                     \
+			__sim_trace(event, fmt, ##__VA_ARGS__); \
 	} while (0)
 
 void sim_trace_enable(bool on);
@@ -34,9 +34,9 @@ void sim_trace_enable(bool on);
  * evaluated, when nobody watches.  Counting is on by default, as tracing
  * is (the mount's stats show the counters); a benchmark turns both off.
  */
-#define SIM_WATCH_TRACE		(1u << 0)
-#define SIM_WATCH_OBSERVER	(1u << 1)	/* a per-request observer */
-#define SIM_WATCH_COUNT		(1u << 2)	/* counters fed by the hooks */
+#define SIM_WATCH_TRACE (1u << 0)
+#define SIM_WATCH_OBSERVER (1u << 1) /* a per-request observer */
+#define SIM_WATCH_COUNT (1u << 2) /* counters fed by the hooks */
 
 extern unsigned int sim_watch;
 

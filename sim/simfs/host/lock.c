@@ -42,16 +42,19 @@ static const char *const role[SIMFS_HOLD_NR] = {
 
 static int ofd_lock(int fd, short type)
 {
-	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
-			    .l_start = 0, .l_len = 1 };
+	struct flock fl = {
+		.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1
+	};
 
 	return fcntl(fd, F_OFD_SETLK, &fl) ? -errno : 0;
 }
 
 static int tag(int fd, int holder, short type)
 {
-	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
-			    .l_start = holder, .l_len = 1 };
+	struct flock fl = { .l_type = type,
+			    .l_whence = SEEK_SET,
+			    .l_start = holder,
+			    .l_len = 1 };
 
 	return fcntl(fd, F_SETLK, &fl) ? -errno : 0;
 }
@@ -60,8 +63,10 @@ static int tag(int fd, int holder, short type)
 static int find_tag(int fd, long *pid)
 {
 	for (int h = 1; h < SIMFS_HOLD_NR; h++) {
-		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-				    .l_start = h, .l_len = 1 };
+		struct flock fl = { .l_type = F_WRLCK,
+				    .l_whence = SEEK_SET,
+				    .l_start = h,
+				    .l_len = 1 };
 
 		if (!fcntl(fd, F_GETLK, &fl) && fl.l_type != F_UNLCK &&
 		    fl.l_pid > 0) {
@@ -87,13 +92,14 @@ void simfs_host_lock_describe(int holder, long pid, char *err, size_t errlen)
 		snprintf(err, errlen, "image is %s (pid %ld)", role[holder],
 			 pid);
 	else
-		snprintf(err, errlen, "image is in use (locked by a process "
+		snprintf(err, errlen,
+			 "image is in use (locked by a process "
 			 "that does not say which)");
 }
 
 int simfs_host_lock(const char *path, int holder, bool shared,
-		    unsigned int wait_ms, struct simfs_host_lock *l,
-		    char *err, size_t errlen)
+		    unsigned int wait_ms, struct simfs_host_lock *l, char *err,
+		    size_t errlen)
 {
 	unsigned int waited = 0;
 	int other = SIMFS_HOLD_NONE, ret;

@@ -17,8 +17,7 @@
 
 #define SIMFS_MAGIC "IOMAPSFS"
 
-static void copy_value(blkid_probe pr, const char *name, char *out,
-		       size_t len)
+static void copy_value(blkid_probe pr, const char *name, char *out, size_t len)
 {
 	const char *v = NULL;
 
@@ -53,8 +52,8 @@ static void probe_dioalign(int fd, struct simfs_host_probe *p)
 #endif
 }
 
-int simfs_host_probe(const char *path, struct simfs_host_probe *p,
-		     char *err, size_t errlen)
+int simfs_host_probe(const char *path, struct simfs_host_probe *p, char *err,
+		     size_t errlen)
 {
 	blkid_probe pr;
 	struct stat st;
@@ -73,7 +72,8 @@ int simfs_host_probe(const char *path, struct simfs_host_probe *p,
 	p->is_blockdev = S_ISBLK(st.st_mode);
 	p->is_regular = S_ISREG(st.st_mode);
 	if (!p->is_blockdev && !p->is_regular) {
-		snprintf(err, errlen, "neither a block device nor a regular "
+		snprintf(err, errlen,
+			 "neither a block device nor a regular "
 			 "file");
 		return -ENODEV;
 	}
@@ -81,9 +81,12 @@ int simfs_host_probe(const char *path, struct simfs_host_probe *p,
 	fd = open(path, O_RDONLY | O_CLOEXEC | (p->is_blockdev ? O_EXCL : 0));
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "%s", rc == -EBUSY ?
-			 "device is busy (mounted, or in use by something "
-			 "else)" : strerror(errno));
+		snprintf(
+			err, errlen, "%s",
+			rc == -EBUSY ?
+				"device is busy (mounted, or in use by something "
+				"else)" :
+				strerror(errno));
 		return rc;
 	}
 	if (p->is_blockdev) {
@@ -110,8 +113,8 @@ int simfs_host_probe(const char *path, struct simfs_host_probe *p,
 	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
-					  BLKID_SUBLKS_USAGE |
-					  BLKID_SUBLKS_LABEL);
+						      BLKID_SUBLKS_USAGE |
+						      BLKID_SUBLKS_LABEL);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
 	rc = blkid_do_safeprobe(pr);
@@ -120,15 +123,12 @@ int simfs_host_probe(const char *path, struct simfs_host_probe *p,
 		snprintf(p->found, sizeof(p->found), "several signatures");
 	} else if (rc == 0) {
 		copy_value(pr, "TYPE", p->found, sizeof(p->found));
-		copy_value(pr, "USAGE", p->found_usage,
-			   sizeof(p->found_usage));
-		copy_value(pr, "LABEL", p->found_label,
-			   sizeof(p->found_label));
+		copy_value(pr, "USAGE", p->found_usage, sizeof(p->found_usage));
+		copy_value(pr, "LABEL", p->found_label, sizeof(p->found_label));
 		if (!p->found[0]) {
 			copy_value(pr, "PTTYPE", p->found, sizeof(p->found));
 			if (p->found[0])
-				snprintf(p->found_usage,
-					 sizeof(p->found_usage),
+				snprintf(p->found_usage, sizeof(p->found_usage),
 					 "partition table");
 		}
 	}
@@ -158,10 +158,10 @@ int simfs_host_wipe(const char *path, char *err, size_t errlen)
 	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC |
-					  BLKID_SUBLKS_BADCSUM);
+						      BLKID_SUBLKS_BADCSUM);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC |
-					 BLKID_PARTS_FORCE_GPT);
+						     BLKID_PARTS_FORCE_GPT);
 	/* wipefs -a: erase what is found, probe again, until nothing is */
 	while (blkid_do_probe(pr) == 0) {
 		if (blkid_do_wipe(pr, 0)) {
@@ -202,8 +202,7 @@ int simfs_host_create_image(const char *path, uint64_t size, char *err,
 	return 0;
 }
 
-int simfs_host_resize(const char *path, uint64_t size, char *err,
-		      size_t errlen)
+int simfs_host_resize(const char *path, uint64_t size, char *err, size_t errlen)
 {
 	if (truncate(path, (off_t)size)) {
 		snprintf(err, errlen, "cannot size it to %llu bytes: %s",
