@@ -106,7 +106,8 @@ static struct bio_slab *create_bio_slab(unsigned int size)
 	 * (B-12, S-34).
 	 */
 	bslab->slab = kmem_cache_create(bslab->name, size, ARCH_KMALLOC_MINALIGN,
-					SLAB_HWCACHE_ALIGN, NULL);
+					SLAB_HWCACHE_ALIGN | SLAB_TYPESAFE_BY_RCU,
+					NULL);
 	if (!bslab->slab) {
 		kfree(bslab);
 		return NULL;

@@ -22,6 +22,7 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
 #include <sim/engine.h>
 #include <sim/stats.h>
@@ -926,6 +927,23 @@ int bio_poll(struct bio *bio, struct io_comp_batch *iob, unsigned int flags)
 }
 
 /*
+ * Whether @bio, read through a stale pointer, was freed to its bio_set's
+ * slab: its state and bio_set read as an RCU reader may, and the slab
+ * object found front_pad bytes before it.
+ */
+static bool bio_sim_typesafe_freed(const struct bio *bio)
+{
+	u8 state;
+	struct bio_set *bs;
+
+	sim_slab_typesafe_read(&state, &bio->bi_sim_state, sizeof(state));
+	if (state != BIO_SIM_FREED)
+		return false;
+	sim_slab_typesafe_read(&bs, &bio->bi_pool, sizeof(bs));
+	return bs && sim_slab_typesafe_freed((const char *)bio - bs->front_pad);
+}
+
+/*
  * Helper to implement file_operations.iopoll.  Requires the bio to be
  * stored in iocb->private, and cleared before freeing the bio.
  */
@@ -936,16 +954,24 @@ int iocb_bio_iopoll(struct kiocb *kiocb, struct io_comp_batch *iob,
 	int ret = 0;
 
 	/*
-	 * The kernel reads kiocb->private under rcu_read_lock() and its bio
-	 * slabs are SLAB_TYPESAFE_BY_RCU, so a stale pointer still points at
-	 * some bio.  Here a bio freed to its slab is really gone: polling a
-	 * stale kiocb->private is a use after free (ASan reports it), unless
-	 * the bio sits in a per-CPU cache, where bi_bdev is NULL and the
-	 * poll finds nothing, as in the kernel.
+	 * Under rcu_read_lock(), as the kernel: the bio slabs are
+	 * SLAB_TYPESAFE_BY_RCU, so a stale kiocb->private (the bio was freed
+	 * after a split or an early error ended it, with other bios of the
+	 * dio still in flight) still points at a bio.  Freed and not yet
+	 * handed out again, it holds what it held: the kernel's bio_poll()
+	 * then polls the queue its bi_bdev and bi_cookie name, and so does
+	 * this, from those bytes.  A bio in a per-CPU cache has no bi_bdev
+	 * and the poll finds nothing, as in the kernel.
 	 */
 	bio = READ_ONCE(kiocb->private);
-	if (bio)
+	if (bio && bio_sim_typesafe_freed(bio)) {
+		struct bio stale;
+
+		sim_slab_typesafe_read(&stale, bio, sizeof(stale));
+		ret = bio_poll(&stale, iob, flags);
+	} else if (bio) {
 		ret = bio_poll(bio, iob, flags);
+	}
 
 	return ret;
 }

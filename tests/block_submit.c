@@ -11,6 +11,7 @@
 #include <linux/completion.h>
 #include <linux/fs.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 #include <sim/engine.h>
@@ -439,6 +440,49 @@ START_TEST(test_iocb_bio_iopoll)
 	kiocb.private = NULL;
 	ck_assert_int_eq(iocb_bio_iopoll(&kiocb, NULL, 0), 0);
 	bio_put(bio);
+	td_destroy(td);
+}
+END_TEST
+
+/*
+ * covers B-26: kiocb->private may outlive its bio (an early error ended
+ * and freed it while the dio's other bios are in flight).  The bio slabs
+ * are SLAB_TYPESAFE_BY_RCU, so the stale pointer still reads as a freed
+ * bio: a poll through it finds nothing to reap (no cookie), touches no
+ * freed memory (ASan), and the memory is the next bio handed out.
+ */
+START_TEST(test_iocb_bio_iopoll_stale_bio)
+{
+	struct testdev *td = td_create(1 << 20, 0);
+	struct rec ra = { 0 }, rb = { 0 };
+	struct kiocb kiocb = { 0 };
+	struct bio_set bs; /* front_pad as iomap's dio bio_set has */
+	struct bio *a, *b, *c;
+
+	ck_assert_int_eq(bioset_init(&bs, 2, 64, 0), 0);
+	a = bio_alloc_bioset(&td->bdev, 0, REQ_OP_READ | REQ_POLLED, GFP_KERNEL,
+			     &bs);
+	a->bi_end_io = rec_end_io;
+	a->bi_private = &ra;
+	submit_bio(a);
+	b = bio_alloc_bioset(&td->bdev, 0, REQ_OP_READ | REQ_POLLED, GFP_KERNEL,
+			     &bs);
+	b->bi_end_io = rec_put_end_io;
+	b->bi_private = &rb;
+	kiocb.private = b;
+	bio_io_error(b); /* ends and frees it */
+	ck_assert_int_eq(rb.calls, 1);
+	ck_assert(sim_slab_typesafe_freed((char *)b - bs.front_pad));
+	ck_assert_int_eq(iocb_bio_iopoll(&kiocb, NULL, BLK_POLL_ONESHOT), 0);
+	ck_assert_int_eq(ra.calls, 0);
+	c = bio_alloc_bioset(&td->bdev, 0, REQ_OP_READ, GFP_KERNEL, &bs);
+	ck_assert_ptr_eq(c, b);
+	ck_assert(!sim_slab_typesafe_freed((char *)c - bs.front_pad));
+	bio_put(c);
+	ck_assert_int_eq(bio_poll(a, NULL, 0), 1);
+	ck_assert_int_eq(ra.calls, 1);
+	bio_put(a);
+	bioset_exit(&bs);
 	td_destroy(td);
 }
 END_TEST
@@ -943,6 +987,7 @@ static Suite *submit_suite(void)
 	tcase_add_test(tc, test_polled_bio);
 	tcase_add_test(tc, test_polled_bio_unpolled_times_out);
 	tcase_add_test(tc, test_iocb_bio_iopoll);
+	tcase_add_test(tc, test_iocb_bio_iopoll_stale_bio);
 	tcase_add_test(tc, test_polled_unsupported);
 	tcase_add_test(tc, test_split_dma_alignment);
 	tcase_add_test(tc, test_plug_mq_holds);

@@ -4,10 +4,17 @@
  * call site that made them.  A small header in front of each object
  * records its site and size, so kfree() can account without the caller's
  * help and a double or wild free is caught.
+ *
+ * A SLAB_TYPESAFE_BY_RCU cache (the bio slabs) keeps what is freed to it
+ * as the kernel's slab does: the memory stays a object of that cache,
+ * readable by an RCU reader holding a stale pointer (iocb_bio_iopoll()),
+ * and the next allocation takes it again.  Under ASan it is poisoned
+ * while free, so any other use after free is still reported.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sanitizer/asan_interface.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -25,6 +32,7 @@ struct alloc_hdr {
 	size_t size;
 	u32 magic;
 	u32 pad;
+	struct alloc_hdr *next_free; /* on a typesafe cache's free list */
 };
 
 struct kmem_cache {
@@ -34,6 +42,10 @@ struct kmem_cache {
 	void (*ctor)(void *);
 	long live;
 	bool dead; /* destroyed with objects left: freed with the last one */
+	/* SLAB_TYPESAFE_BY_RCU: freed objects, kept for the next allocation */
+	bool typesafe;
+	pthread_mutex_t free_lock;
+	struct alloc_hdr *free_list;
 };
 
 static struct sim_alloc_site *sites;
@@ -56,6 +68,19 @@ static void site_register(struct sim_alloc_site *site)
 	pthread_mutex_unlock(&sites_lock);
 }
 
+/* A freed object of typesafe cache @c to hand out again, or NULL. */
+static struct alloc_hdr *typesafe_reuse(struct kmem_cache *c)
+{
+	struct alloc_hdr *hdr;
+
+	pthread_mutex_lock(&c->free_lock);
+	hdr = c->free_list;
+	if (hdr)
+		c->free_list = hdr->next_free;
+	pthread_mutex_unlock(&c->free_lock);
+	return hdr;
+}
+
 static void *alloc_object(size_t size, size_t align, gfp_t flags,
 			  struct sim_alloc_site *site, struct kmem_cache *c)
 {
@@ -72,14 +97,20 @@ static void *alloc_object(size_t size, size_t align, gfp_t flags,
 	}
 	if (align < 16)
 		align = 16;
-	raw = malloc(size + align + sizeof(*hdr));
-	if (!raw)
-		abort(); /* the host is out of memory: not a simulated fault */
-	obj = (char *)ALIGN((unsigned long)raw + sizeof(*hdr), align);
-	hdr = (struct alloc_hdr *)obj - 1;
+	hdr = c && c->typesafe ? typesafe_reuse(c) : NULL;
+	if (hdr) {
+		obj = (char *)(hdr + 1);
+		ASAN_UNPOISON_MEMORY_REGION(obj, size);
+	} else {
+		raw = malloc(size + align + sizeof(*hdr));
+		if (!raw)
+			abort(); /* the host is out of memory: not a fault */
+		obj = (char *)ALIGN((unsigned long)raw + sizeof(*hdr), align);
+		hdr = (struct alloc_hdr *)obj - 1;
+		hdr->raw = raw;
+	}
 	hdr->site = site;
 	hdr->cache = c;
-	hdr->raw = raw;
 	hdr->size = size;
 	hdr->magic = HDR_MAGIC;
 	if (flags & __GFP_ZERO)
@@ -107,12 +138,39 @@ static struct alloc_hdr *object_hdr(const void *objp, const char *what)
 static void free_object(struct alloc_hdr *hdr)
 {
 	struct sim_alloc_site *site = hdr->site;
+	struct kmem_cache *c = hdr->cache;
 
 	sim_counter_add(&site->live, -1);
 	sim_counter_add(&site->live_bytes, -(long)hdr->size);
 	sim_stat_dec(&stat_alloc_live);
 	hdr->magic = HDR_DEAD;
+	if (c && c->typesafe && !__atomic_load_n(&c->dead, __ATOMIC_ACQUIRE)) {
+		ASAN_POISON_MEMORY_REGION(hdr + 1, hdr->size);
+		pthread_mutex_lock(&c->free_lock);
+		hdr->next_free = c->free_list;
+		c->free_list = hdr;
+		pthread_mutex_unlock(&c->free_lock);
+		return;
+	}
 	free(hdr->raw);
+}
+
+bool sim_slab_typesafe_freed(const void *objp)
+{
+	const struct alloc_hdr *hdr = (const struct alloc_hdr *)objp - 1;
+
+	return hdr->magic == HDR_DEAD && hdr->cache && hdr->cache->typesafe;
+}
+
+/* Not instrumented: the object may be poisoned, and reading it is allowed. */
+__attribute__((no_sanitize("address"))) void
+sim_slab_typesafe_read(void *dst, const void *objp, size_t len)
+{
+	const volatile u8 *src = objp;
+	u8 *d = dst;
+
+	while (len--)
+		*d++ = *src++;
 }
 
 void *sim_kmalloc(size_t size, size_t align, gfp_t flags,
@@ -152,13 +210,27 @@ struct kmem_cache *sim_kmem_cache_create(const char *name, unsigned int size,
 	if (flags & SLAB_HWCACHE_ALIGN)
 		s->align = max_t(unsigned int, s->align, 64);
 	s->ctor = ctor;
+	s->typesafe = flags & SLAB_TYPESAFE_BY_RCU;
+	pthread_mutex_init(&s->free_lock, NULL);
 	return s;
+}
+
+/* The objects a typesafe cache kept: its memory goes back at destroy. */
+static void typesafe_release(struct kmem_cache *s)
+{
+	struct alloc_hdr *hdr;
+
+	while ((hdr = typesafe_reuse(s))) {
+		ASAN_UNPOISON_MEMORY_REGION(hdr + 1, hdr->size);
+		free(hdr->raw);
+	}
 }
 
 void kmem_cache_destroy(struct kmem_cache *s)
 {
 	if (!s)
 		return;
+	typesafe_release(s);
 	if (__atomic_load_n(&s->live, __ATOMIC_RELAXED)) {
 		pr_err("kmem_cache_destroy %s: Slab cache still has objects "
 		       "(%ld)\n",

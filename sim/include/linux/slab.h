@@ -15,6 +15,8 @@
 
 #define SLAB_HWCACHE_ALIGN 0x00002000U
 #define SLAB_PANIC 0x00040000U
+/* freed memory stays an object of the cache for RCU readers */
+#define SLAB_TYPESAFE_BY_RCU 0x00080000U
 #define SLAB_ACCOUNT 0x04000000U
 #define ARCH_KMALLOC_MINALIGN 16
 
@@ -64,6 +66,13 @@ void kmem_cache_free(struct kmem_cache *s, void *objp);
 unsigned int kmem_cache_size(struct kmem_cache *s);
 /* Objects of this cache still allocated (for leak checks). */
 long sim_kmem_cache_live(struct kmem_cache *s);
+/*
+ * (sim) For an RCU reader's stale pointer into a SLAB_TYPESAFE_BY_RCU
+ * cache: whether the object is free now, and its bytes as they stand
+ * (what the kernel's reader would see; free objects are ASan-poisoned).
+ */
+bool sim_slab_typesafe_freed(const void *objp);
+void sim_slab_typesafe_read(void *dst, const void *objp, size_t len);
 
 #define kmem_cache_create(name, size, align, flags, ctor) \
 	sim_kmem_cache_create(name, size, align, flags, ctor)
