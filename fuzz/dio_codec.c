@@ -54,6 +54,13 @@ static const struct {
 	{ 0x08, IOCB_SYNC | IOCB_DSYNC, "SYNC" }, /* as `iomapsim run` */
 	{ 0x10, IOCB_ATOMIC, "ATOMIC" },
 };
+/*
+ * IOCB_DIO_CALLER_COMP: 0x20 alone among the byte's three high bits
+ * (inputs stored before it carry other patterns there, which stay
+ * ignored).
+ */
+#define IOCB_HIGH_BITS 0xe0U
+#define IOCB_CALLER_COMP_BITS 0x20U
 
 static const struct {
 	unsigned int flag;
@@ -323,6 +330,15 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 	for (i = 0; i < ARRAY_SIZE(iocb_bits); i++)
 		if (h[26] & iocb_bits[i].bit)
 			r->ki_flags |= iocb_bits[i].flag;
+	if ((h[26] & IOCB_HIGH_BITS) == IOCB_CALLER_COMP_BITS) {
+		r->ki_flags |= IOCB_DIO_CALLER_COMP;
+		/* the runner refuses it elsewhere, as io_uring never asks */
+		if (!IOMAPSIM_DIO_CALLER_COMP)
+			in->missing =
+				"IOMAP_DIO_CALLER_COMP (--iocb CALLER_COMP)";
+		else if (!r->write || !r->async)
+			in->missing = "CALLER_COMP on a sync kiocb or a read";
+	}
 	in->dio_bits = h[27] & DIO_FLAGS_MASK;
 	for (i = 0; i < ARRAY_SIZE(dio_bits); i++) {
 		if (!(in->dio_bits & 1 << i))
@@ -508,6 +524,10 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 	put16(h + 20, r->iter == IOMAPSIM_ITER_IOVEC ? r->iovec_segs - 1 : 0);
 	put16(h + 22, r->buf_offset);
 	put16(h + 24, r->done_before);
+	if (flags & IOCB_DIO_CALLER_COMP) {
+		h[26] |= IOCB_CALLER_COMP_BITS;
+		flags &= ~IOCB_DIO_CALLER_COMP;
+	}
 	for (i = ARRAY_SIZE(iocb_bits); i-- > 0;) {
 		if ((flags & iocb_bits[i].flag) == iocb_bits[i].flag) {
 			h[26] |= iocb_bits[i].bit;
@@ -675,6 +695,8 @@ void dio_print_cmdline(const struct dio_input *in, FILE *out)
 			sep = ",";
 		}
 	}
+	if (r->ki_flags & IOCB_DIO_CALLER_COMP)
+		fprintf(out, "%sCALLER_COMP", sep);
 	if (r->async)
 		fputs(" --async", out);
 	sep = " --dio-flags ";

@@ -805,6 +805,30 @@ static bool tail_zeroing_replaced_error(const struct iomapsim_request *r,
 	return r->write && run->build_errors > 0 && r->pos % r->fs_block;
 }
 
+/*
+ * Where a queued request that failed may complete: writes in the dio
+ * workqueue, reads where the code punts them (G-51, G-61, S-28); before
+ * IOMAP_DIO_INLINE_COMP a failed read ended in end_io.  Also in process
+ * context by the two ways that skip the workqueue: an ioend write whose
+ * bios all succeeded completes in the ioend worker, and an error its
+ * completion makes there (->end_io, the O_DSYNC flush) stays (G-54); a
+ * caller-completion write completes in the issuer's task whatever its
+ * error (G-52).
+ */
+static bool error_completion_ok(const struct iomapsim_request *r,
+				const struct iomapsim_outcome *o)
+{
+	bool punted = IOMAPSIM_ERROR_COMPLETION_PUNTED || r->write;
+
+	if (o->completion ==
+	    (punted ? IOMAP_DIO_COMP_WORKQUEUE : IOMAP_DIO_COMP_END_IO))
+		return true;
+	if (o->completion == IOMAP_DIO_COMP_IOEND_WORKER)
+		return o->fsync_calls || o->end_io_calls;
+	return o->completion == IOMAP_DIO_COMP_SUBMITTER &&
+	       (r->ki_flags & IOCB_DIO_CALLER_COMP);
+}
+
 static void check_outcome(const struct dio_input *in, struct run *run)
 {
 	const struct iomapsim_request *r = &in->req;
@@ -839,23 +863,10 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			   "ki_pos moved after ki_complete: %lld -> %lld",
 			   (long long)o->ki_pos_at_complete,
 			   (long long)o->ki_pos);
-		/*
-		 * before IOMAP_DIO_INLINE_COMP a failed read ended in end_io;
-		 * G-54: an ioend write whose bios all succeeded completes in
-		 * the ioend worker (process context), and an error its
-		 * completion makes there (->end_io, the O_DSYNC flush) stays
-		 */
 		FUZZ_CHECK(
-			ret >= 0 ||
-				o->completion ==
-					(IOMAPSIM_ERROR_COMPLETION_PUNTED ||
-							 r->write ?
-						 IOMAP_DIO_COMP_WORKQUEUE :
-						 IOMAP_DIO_COMP_END_IO) ||
-				(o->completion == IOMAP_DIO_COMP_IOEND_WORKER &&
-				 (o->fsync_calls || o->end_io_calls)),
-			"error completion (%ld) ran in %s (G-51, G-54, G-61, "
-			"S-28)",
+			ret >= 0 || error_completion_ok(r, o),
+			"error completion (%ld) ran in %s (G-51, G-52, G-54, "
+			"G-61, S-28)",
 			ret, iomap_dio_comp_ctx_name(o->completion) ?: "none");
 		FUZZ_CHECK(ret < 0 || r->write ||
 				   o->completion == IOMAP_DIO_COMP_END_IO,
@@ -865,14 +876,21 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 		/*
 		 * G-54: ioend completion clears COMP_WORK in the ioend
 		 * worker, which is process context too: the size update
-		 * runs there unless an error or cached pages re-set it
+		 * runs there unless an error or cached pages re-set it.
+		 * G-52: a pass that starts at or past EOF drops caller
+		 * completion; one that starts inside EOF keeps it, even when
+		 * its mapping takes it past EOF, and nothing else does
 		 */
 		FUZZ_CHECK(!r->write || r->pos + (loff_t)r->len <= r->size ||
 				   o->completion == IOMAP_DIO_COMP_WORKQUEUE ||
 				   (r->dops == TESTFS_DOPS_IOEND &&
 				    o->completion ==
-					    IOMAP_DIO_COMP_IOEND_WORKER),
-			   "size-extending write completed in %s (G-14, G-54)",
+					    IOMAP_DIO_COMP_IOEND_WORKER) ||
+				   ((r->ki_flags & IOCB_DIO_CALLER_COMP) &&
+				    o->completion == IOMAP_DIO_COMP_SUBMITTER &&
+				    r->pos < r->size),
+			   "size-extending write completed in %s (G-14, G-52, "
+			   "G-54)",
 			   iomap_dio_comp_ctx_name(o->completion) ?: "none");
 		/* G-54: its bios end in the ioend worker, never in end_io */
 		FUZZ_CHECK(!r->write || r->dops != TESTFS_DOPS_IOEND ||

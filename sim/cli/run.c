@@ -173,7 +173,7 @@ struct flag_name {
 static const struct flag_name iocb_names[] = {
 	{ "NOWAIT", IOCB_NOWAIT }, { "HIPRI", IOCB_HIPRI },
 	{ "DSYNC", IOCB_DSYNC },   { "SYNC", IOCB_SYNC | IOCB_DSYNC },
-	{ "ATOMIC", IOCB_ATOMIC },
+	{ "ATOMIC", IOCB_ATOMIC }, { "CALLER_COMP", IOCB_DIO_CALLER_COMP },
 };
 
 static const struct flag_name dio_names[] = {
@@ -362,7 +362,9 @@ static void run_usage(void)
 	       "  --dma-alignment M   device DMA alignment mask, 2^n - 1 (511); misaligned\n"
 	       "                      buffers or segment lengths fail with EINVAL (B-29, B-30)\n"
 	       "  --no-poll           device without poll queues: HIPRI (polled) I/O gets EOPNOTSUPP\n"
-	       "  --iocb LIST         NOWAIT,HIPRI,DSYNC,SYNC,ATOMIC\n"
+	       "  --iocb LIST         NOWAIT,HIPRI,DSYNC,SYNC,ATOMIC,CALLER_COMP\n"
+	       "                      (CALLER_COMP: an async write on code with\n"
+	       "                      caller completion, as io_uring asks)\n"
 	       "  --async             kiocb with ki_complete\n"
 	       "  --dio-flags LIST    FORCE_WAIT,OVERWRITE_ONLY,PARTIAL,FSBLOCK_ALIGNED,BOUNCE,NO_IOMAP_END\n"
 	       "  --done-before N\n"

@@ -64,6 +64,8 @@ static struct {
 	bool private_set;
 	/* ki_complete ran while iomap_dio_rw() had not returned yet */
 	bool in_submit;
+	/* IOCB_DIO_CALLER_COMP: ki_complete left ->dio_complete to us */
+	bool deferred;
 	bool poisoned;
 	struct kiocb saved;
 } issuer;
@@ -80,6 +82,13 @@ static void runner_ki_complete(struct kiocb *iocb, long ret)
 	issuer.ret = ret;
 	issuer.ki_pos = iocb->ki_pos;
 	issuer.private_set = READ_ONCE(iocb->private) != NULL;
+	/*
+	 * G-52: with caller completion ki_complete's result is a
+	 * placeholder; io_complete_rw() then runs ->dio_complete() from task
+	 * work, as the issuer does after its wait.
+	 */
+	issuer.deferred = (iocb->ki_flags & IOCB_DIO_CALLER_COMP) &&
+			  iocb->dio_complete;
 	if (in_interrupt())
 		issuer.ctx = IOMAP_DIO_COMP_END_IO;
 	else if (iomap_sim_in_ioend_worker())
@@ -172,6 +181,16 @@ static int validate(const struct iomapsim_request *req, char *err,
 	 * copies or zeroes into the buffer), a bounced write (which copies)
 	 * and kernel-memory iterators would touch it unchecked.
 	 */
+	/* io_uring asks for caller completion on async writes only */
+	if ((req->ki_flags & IOCB_DIO_CALLER_COMP) &&
+	    (!IOMAPSIM_DIO_CALLER_COMP || !req->write || !req->async)) {
+		snprintf(
+			err, errlen, "%s",
+			IOMAPSIM_DIO_CALLER_COMP ?
+				"CALLER_COMP: an async write only" :
+				"CALLER_COMP: this code has no caller completion (IOMAP_DIO_CALLER_COMP)");
+		return -EINVAL;
+	}
 	if (req->unmapped &&
 	    (!req->write || (req->dio_flags & IOMAP_DIO_BOUNCE) ||
 	     (req->iter != IOMAPSIM_ITER_UBUF &&
@@ -714,6 +733,12 @@ int iomapsim_run(const struct iomapsim_request *req,
 
 	if (ret == -EIOCBQUEUED)
 		wait_async(tf, &iocb);
+	if (issuer.deferred) {
+		/* io_req_rw_complete(): the real result, in task context */
+		issuer.ret = iocb.dio_complete(iocb.private);
+		iocb.dio_complete = NULL;
+		issuer.ki_pos = iocb.ki_pos;
+	}
 	sim_engine_drain();
 	iomap_dio_obs_stop();
 	if (req->short_pin_nth)

@@ -155,6 +155,13 @@ const struct expect expect_table[] = {
 	  "no IOMAP_DIO_FSBLOCK_ALIGNED", "iomap_generic_bio", "*",
 	  "test_write_fsblock_aligned", NULL, ALL, FSBLOCK, LBS_ONLY,
 	  NOT_YET("IOMAP_DIO_FSBLOCK_ALIGNED")),
+	E("G-52", EXPECT_NA, !IOMAPSIM_DIO_CALLER_COMP,
+	  "no IOCB_DIO_CALLER_COMP", "iomap_caller_comp", "*", "*", NULL, ALL,
+	  "an async pure overwrite with IOCB_DIO_CALLER_COMP leaves "
+	  "->dio_complete() to the issuer's task",
+	  "no caller completion in this code (before it arrived, or after "
+	  "its removal: the embedded copy); --iocb CALLER_COMP is refused",
+	  "fs, iomap: remove IOCB_DIO_CALLER_COMP"),
 	E("G-54", EXPECT_NA, !IOMAPSIM_IOEND_DIRECT,
 	  "no iomap_finish_ioend_direct()", "iomap_ioend", "*", "*", NULL, ALL,
 	  "a file system ends direct-write bios through ioends: "

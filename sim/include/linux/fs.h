@@ -39,6 +39,12 @@ struct sim_page_cache;
 /* IOCB_DIO_CALLER_COMP (1 << 22) was removed in the baseline tree. */
 #define IOCB_AIO_RW (1 << 22)
 #define IOCB_HAS_METADATA (1 << 23)
+/*
+ * (sim) Caller completion (G-52) for the trees that still have it, on a
+ * bit of its own: io_uring sets it on async writes, and the runner does
+ * with --iocb CALLER_COMP.  Code without it never reads it.
+ */
+#define IOCB_DIO_CALLER_COMP (1 << 24)
 
 /* file->f_mode */
 #define FMODE_READ ((fmode_t)0x1)
@@ -93,7 +99,7 @@ struct kiocb {
 	u8 ki_write_stream;
 	union {
 		struct wait_page_queue *ki_waitq;
-		/* legacy IOCB_DIO_CALLER_COMP handler: unused (G-52) */
+		/* IOCB_DIO_CALLER_COMP: the issuer runs it in task context */
 		ssize_t (*dio_complete)(void *data);
 	};
 };

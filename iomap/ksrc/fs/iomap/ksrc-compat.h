@@ -101,12 +101,9 @@ static inline void bio_set_polled(struct bio *bio, struct kiocb *kiocb)
 #endif
 
 /*
- * Caller completion (G-52), 1 << 22 in the trees that have it; that bit
- * is IOCB_AIO_RW in the baseline's <linux/fs.h>.  Here on a bit of its
- * own, which no issuer of the simulator sets.
+ * Caller completion (G-52): <linux/fs.h> gives IOCB_DIO_CALLER_COMP a bit
+ * of its own (1 << 22 in the trees that have it is IOCB_AIO_RW in the
+ * baseline's), which the runner sets for --iocb CALLER_COMP.
  */
-#ifndef IOCB_DIO_CALLER_COMP
-#define IOCB_DIO_CALLER_COMP	(1 << 24)
-#endif
 
 #endif /* _IOMAP_KSRC_COMPAT_H */
