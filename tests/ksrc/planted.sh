@@ -35,7 +35,10 @@ cmake --build "$tmp/build" -j2 --target iomap_simple fuzz_replay_dio \
 	>"$tmp/build.log" 2>&1 || { tail -30 "$tmp/build.log"; exit 1; }
 
 status=0
-(cd "$tmp/build" && ./iomap_simple) >"$tmp/suite.log" 2>/dev/null || status=$?
+# the planted copy's verdicts are this test's, not the tree's: keep them
+# out of the stage's IOMAPSIM_VERDICTS file
+(cd "$tmp/build" && env -u IOMAPSIM_VERDICTS ./iomap_simple) \
+	>"$tmp/suite.log" 2>/dev/null || status=$?
 grep -v '^CHANGED\|^N/A' "$tmp/suite.log"
 if [ "$status" -eq 0 ]; then
 	echo "FAIL: iomap_simple passed against the planted tree"
