@@ -63,8 +63,32 @@ static void bio_free_bounce_pages(struct bio *bio)
 	}
 }
 
+/*
+ * Give back the last @trim bytes of a bounced write: the pages past the
+ * aligned length go, the iterator steps back over them.
+ */
+static void bounce_write_trim(struct bio *bio, struct iov_iter *iter,
+			      size_t trim)
+{
+	size_t left = trim;
+
+	while (left) {
+		struct bio_vec *bv = &bio->bi_io_vec[bio->bi_vcnt - 1];
+		size_t n = min_t(size_t, left, bv->bv_len);
+
+		bv->bv_len -= n;
+		left -= n;
+		if (!bv->bv_len) {
+			__free_pages(bv->bv_page, 0);
+			bio->bi_vcnt--;
+		}
+	}
+	bio->bi_iter.bi_size -= trim;
+	iov_iter_revert(iter, trim);
+}
+
 static int bio_iov_iter_bounce_write(struct bio *bio, struct iov_iter *iter,
-				     size_t maxlen)
+				     size_t maxlen, unsigned int align)
 {
 	size_t total = min(iov_iter_count(iter), maxlen);
 
@@ -93,6 +117,8 @@ static int bio_iov_iter_bounce_write(struct bio *bio, struct iov_iter *iter,
 		total -= this_len;
 	} while (total && bio->bi_vcnt < bio->bi_max_vecs);
 
+	/* a page that could not be had, or no vector left: whole units only */
+	bounce_write_trim(bio, iter, bio->bi_iter.bi_size & (align - 1));
 	if (!bio->bi_iter.bi_size)
 		return -ENOMEM;
 	return 0;
@@ -111,8 +137,33 @@ static void bio_unpin_user_vecs(struct bio *bio, bool mark_dirty)
 	}
 }
 
+/*
+ * Unpin the last @trim bytes of the caller's pieces of a bounced read and
+ * step the iterator back over them.
+ */
+static void bounce_read_trim(struct bio *bio, struct iov_iter *iter,
+			     size_t trim, bool pin)
+{
+	size_t left = trim;
+
+	while (left) {
+		struct bio_vec *bv = &bio->bi_io_vec[bio->bi_vcnt];
+		size_t n = min_t(size_t, left, bv->bv_len);
+
+		bv->bv_len -= n;
+		left -= n;
+		if (!bv->bv_len) {
+			if (pin)
+				unpin_user_page(bv->bv_page);
+			bio->bi_vcnt--;
+		}
+	}
+	bio->bi_iter.bi_size -= trim;
+	iov_iter_revert(iter, trim);
+}
+
 static int bio_iov_iter_bounce_read(struct bio *bio, struct iov_iter *iter,
-				    size_t maxlen)
+				    size_t maxlen, unsigned int align)
 {
 	size_t len = min_t(size_t, min(iov_iter_count(iter), maxlen),
 			   BOUNCE_MAX);
@@ -154,6 +205,11 @@ static int bio_iov_iter_bounce_read(struct bio *bio, struct iov_iter *iter,
 		bio->bi_iter.bi_size += ret;
 	} while (len && bio->bi_vcnt < bio->bi_max_vecs - 1);
 
+	/* short of the caller's pieces: whole units only */
+	bounce_read_trim(bio, iter, bio->bi_iter.bi_size & (align - 1), pin);
+	if (!bio->bi_iter.bi_size)
+		return -EFAULT;
+
 	/*
 	 * The kernel allocates the bounce buffer first and sizes it
 	 * greedily; allocating it once the size is known gives the same
@@ -180,18 +236,27 @@ static int bio_iov_iter_bounce_read(struct bio *bio, struct iov_iter *iter,
 	return 0;
 }
 
-int bio_iov_iter_bounce(struct bio *bio, struct iov_iter *iter,
-			size_t maxlen)
+int bio_iov_iter_bounce_aligned(struct bio *bio, struct iov_iter *iter,
+				size_t maxlen, unsigned int align)
 {
 	int ret;
 
+	if (WARN_ON_ONCE(!is_power_of_2(align)))
+		return -EINVAL;
+	maxlen = round_down(maxlen, align);
 	if (op_is_write(bio_op(bio)))
-		ret = bio_iov_iter_bounce_write(bio, iter, maxlen);
+		ret = bio_iov_iter_bounce_write(bio, iter, maxlen, align);
 	else
-		ret = bio_iov_iter_bounce_read(bio, iter, maxlen);
+		ret = bio_iov_iter_bounce_read(bio, iter, maxlen, align);
 	if (ret)
 		sim_stat_inc(&bio_stat_build_failed);
 	return ret;
+}
+
+int bio_iov_iter_bounce(struct bio *bio, struct iov_iter *iter,
+			size_t maxlen)
+{
+	return bio_iov_iter_bounce_aligned(bio, iter, maxlen, 1);
 }
 
 static void bio_iov_iter_unbounce_read(struct bio *bio, bool is_error,

@@ -5,6 +5,7 @@
  * bvec path, length alignment, releasing pins, bio_add_page(), and the
  * dirty-page helpers with their deferred worker.
  */
+#include <stdint.h>
 #include <sys/uio.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -623,6 +624,55 @@ START_TEST(test_dma_mask_bvec)
 }
 END_TEST
 
+/*
+ * covers G-32: a bounced write whose pages run out part way keeps whole
+ * units of the alignment the caller passed (the file system block of an
+ * IOMAP_DIO_FSBLOCK_ALIGNED dio) and gives the rest back to the iterator;
+ * less than one unit is -ENOMEM with the iterator untouched.
+ */
+START_TEST(test_bounce_write_whole_units)
+{
+	char *buf = td_buf(4 * PAGE_SIZE);
+	struct kvec kv = { .iov_base = buf, .iov_len = 4 * PAGE_SIZE };
+	struct iov_iter iter;
+	struct bio *bio;
+	unsigned int nth;
+
+	for (nth = 2; nth <= 4; nth += 2) {
+		struct sim_fault_alloc f = {
+			.nth = nth,
+			.site = "bio_iov_iter_bounce_write",
+		};
+		int ret;
+
+		iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, 4 * PAGE_SIZE);
+		bio = bio_alloc(NULL, 4, REQ_OP_WRITE, GFP_KERNEL);
+		sim_fault_alloc_set(&f);
+		sim_fault_arm(true);
+		/* one page, or three, before the allocation that fails */
+		ret = bio_iov_iter_bounce_aligned(bio, &iter, SIZE_MAX,
+						  2 * PAGE_SIZE);
+		sim_fault_arm(false);
+		ck_assert_uint_eq(sim_fault_alloc_injected(), 1);
+		if (nth == 2) {
+			ck_assert_int_eq(ret, -ENOMEM);
+			ck_assert_uint_eq(bio->bi_iter.bi_size, 0);
+			ck_assert_uint_eq(bio->bi_vcnt, 0);
+			ck_assert_uint_eq(iov_iter_count(&iter), 4 * PAGE_SIZE);
+		} else {
+			ck_assert_int_eq(ret, 0);
+			ck_assert_uint_eq(bio->bi_iter.bi_size, 2 * PAGE_SIZE);
+			ck_assert_uint_eq(bio->bi_vcnt, 2);
+			ck_assert_uint_eq(iov_iter_count(&iter), 2 * PAGE_SIZE);
+			bio_iov_iter_unbounce(bio, false, false);
+		}
+		bio_put(bio);
+	}
+	sim_fault_alloc_set(&(struct sim_fault_alloc){ 0 });
+	free(buf);
+}
+END_TEST
+
 static Suite *bio_pages_suite(void)
 {
 	Suite *s = suite_create("block_bio_pages");
@@ -648,6 +698,7 @@ static Suite *bio_pages_suite(void)
 	tcase_add_test(tc, test_dma_mask_segment_length);
 	tcase_add_test(tc, test_dma_mask_checked_before_extraction);
 	tcase_add_test(tc, test_dma_mask_bvec);
+	tcase_add_test(tc, test_bounce_write_whole_units);
 	suite_add_tcase(s, tc);
 	return s;
 }

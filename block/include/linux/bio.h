@@ -417,6 +417,14 @@ void bio_iov_bvec_set(struct bio *bio, const struct iov_iter *iter);
  */
 int bio_iov_iter_bounce(struct bio *bio, struct iov_iter *iter,
 			size_t maxlen);
+/*
+ * (sim) The same in whole units of @align (a power of two) for trees whose
+ * iomap passes its alignment: what a page that cannot be had or a short
+ * pin leaves over is given back, and none at all is -ENOMEM (write) or
+ * -EFAULT (read).
+ */
+int bio_iov_iter_bounce_aligned(struct bio *bio, struct iov_iter *iter,
+				size_t maxlen, unsigned int align);
 void bio_iov_iter_unbounce(struct bio *bio, bool is_error, bool mark_dirty);
 unsigned short bio_iov_bounce_nr_vecs(struct iov_iter *iter, blk_opf_t op);
 void __bio_release_pages(struct bio *bio, bool mark_dirty);

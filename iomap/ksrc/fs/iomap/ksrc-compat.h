@@ -50,7 +50,7 @@ static inline int bio_iov_iter_get_pages_lbs(struct bio *bio,
  */
 #define __ksrc_bounce(_1, _2, _3, _4, fn, ...) fn
 #define __ksrc_bounce_aligned(bio, iter, maxlen, alignment)		\
-	bio_iov_iter_bounce(bio, iter, round_down((size_t)(maxlen), (alignment)))
+	bio_iov_iter_bounce_aligned(bio, iter, maxlen, alignment)
 #define bio_iov_iter_bounce(...)					\
 	__ksrc_bounce(__VA_ARGS__, __ksrc_bounce_aligned,		\
 		      bio_iov_iter_bounce, _, _)(__VA_ARGS__)
