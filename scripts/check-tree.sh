@@ -135,9 +135,10 @@ n_bug=$(count_of KNOWN_BUG)
 n_stale=$(count_of STALE)
 n_fail=$(count_of FAIL)
 # test programs that failed without a verdict line saying why (a crash,
-# a script test, an integration test)
-failed_programs=$(grep -v '(Disabled)' "$dir/ctest.log" |
-	sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p')
+# a script test, an integration test): ctest's FAILED list only, not the
+# tests that did not run (skipped with their reason, or disabled)
+failed_programs=$(sed -n '/^The following tests FAILED:/,$ s/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' \
+	"$dir/ctest.log")
 silent_fails=
 for p in $failed_programs; do
 	grep -qE "^(FAIL|STALE)	$p	" "$verdicts" ||
