@@ -793,9 +793,9 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 }
 
 /*
- * TESTFS_DOPS_IOEND: a write of whole blocks goes out of place, in bios of
- * whole blocks (IOMAP_DIO_FSBLOCK_ALIGNED) so that each ioend remaps
- * whole blocks; any other write is written in place, through ioends too
+ * TESTFS_DOPS_IOEND: a write of whole blocks (position and length) goes
+ * out of place, in bios of whole blocks (IOMAP_DIO_FSBLOCK_ALIGNED) so
+ * that each ioend remaps whole blocks; any other write is written in place, through ioends too
  * (XFS would send it through the page cache, which testfs does not have).
  * The choice holds for the one write running (tf->ioend_anon).
  */
@@ -806,13 +806,13 @@ static void testfs_ioend_write(struct testfs *tf, struct kiocb *iocb,
 	u64 mask = tf->fs_block - 1;
 
 	/*
-	 * as XFS sends an always-COW write unaligned in position, length or
-	 * any segment the unaligned way: bios of whole blocks need segments
-	 * of whole blocks
+	 * as xfs_file_dio_write() tells an unaligned write, by position and
+	 * length only: where the caller's memory sits must not decide it
+	 * (it would make the same request go either way from one run to the
+	 * next), and IOMAP_DIO_FSBLOCK_ALIGNED keeps each bio whole blocks
+	 * however the segments fall
 	 */
-	tf->ioend_anon = !(((u64)iocb->ki_pos | iov_iter_count(iter) |
-			    iov_iter_alignment(iter)) &
-			   mask);
+	tf->ioend_anon = !(((u64)iocb->ki_pos | iov_iter_count(iter)) & mask);
 	if (tf->ioend_anon)
 		*dio_flags |= IOMAP_DIO_FSBLOCK_ALIGNED;
 #else
