@@ -188,7 +188,7 @@ static int validate(const struct iomapsim_request *req, char *err,
 			err, errlen, "%s",
 			IOMAPSIM_DIO_CALLER_COMP ?
 				"CALLER_COMP: an async write only" :
-				"CALLER_COMP: this code has no caller completion (IOMAP_DIO_CALLER_COMP)");
+				"--iocb CALLER_COMP: IOMAP_DIO_CALLER_COMP is not in this build's iomap code (see --version)");
 		return -EINVAL;
 	}
 	if (req->unmapped &&

@@ -705,8 +705,8 @@ static int testfs_ioend_setup(struct testfs *tf, char *err, size_t errlen)
 static int testfs_ioend_setup(struct testfs *tf, char *err, size_t errlen)
 {
 	snprintf(err, errlen,
-		 "--dops ioend: the iomap code linked in has no "
-		 "iomap_finish_ioend_direct() (ioend_direct=0)");
+		 "--dops ioend: iomap_finish_ioend_direct() is not in this "
+		 "build's iomap code (see --version)");
 	return -EOPNOTSUPP;
 }
 #endif /* IOMAPSIM_IOEND_DIRECT */
