@@ -837,7 +837,9 @@ ssize_t testfs_dio_rw(struct testfs *tf, struct kiocb *iocb,
 			testfs_ioend_write(tf, iocb, iter, &dio_flags);
 	}
 	ret = testfs_dio_call(tf, iocb, iter, dops, dio_flags, done_before);
-	tf->ioend_anon = false;
+	/* only the ioend mode sets it: other requests may run side by side */
+	if (tf->dops_kind == TESTFS_DOPS_IOEND)
+		tf->ioend_anon = false;
 	sim_trace("dio_rw_return", "ret %zd", ret);
 
 	/*
