@@ -534,6 +534,15 @@ struct fusevfs_io {
 	size_t size;
 	fusevfs_io_done_t done;
 	void *arg;
+	/*
+	 * The submitter's and the completion's: whichever ends last replies.
+	 * A reply sent while the submitter is still in ->write_iter() lets
+	 * the client close and unlink, and FORGET free the inode that the
+	 * submitter is about to unlock (inode_unlock() in
+	 * simfs_dio_write_iter()).
+	 */
+	int refs;
+	long res;
 };
 
 static void fusevfs_io_finish(struct fusevfs_io *io, long res)
@@ -561,7 +570,9 @@ static void fusevfs_ki_complete(struct kiocb *iocb, long res)
 
 	sim_trace("ki_complete", "ret %ld", res);
 	sim_stat_inc(&stat_fuse_async_reply);
-	fusevfs_io_finish(io, res);
+	io->res = res;
+	if (__atomic_sub_fetch(&io->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		fusevfs_io_finish(io, io->res);
 }
 
 static struct fusevfs_io *io_alloc(struct fusevfs_mount *m, struct file *file,
@@ -581,6 +592,8 @@ static struct fusevfs_io *io_alloc(struct fusevfs_mount *m, struct file *file,
 	io->size = size;
 	io->done = done;
 	io->arg = arg;
+	io->refs = 2;
+	io->res = 0;
 	init_sync_kiocb(&io->iocb, file);
 	io->iocb.ki_pos = off;
 	/*
@@ -685,6 +698,9 @@ static void io_submitted(struct fusevfs_io *io, ssize_t ret)
 {
 	if (ret == -EIOCBQUEUED) {
 		sim_stat_inc(&stat_fuse_queued);
+		/* the completion may have come first: then reply here */
+		if (__atomic_sub_fetch(&io->refs, 1, __ATOMIC_ACQ_REL) == 0)
+			fusevfs_io_finish(io, io->res);
 		return;
 	}
 	fusevfs_io_finish(io, ret);
