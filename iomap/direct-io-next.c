@@ -239,45 +239,24 @@ out_bio_release_pages_no_end:
 	return ret;
 }
 
-/* Proposal, the ->iomap_next form of iomap_dio_rw() (N-08..N-12). */
-ssize_t
-iomap_dio_rw_next(struct kiocb *iocb, struct iov_iter *iter,
-		iomap_iter_next_fn iomap_next, const struct iomap_dio_ops *dops,
-		unsigned int dio_flags, void *private, size_t done_before)
+/*
+ * Both proposal entry points: the simple path first when @simple allows
+ * it (with @iomap_begin, the raw begin, if given), then the generic path
+ * walking with @iomap_next.
+ */
+static ssize_t iomap_dio_rw_walk(struct kiocb *iocb, struct iov_iter *iter,
+				 iomap_iter_begin_fn iomap_begin,
+				 iomap_iter_next_fn iomap_next,
+				 const struct iomap_dio_ops *dops,
+				 unsigned int dio_flags, void *private,
+				 size_t done_before, bool simple)
 {
 	const struct iomap_ops next_ops = { .iomap_next = iomap_next };
 	struct iomap_dio *dio;
 	ssize_t ret;
 
-	if (iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
-				       done_before)) {
-		ret = iomap_dio_simple_next(iocb, iter, iomap_next, NULL,
-					    private, dio_flags);
-		if (ret != -ENOTBLK)
-			return ret;
-	}
-
-	dio = __iomap_dio_rw(iocb, iter, &next_ops, dops, dio_flags, private,
-			     done_before);
-	if (IS_ERR_OR_NULL(dio))
-		return PTR_ERR_OR_ZERO(dio);
-	return iomap_dio_complete(dio);
-}
-
-/* Proposal, iomap_dio_rw_begin() with the raw begin (N-13). */
-ssize_t
-iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
-		iomap_iter_begin_fn iomap_begin, iomap_iter_next_fn iomap_next,
-		const struct iomap_dio_ops *dops, unsigned int dio_flags,
-		void *private, size_t done_before)
-{
-	const struct iomap_ops next_ops = { .iomap_next = iomap_next };
-	struct iomap_dio *dio;
-	ssize_t ret;
-
-	if ((dio_flags & IOMAP_DIO_NO_IOMAP_END) &&
-	    iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
-				       done_before)) {
+	if (simple && iomap_dio_simple_supported(iocb, iter, dops, dio_flags,
+						 done_before)) {
 		ret = iomap_dio_simple_next(iocb, iter, iomap_next,
 					    iomap_begin, private, dio_flags);
 		if (ret != -ENOTBLK)
@@ -289,4 +268,29 @@ iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
 	if (IS_ERR_OR_NULL(dio))
 		return PTR_ERR_OR_ZERO(dio);
 	return iomap_dio_complete(dio);
+}
+
+/* Proposal, the ->iomap_next form of iomap_dio_rw() (N-08..N-12). */
+ssize_t
+iomap_dio_rw_next(struct kiocb *iocb, struct iov_iter *iter,
+		iomap_iter_next_fn iomap_next, const struct iomap_dio_ops *dops,
+		unsigned int dio_flags, void *private, size_t done_before)
+{
+	return iomap_dio_rw_walk(iocb, iter, NULL, iomap_next, dops, dio_flags,
+				 private, done_before, true);
+}
+
+/*
+ * Proposal, iomap_dio_rw_begin() with the raw begin (N-13): the simple
+ * path only for a caller that needs no ->iomap_end.
+ */
+ssize_t
+iomap_dio_rw_begin(struct kiocb *iocb, struct iov_iter *iter,
+		iomap_iter_begin_fn iomap_begin, iomap_iter_next_fn iomap_next,
+		const struct iomap_dio_ops *dops, unsigned int dio_flags,
+		void *private, size_t done_before)
+{
+	return iomap_dio_rw_walk(iocb, iter, iomap_begin, iomap_next, dops,
+				 dio_flags, private, done_before,
+				 dio_flags & IOMAP_DIO_NO_IOMAP_END);
 }

@@ -73,6 +73,14 @@ int sim_iomap_iter_status(const struct iomap_iter *iter)
 
 /* ---- the direct I/O call ------------------------------------------------- */
 
+#if IOMAPSIM_SIMPLE_PATH != IOMAPSIM_SIMPLE_IN_DIO_RW
+/* the simulator's and the proposal's bits are no kernel flags */
+static unsigned int fs_kernel_dio_flags(unsigned int dio_flags)
+{
+	return dio_flags & ~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
+}
+#endif
+
 #if IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_IN_DIO_RW
 
 /*
@@ -133,9 +141,7 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		void *private, size_t done_before)
 {
 	const __auto_type m = fs_mapping(fs);
-	/* the simulator's and the proposal's bits are no kernel flags */
-	unsigned int kflags = dio_flags &
-		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
+	unsigned int kflags = fs_kernel_dio_flags(dio_flags);
 	bool simple = sim_fs_wants_simple(iocb, dio_flags);
 	ssize_t ret = -ENOTBLK;
 
@@ -164,8 +170,7 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		void *private, size_t done_before)
 {
 	const __auto_type m = fs_mapping(fs);
-	unsigned int kflags = dio_flags &
-		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
+	unsigned int kflags = fs_kernel_dio_flags(dio_flags);
 	ssize_t ret;
 
 	/* the initcalls, as for a tree that has a simple path */
