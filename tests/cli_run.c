@@ -71,6 +71,27 @@ static void run_cli(struct cli_result *res, const char *const *args)
 	res->status = WEXITSTATUS(st);
 }
 
+/*
+ * Run iomapsim with the arguments in @line, split at spaces (no argument
+ * of these tests holds one): a command line reads as a user types it.
+ */
+static void run_cli_line(struct cli_result *res, const char *line)
+{
+	char buf[1024], *save = NULL, *tok;
+	const char *args[64];
+	int n = 0;
+
+	ck_assert_uint_lt(strlen(line), sizeof(buf));
+	strcpy(buf, line);
+	for (tok = strtok_r(buf, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		ck_assert_int_lt(n, (int)ARRAY_SIZE(args) - 1);
+		args[n++] = tok;
+	}
+	args[n] = NULL;
+	run_cli(res, args);
+}
+
 static int count_lines(const char *s)
 {
 	int n = 0;
@@ -166,10 +187,10 @@ END_TEST
 
 START_TEST(test_keys_present)
 {
-	static const char *const a[] = { "run", NULL };
+	static const char a[] = "run";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"leaks\":0");
 	expect_field(&r, "\"warnings\":0");
@@ -178,38 +199,37 @@ START_TEST(test_keys_present)
 END_TEST
 
 /* Bad arguments: exit 2, one line on stderr, nothing on stdout. */
-static const char *const bad_args[][6] = {
-	{ "run", "--bogus", NULL },
-	{ "run", "--op", "frob", NULL },
-	{ "run", "--map", "mapped:0", NULL },
-	{ "run", "--map", "sparse:0:4096", NULL },
-	{ "run", "--map", "mapped:0:4096:shiny", NULL },
-	{ "run", "--fault", "nope:1", NULL },
-	{ "run", "--fault", "bio-error:1:NOSUCH", NULL },
-	{ "run", "--iocb", "FOO", NULL },
-	{ "run", "--dio-flags", "FAST", NULL },
-	{ "run", "--iter", "iovec:0", NULL },
-	{ "run", "--iter", "iovec:4096,0", NULL },
-	{ "run", "--iter", "iovec:4096@4096", NULL },
-	{ "run", "--iter", "iovec:4096,4096", "--len", "4096", NULL },
-	{ "run", "--dma-alignment", "500", NULL },
-	{ "run", "--dma-alignment", "4095x", NULL },
-	{ "run", "--len", NULL },
-	{ "run", "--pos", "-5", NULL },
-	{ "run", "--lbs", "3000", NULL },
-	{ "run", "--map", "mapped:100:4096", NULL },
-	{ "run", "--complete", "sometimes", NULL },
-	{ "run", "stray", NULL },
-	{ "frobnicate", NULL },
+static const char *const bad_args[] = {
+	"run --bogus",
+	"run --op frob",
+	"run --map mapped:0",
+	"run --map sparse:0:4096",
+	"run --map mapped:0:4096:shiny",
+	"run --fault nope:1",
+	"run --fault bio-error:1:NOSUCH",
+	"run --iocb FOO",
+	"run --dio-flags FAST",
+	"run --iter iovec:0",
+	"run --iter iovec:4096,0",
+	"run --iter iovec:4096@4096",
+	"run --iter iovec:4096,4096 --len 4096",
+	"run --dma-alignment 500",
+	"run --dma-alignment 4095x",
+	"run --len",
+	"run --pos -5",
+	"run --lbs 3000",
+	"run --map mapped:100:4096",
+	"run --complete sometimes",
+	"run stray",
+	"frobnicate",
 };
 
 START_TEST(test_bad_args)
 {
 	struct cli_result r;
 
-	run_cli(&r, bad_args[_i]);
-	ck_assert_msg(r.status == 2, "%s %s: exit %d", bad_args[_i][0],
-		      bad_args[_i][1] ?: "", r.status);
+	run_cli_line(&r, bad_args[_i]);
+	ck_assert_msg(r.status == 2, "%s: exit %d", bad_args[_i], r.status);
 	ck_assert_msg(count_lines(r.err) == 1, "stderr: '%s'", r.err);
 	ck_assert_str_eq(r.out, "");
 }
@@ -217,10 +237,10 @@ END_TEST
 
 START_TEST(test_no_command)
 {
-	static const char *const a[] = { NULL };
+	static const char a[] = "";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_int_eq(count_lines(r.err), 1);
 }
@@ -228,10 +248,10 @@ END_TEST
 
 START_TEST(test_help)
 {
-	static const char *const a[] = { "run", "--help", NULL };
+	static const char a[] = "run --help";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert(strstr(r.out, "--fs-block"));
 }
@@ -240,11 +260,10 @@ END_TEST
 /* docs/rules.md 4: sync 4 KiB read is simple, one bio, completed in place */
 START_TEST(test_ref_sync_read)
 {
-	static const char *const a[] = { "run",	 "--op",  "read", "--pos",
-					 "8192", "--len", "4096", NULL };
+	static const char a[] = "run --op read --pos 8192 --len 4096";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":4096");
 	expect_field(&r, "\"queued\":false");
@@ -268,12 +287,10 @@ END_TEST
 /* docs/rules.md 4: async with a bio error: queued, -EIO from the workqueue */
 START_TEST(test_ref_async_error)
 {
-	static const char *const a[] = { "run",	    "--len",   "4096",
-					 "--async", "--fault", "bio-error:1",
-					 NULL };
+	static const char a[] = "run --len 4096 --async --fault bio-error:1";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"queued\":true");
 	expect_field(&r, "\"ret\":-5");
@@ -287,17 +304,11 @@ END_TEST
 /* docs/rules.md 4: a read over a hole falls back, no bio */
 START_TEST(test_ref_hole)
 {
-	static const char *const a[] = { "run",
-					 "--len",
-					 "4096",
-					 "--map",
-					 "hole:0:65536",
-					 "--map",
-					 "mapped:65536:983040",
-					 NULL };
+	static const char a[] =
+		"run --len 4096 --map hole:0:65536 --map mapped:65536:983040";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"path\":\"generic\"");
 	expect_field(&r, "\"fallback\":\"not_mapped\"");
@@ -313,16 +324,13 @@ END_TEST
  */
 START_TEST(test_inline_byte_length)
 {
-	static const char *const a[] = { "run",	  "--size",	  "100",
-					 "--map", "inline:0:100", "--op",
-					 "read",  "--pos",	  "0",
-					 "--len", "512",	  NULL };
-	static const char *const partial[] = {
-		"run", "--map", "inline:0:100", "--map", "mapped:100:4096", NULL
-	};
+	static const char a[] =
+		"run --size 100 --map inline:0:100 --op read --pos 0 --len 512";
+	static const char partial[] =
+		"run --map inline:0:100 --map mapped:100:4096";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":100");
 	expect_field(&r, "\"path\":\"generic\"");
@@ -330,7 +338,7 @@ START_TEST(test_inline_byte_length)
 	expect_field(&r, "\"ki_pos\":100");
 	expect_field(&r, "\"data\":\"ok\"");
 	/* other extents still start on a block */
-	run_cli(&r, partial);
+	run_cli_line(&r, partial);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_msg(strstr(r.err, "multiples of the block size"), "%s",
 		      r.err);
@@ -343,41 +351,19 @@ END_TEST
  */
 START_TEST(test_atomic_map_flag)
 {
-	static const char *const split[] = { "run",
-					     "--op",
-					     "write",
-					     "--pos",
-					     "0",
-					     "--len",
-					     "8192",
-					     "--iocb",
-					     "ATOMIC",
-					     "--map",
-					     "mapped:0:4096:atomic",
-					     "--map",
-					     "mapped:4096:61440:atomic",
-					     NULL };
-	static const char *const whole[] = { "run",
-					     "--op",
-					     "write",
-					     "--pos",
-					     "0",
-					     "--len",
-					     "8192",
-					     "--iocb",
-					     "ATOMIC",
-					     "--map",
-					     "mapped:0:65536:atomic",
-					     NULL };
+	static const char split[] =
+		"run --op write --pos 0 --len 8192 --iocb ATOMIC --map mapped:0:4096:atomic --map mapped:4096:61440:atomic";
+	static const char whole[] =
+		"run --op write --pos 0 --len 8192 --iocb ATOMIC --map mapped:0:65536:atomic";
 	struct cli_result r;
 
-	run_cli(&r, split);
+	run_cli_line(&r, split);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":-22");
 	expect_field(&r, "\"bios\":0");
 	expect_field(&r, "\"leaks\":0");
 	expect_field(&r, "\"warnings\":0");
-	run_cli(&r, whole);
+	run_cli_line(&r, whole);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":8192");
 	expect_field(&r, "\"bios\":1");
@@ -388,11 +374,10 @@ END_TEST
 /* docs/rules.md 4: unaligned 512 on a 4096 device: -EINVAL from simple */
 START_TEST(test_ref_unaligned)
 {
-	static const char *const a[] = { "run", "--lbs", "4096", "--pos",
-					 "512", "--len", "512",	 NULL };
+	static const char a[] = "run --lbs 4096 --pos 512 --len 512";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":-22");
 	expect_field(&r, "\"path\":\"simple\"");
@@ -404,10 +389,10 @@ END_TEST
 /* the async success case: inline completion from end_io */
 START_TEST(test_ref_async_read)
 {
-	static const char *const a[] = { "run", "--async", NULL };
+	static const char a[] = "run --async";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":4096");
 	expect_field(&r, "\"completion\":\"end_io\"");
@@ -418,12 +403,11 @@ END_TEST
 /* an extending async write: zeroing bio, completion in the workqueue */
 START_TEST(test_ref_extending_write)
 {
-	static const char *const a[] = { "run",	  "--op",    "write",
-					 "--pos", "1048576", "--len",
-					 "512",	  "--async", NULL };
+	static const char a[] =
+		"run --op write --pos 1048576 --len 512 --async";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":512");
 	/* why the generic path: a write, or there is no other path */
@@ -438,25 +422,12 @@ END_TEST
 /* same arguments and seed, same output */
 START_TEST(test_deterministic)
 {
-	static const char *const a[] = { "run",
-					 "--len",
-					 "65536",
-					 "--map",
-					 "mapped:0:16384",
-					 "--map",
-					 "mapped:16384:49152",
-					 "--map",
-					 "mapped:65536:983040",
-					 "--complete",
-					 "random",
-					 "--seed",
-					 "42",
-					 "--async",
-					 NULL };
+	static const char a[] =
+		"run --len 65536 --map mapped:0:16384 --map mapped:16384:49152 --map mapped:65536:983040 --complete random --seed 42 --async";
 	struct cli_result r1, r2;
 
-	run_cli(&r1, a);
-	run_cli(&r2, a);
+	run_cli_line(&r1, a);
+	run_cli_line(&r2, a);
 	expect_json(&r1);
 	ck_assert_str_eq(r1.out, r2.out);
 	expect_field(&r1, "\"ret\":65536");
@@ -466,54 +437,11 @@ END_TEST
 /* every other option parses and runs */
 START_TEST(test_all_options)
 {
-	static const char *const a[] = { "run",
-					 "--fs-block",
-					 "4096",
-					 "--lbs",
-					 "512",
-					 "--size",
-					 "1m",
-					 "--encrypted",
-					 "--dops",
-					 "end_io",
-					 "--op",
-					 "write",
-					 "--pos",
-					 "4096",
-					 "--len",
-					 "8k",
-					 "--iter",
-					 "iovec:4096,3072,1024@512",
-					 "--buf-offset",
-					 "512",
-					 "--dma-alignment",
-					 "511",
-					 "--no-poll",
-					 "--iocb",
-					 "DSYNC,HIPRI",
-					 "--dio-flags",
-					 "FSBLOCK_ALIGNED",
-					 "--done-before",
-					 "0",
-					 "--no-simple",
-					 "--complete",
-					 "deferred",
-					 "--seed",
-					 "7",
-					 "--fault",
-					 "begin-error:EIO:5",
-					 "--fault",
-					 "short-pin:9:4096",
-					 "--fault",
-					 "alloc-fail:99",
-					 "--iomap",
-					 "next",
-					 "--write-cache",
-					 "--fua",
-					 NULL };
+	static const char a[] =
+		"run --fs-block 4096 --lbs 512 --size 1m --encrypted --dops end_io --op write --pos 4096 --len 8k --iter iovec:4096,3072,1024@512 --buf-offset 512 --dma-alignment 511 --no-poll --iocb DSYNC,HIPRI --dio-flags FSBLOCK_ALIGNED --done-before 0 --no-simple --complete deferred --seed 7 --fault begin-error:EIO:5 --fault short-pin:9:4096 --fault alloc-fail:99 --iomap next --write-cache --fua";
 	struct cli_result r;
 
-	run_cli(&r, a);
+	run_cli_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":8192");
 }
@@ -521,9 +449,9 @@ END_TEST
 
 /* ---- iomapsim bench ---------------------------------------------------- */
 
-static void bench(struct cli_result *res, const char *const *args)
+static void bench(struct cli_result *res, const char *line)
 {
-	run_cli(res, args);
+	run_cli_line(res, line);
 	ck_assert_msg(res->status == 0, "exit %d: %s", res->status, res->err);
 }
 
@@ -541,7 +469,7 @@ START_TEST(test_bench_allocations_per_read)
 {
 	struct cli_result res;
 
-	bench(&res, (const char *const[]){ "bench", "--count", "400", NULL });
+	bench(&res, "bench --count 400");
 	expect_line(&res,
 		    "requests      400 (0 errors, 400 on the simple path)");
 	expect_line(&res, "allocs per I/O 0.000 ");
@@ -553,9 +481,7 @@ START_TEST(test_bench_allocations_generic)
 {
 	struct cli_result res;
 
-	bench(&res, (const char *const[]){ "bench", "--count", "400",
-					   "--simple", "off", "--mode", "async",
-					   "--qd", "8", NULL });
+	bench(&res, "bench --count 400 --simple off --mode async --qd 8");
 	expect_line(&res, "requests      400 (0 errors, 0 on the simple path)");
 	expect_line(&res, "allocs per I/O 1.000 ");
 }
@@ -566,18 +492,18 @@ START_TEST(test_bench_polled_and_modes)
 {
 	static const char *const modes[] = { "ops", "next", "begin" };
 	struct cli_result res;
+	char line[128];
 	size_t i;
 
-	bench(&res, (const char *const[]){ "bench", "--count", "1000", "--mode",
-					   "polled", "--qd", "16",
-					   "--submitters", "3", "--dev", "ram",
-					   "--file-size", "1m", NULL });
+	bench(&res,
+	      "bench --count 1000 --mode polled --qd 16 --submitters 3 --dev ram --file-size 1m");
 	expect_line(&res,
 		    "requests      1000 (0 errors, 1000 on the simple path)");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		bench(&res, (const char *const[]){ "bench", "--count", "500",
-						   "--iomap", modes[i],
-						   "--no-iomap-end", NULL });
+		snprintf(line, sizeof(line),
+			 "bench --count 500 --iomap %s --no-iomap-end",
+			 modes[i]);
+		bench(&res, line);
 		expect_line(
 			&res,
 			"requests      500 (0 errors, 500 on the simple path)");
@@ -591,34 +517,26 @@ START_TEST(test_bench_iowq_hashing)
 	struct cli_result res;
 
 	bench(&res,
-	      (const char *const[]){ "bench", "--engine", "threaded", "--op",
-				     "write", "--mode", "async", "--submitters",
-				     "4", "--qd", "4", "--iowq", "--count",
-				     "400", "--file-size", "1m", NULL });
+	      "bench --engine threaded --op write --mode async --submitters 4 --qd 4 --iowq --count 400 --file-size 1m");
 	expect_line(&res, "requests      400 (0 errors,");
 	expect_line(
 		&res,
 		"io-wq         hashed per inode, 400 item(s) hashed, at most 1 running at once");
-	bench(&res, (const char *const[]){
-			    "bench", "--engine", "threaded", "--op", "write",
-			    "--mode", "async", "--submitters", "4", "--qd", "4",
-			    "--iowq", "--parallel-write", "on", "--count",
-			    "400", "--file-size", "1m", NULL });
+	bench(&res,
+	      "bench --engine threaded --op write --mode async --submitters 4 --qd 4 --iowq --parallel-write on --count 400 --file-size 1m");
 	expect_line(&res, "io-wq         not hashed, 0 item(s) hashed");
 }
 END_TEST
 
-static const char *const *const bench_bad[] = {
-	(const char *const[]){ "bench", "--qd", "0", NULL },
-	(const char *const[]){ "bench", "--mode", "sync", "--qd", "4", NULL },
-	(const char *const[]){ "bench", "--iowq", NULL },
-	(const char *const[]){ "bench", "--latency", "10parsecs", NULL },
-	(const char *const[]){ "bench", "--dev", "ram", "--latency", "10us",
-			       NULL },
-	(const char *const[]){ "bench", "--duration", "1s", NULL },
-	(const char *const[]){ "bench", "--profile", "--engine", "threaded",
-			       NULL },
-	(const char *const[]){ "bench", "--size", "1000", NULL },
+static const char *const bench_bad[] = {
+	"bench --qd 0",
+	"bench --mode sync --qd 4",
+	"bench --iowq",
+	"bench --latency 10parsecs",
+	"bench --dev ram --latency 10us",
+	"bench --duration 1s",
+	"bench --profile --engine threaded",
+	"bench --size 1000",
 };
 
 /* Bad usage: exit 2, one line on stderr, nothing run. */
@@ -626,7 +544,7 @@ START_TEST(test_bench_bad_args)
 {
 	struct cli_result res;
 
-	run_cli(&res, bench_bad[_i]);
+	run_cli_line(&res, bench_bad[_i]);
 	ck_assert_int_eq(res.status, 2);
 	ck_assert_int_eq(count_lines(res.err), 1);
 	ck_assert_str_eq(res.out, "");
