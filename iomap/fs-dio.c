@@ -73,14 +73,6 @@ int sim_iomap_iter_status(const struct iomap_iter *iter)
 
 /* ---- the direct I/O call ------------------------------------------------- */
 
-#if IOMAPSIM_SIMPLE_PATH != IOMAPSIM_SIMPLE_IN_DIO_RW
-/* the simulator's and the proposal's bits are no kernel flags */
-static unsigned int fs_kernel_dio_flags(unsigned int dio_flags)
-{
-	return dio_flags & ~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
-}
-#endif
-
 #if IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_IN_DIO_RW
 
 /*
@@ -109,8 +101,9 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 	return ret;
 }
 
-#elif IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_FS_CALLED
+#else /* the file system calls the simple read, or there is none */
 
+#if IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_FS_CALLED
 /*
  * What the file system itself checks before it calls the simple read:
  * that it would call iomap_dio_rw() with no dio ops, flags, residual or
@@ -125,15 +118,17 @@ static bool fs_simple_call(struct iov_iter *iter,
 	return !dops && !private && !done_before &&
 	       iov_iter_rw(iter) == READ && !kflags;
 }
+#endif
 
 /*
  * A read the file system would send to iomap_dio_rw() with no dio ops,
- * flags, residual or private data is first offered to
- * iomap_dio_read_simple() (XFS's xfs_file_dio_read(), ext4's
- * ext4_dio_read_iter()); -ENOTBLK from it, or any other request, goes to
- * iomap_dio_rw().  The observer is told the offer; what ran it learns
- * from the tree's own tracepoint and the file system's ->iomap_begin
- * (iomap/trace.c).
+ * flags, residual or private data is first offered to the simple read,
+ * where the tree has one: iomap_dio_read_simple() (XFS's
+ * xfs_file_dio_read(), ext4's ext4_dio_read_iter()); -ENOTBLK from it, or
+ * any other request, goes to iomap_dio_rw().  The observer is told the
+ * offer (with no simple path: that there was nothing else to offer the
+ * request to); what ran it learns from the tree's own tracepoint and the
+ * file system's ->iomap_begin (iomap/trace.c).
  */
 ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		const struct sim_iomap_fs_ops *fs,
@@ -141,9 +136,12 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 		void *private, size_t done_before)
 {
 	const __auto_type m = fs_mapping(fs);
-	unsigned int kflags = fs_kernel_dio_flags(dio_flags);
-	bool simple = sim_fs_wants_simple(iocb, dio_flags);
+	/* the simulator's and the proposal's bits are no kernel flags */
+	unsigned int kflags = dio_flags &
+		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
 	ssize_t ret = -ENOTBLK;
+#if IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_FS_CALLED
+	bool simple = sim_fs_wants_simple(iocb, dio_flags);
 
 	iomap_dio_sim_offer(iocb, iter, dops, kflags, done_before,
 			    !simple ? IOMAP_SIM_OFFER_NONE :
@@ -151,37 +149,17 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
 				      IOMAP_SIM_OFFER_READ_SIMPLE);
 	if (simple && fs_simple_call(iter, dops, kflags, private, done_before))
 		ret = iomap_dio_read_simple(iocb, iter, fs->begin);
+#else
+	/* the initcalls, as for a tree that has a simple path */
+	if (iomap_sim_dio_init())
+		return -ENOMEM;
+	iomap_dio_sim_offer(iocb, iter, dops, kflags, done_before,
+			    IOMAP_SIM_OFFER_ABSENT);
+#endif
 	if (ret == -ENOTBLK)
 		ret = iomap_dio_rw(iocb, iter, FS_MAPPING_ARG(m), dops, kflags,
 				   private, done_before);
 	iomap_dio_sim_offer_end();
 	return ret;
 }
-
-#else /* no simple path */
-
-/*
- * Every request goes to iomap_dio_rw(); the observer is told there was
- * nothing else to offer it to.
- */
-ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
-		const struct sim_iomap_fs_ops *fs,
-		const struct iomap_dio_ops *dops, unsigned int dio_flags,
-		void *private, size_t done_before)
-{
-	const __auto_type m = fs_mapping(fs);
-	unsigned int kflags = fs_kernel_dio_flags(dio_flags);
-	ssize_t ret;
-
-	/* the initcalls, as for a tree that has a simple path */
-	if (iomap_sim_dio_init())
-		return -ENOMEM;
-	iomap_dio_sim_offer(iocb, iter, dops, kflags, done_before,
-			    IOMAP_SIM_OFFER_ABSENT);
-	ret = iomap_dio_rw(iocb, iter, FS_MAPPING_ARG(m), dops, kflags,
-			   private, done_before);
-	iomap_dio_sim_offer_end();
-	return ret;
-}
-
 #endif
