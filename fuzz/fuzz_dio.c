@@ -633,7 +633,7 @@ static bool stale_map(const struct iomapsim_request *r)
  * admits an atomic write only as one user buffer no larger than the
  * device's unit (generic_atomic_write_valid()), so what is left is a
  * buffer that faults part way, which the kernel answers with that WARN
- * too; tests/iomap_generic_bio.c (test_atomic_short_bio_releases_pins)
+ * too; tests/iomap_generic_loop.c (test_atomic_short_bio_releases_pins)
  * covers it, and that its pins are released (K8).  A bounced one is
  * short when a bounce folio cannot be had: bio_iov_iter_bounce_write()
  * stops at the first folio_alloc_greedy() that fails and submits what
@@ -763,7 +763,7 @@ static const char *runner_model_gap(const struct iomapsim_request *r)
  * tail zeroing's 0 replaces the error (G-38), so the request reports
  * those bytes written while the device holds zeroes.  Only the data
  * oracle is excused, and only for a short write ending mid-block in such
- * a block.  tests/iomap_generic_bio.c test_short_write_keeps_its_head;
+ * a block.  tests/iomap_generic_loop.c test_short_write_keeps_its_head;
  * reproducers: fuzz/known/dio/k6-*.
  */
 static bool rezeroed_head(const struct iomapsim_request *r, long moved)

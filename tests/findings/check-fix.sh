@@ -36,8 +36,8 @@ build=$(realpath "$3")
 src=$(realpath "$4")
 name=$(basename "$patch" .patch)
 work=$build/findings/$name
-suites="iomap_align iomap_diff iomap_generic_entry iomap_generic_mapping
-	iomap_generic_bio iomap_generic_errors iomap_generic_completion
+suites="iomap_align iomap_diff iomap_generic_entry iomap_generic_loop
+	iomap_generic_errors iomap_generic_completion
 	iomap_iter iomap_next iomap_simple iomap_testfs iomap_threaded
 	cli_batch cli_run"
 
