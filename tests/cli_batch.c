@@ -6,101 +6,17 @@
  * skipped; a bad line gets an error object and the batch goes on.  The
  * built binary (IOMAPSIM_BIN, set by CTest) is run as a user would.
  */
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include "harness.h"
+#include "cli_exec.h"
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
-#define OUT_MAX 65536
-
-struct proc_result {
-	int status;
-	char out[OUT_MAX];
-	char err[4096];
-};
-
-static void bin_path(char *bin, size_t len)
-{
-	const char *dir = getenv("IOMAPSIM_BIN");
-
-	ck_assert_msg(dir, "IOMAPSIM_BIN is not set (run through ctest)");
-	snprintf(bin, len, "%s/iomapsim", dir);
-	ck_assert_msg(access(bin, X_OK) == 0, "%s is not built", bin);
-}
-
-static void slurp_fd(int fd, char *buf, size_t len)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	lseek(fd, 0, SEEK_SET);
-	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0)
-		n += r;
-	buf[n] = '\0';
-}
-
-/* A temporary file holding @text, open for reading from its start. */
-static int tmp_with(const char *text)
-{
-	char name[] = "/tmp/iomapsim-batch-XXXXXX";
-	int fd = mkstemp(name);
-
-	ck_assert_int_ge(fd, 0);
-	unlink(name);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	lseek(fd, 0, SEEK_SET);
-	return fd;
-}
-
-/*
- * Run iomapsim with @args (NULL terminated, after argv[0]) and @input on
- * standard input; outputs go to temporary files, so no pipe can fill.
- */
-static void run_bin(struct proc_result *res, const char *const *args,
-		    const char *input)
-{
-	const char *argv[64];
-	char bin[4096];
-	int in = tmp_with(input ? input : ""), out = tmp_with(""),
-	    err = tmp_with(""), i, st;
-	pid_t pid;
-
-	bin_path(bin, sizeof(bin));
-	argv[0] = bin;
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(err, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st));
-	res->status = WEXITSTATUS(st);
-	slurp_fd(out, res->out, sizeof(res->out));
-	slurp_fd(err, res->err, sizeof(res->err));
-	close(in);
-	close(out);
-	close(err);
-}
-
-static struct proc_result batch_res, run_res;
+static struct cli_result batch_res, run_res;
 
 static void batch(const char *input)
 {
 	static const char *const args[] = { "batch", NULL };
 
-	run_bin(&batch_res, args, input);
+	cli_exec(&batch_res, args, input);
 }
 
 /* Line @n (0-based) of @s, without its newline, into @buf. */
@@ -138,15 +54,6 @@ static void expect_line_starts(int n, const char *prefix)
 	ck_assert_msg(!strncmp(got, prefix, strlen(prefix)), "%s", got);
 }
 
-static unsigned int lines_in(const char *s)
-{
-	unsigned int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* Requests whose outcomes differ in every key between them. */
 static const char *const requests[] = {
 	"--op read --pos 4096 --len 4096",
@@ -161,25 +68,10 @@ static const char *const requests[] = {
 	"--op write --pos 0 --len 4096 --iocb NOWAIT --map hole:0:1048576",
 };
 
-/* Split @line into words in place (no quoting in the requests above). */
-static int words(char *line, const char **argv, int max)
-{
-	int n = 0;
-	char *save = NULL, *w;
-
-	argv[n++] = "run";
-	for (w = strtok_r(line, " ", &save); w && n < max - 1;
-	     w = strtok_r(NULL, " ", &save))
-		argv[n++] = w;
-	argv[n] = NULL;
-	return n;
-}
-
 START_TEST(test_outcome_is_runs)
 {
-	static char want[2 * OUT_MAX];
+	static char want[2 * sizeof(run_res.out)];
 	char input[4096] = "", got[2048], line[512];
-	const char *argv[64];
 	size_t i;
 
 	for (i = 0; i < NR(requests); i++) {
@@ -189,11 +81,10 @@ START_TEST(test_outcome_is_runs)
 	batch(input);
 	ck_assert_msg(batch_res.status == 0, "exit %d: %s", batch_res.status,
 		      batch_res.err);
-	ck_assert_uint_eq(lines_in(batch_res.out), NR(requests));
+	ck_assert_uint_eq(cli_lines(batch_res.out), NR(requests));
 	for (i = 0; i < NR(requests); i++) {
-		snprintf(line, sizeof(line), "%s", requests[i]);
-		words(line, argv, NR(argv));
-		run_bin(&run_res, argv, NULL);
+		snprintf(line, sizeof(line), "run %s", requests[i]);
+		cli_exec_line(&run_res, line);
 		ck_assert_msg(run_res.status == 0, "run %s: exit %d: %s",
 			      requests[i], run_res.status, run_res.err);
 		ck_assert(run_res.out[0] == '{');
@@ -217,7 +108,7 @@ START_TEST(test_lines_numbered_as_input)
 	      "   \t\n"
 	      "--op 'read' --pos \"8192\" --len 4096\n");
 	ck_assert_int_eq(batch_res.status, 0);
-	ck_assert_int_eq(lines_in(batch_res.out), 2);
+	ck_assert_int_eq(cli_lines(batch_res.out), 2);
 	expect_line_starts(0, "{\"line\":3,\"ret\":4096,");
 	expect_line_starts(1, "{\"line\":5,\"ret\":4096,");
 	nth_line(batch_res.out, 1, got, sizeof(got));
@@ -236,7 +127,7 @@ START_TEST(test_bad_line_goes_on)
 	      "--op write --pos 0 --len 4096\n");
 	ck_assert_msg(batch_res.status == 0, "exit %d", batch_res.status);
 	ck_assert_str_eq(batch_res.err, "");
-	ck_assert_int_eq(lines_in(batch_res.out), 7);
+	ck_assert_int_eq(cli_lines(batch_res.out), 7);
 	expect_line(
 		1,
 		"{\"line\":2,\"error\":\"unknown option '--bogus' (try --help)\"}");
@@ -256,10 +147,9 @@ END_TEST
 START_TEST(test_refused_request_is_error)
 {
 	/* parsed, but the runner refuses the geometry: as `run`'s exit 2 */
-	static const char *const args[] = { "run", "--fs-block", "3000", NULL };
 	char want[1024];
 
-	run_bin(&run_res, args, NULL);
+	cli_exec_line(&run_res, "run --fs-block 3000");
 	ck_assert_int_eq(run_res.status, 2);
 	ck_assert(!strncmp(run_res.err, "iomapsim run: ", 14));
 	batch("--fs-block 3000\n");
@@ -273,12 +163,8 @@ END_TEST
 
 START_TEST(test_batch_takes_no_arguments)
 {
-	static const char *const args[] = { "batch", "requests.txt", NULL };
-
-	run_bin(&batch_res, args, "");
-	ck_assert_int_eq(batch_res.status, 2);
-	ck_assert_str_eq(batch_res.out, "");
-	ck_assert_int_eq(lines_in(batch_res.err), 1);
+	cli_exec_line(&batch_res, "batch requests.txt");
+	cli_expect_usage_error(&batch_res, "batch requests.txt");
 	ck_assert_msg(strstr(batch_res.err, "standard input"), "%s",
 		      batch_res.err);
 }

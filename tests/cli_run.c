@@ -4,102 +4,9 @@
  * IOMAPSIM_BIN, which CTest sets to the build directory) is run as a user
  * would, and its JSON, exit status and stderr are checked.
  */
-#include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <sim/iomap_features.h>
-#include "harness.h"
-
-struct cli_result {
-	int status;
-	char out[8192];
-	char err[8192];
-};
-
-static void slurp(int fd, char *buf, size_t len)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0)
-		n += r;
-	buf[n] = '\0';
-}
-
-/* Run iomapsim with @args (NULL terminated, without argv[0]). */
-static void run_cli(struct cli_result *res, const char *const *args)
-{
-	const char *dir = getenv("IOMAPSIM_BIN");
-	char bin[4096];
-	const char *argv[64];
-	int out[2], err[2], i, st;
-	pid_t pid;
-
-	ck_assert_msg(dir, "IOMAPSIM_BIN is not set (run through ctest)");
-	snprintf(bin, sizeof(bin), "%s/iomapsim", dir);
-	ck_assert_msg(access(bin, X_OK) == 0, "%s is not built", bin);
-	argv[0] = bin;
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-
-	ck_assert_int_eq(pipe(out), 0);
-	ck_assert_int_eq(pipe(err), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		close(out[0]);
-		close(err[0]);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	close(out[1]);
-	close(err[1]);
-	/* small outputs: reading one after the other cannot fill a pipe */
-	slurp(out[0], res->out, sizeof(res->out));
-	slurp(err[0], res->err, sizeof(res->err));
-	close(out[0]);
-	close(err[0]);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st));
-	res->status = WEXITSTATUS(st);
-}
-
-/*
- * Run iomapsim with the arguments in @line, split at spaces (no argument
- * of these tests holds one): a command line reads as a user types it.
- */
-static void run_cli_line(struct cli_result *res, const char *line)
-{
-	char buf[1024], *save = NULL, *tok;
-	const char *args[64];
-	int n = 0;
-
-	ck_assert_uint_lt(strlen(line), sizeof(buf));
-	strcpy(buf, line);
-	for (tok = strtok_r(buf, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save)) {
-		ck_assert_int_lt(n, (int)ARRAY_SIZE(args) - 1);
-		args[n++] = tok;
-	}
-	args[n] = NULL;
-	run_cli(res, args);
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
+#include "cli_exec.h"
 
 static const char *const keys[] = {
 	"ret",
@@ -128,7 +35,7 @@ static void expect_json(const struct cli_result *res)
 	size_t i;
 
 	ck_assert_msg(res->status == 0, "exit %d: %s", res->status, res->err);
-	ck_assert_int_eq(count_lines(res->out), 1);
+	ck_assert_int_eq(cli_lines(res->out), 1);
 	ck_assert(res->out[0] == '{');
 	/* every key, once, in the contract's order */
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -190,7 +97,7 @@ START_TEST(test_keys_present)
 	static const char a[] = "run";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"leaks\":0");
 	expect_field(&r, "\"warnings\":0");
@@ -228,21 +135,17 @@ START_TEST(test_bad_args)
 {
 	struct cli_result r;
 
-	run_cli_line(&r, bad_args[_i]);
-	ck_assert_msg(r.status == 2, "%s: exit %d", bad_args[_i], r.status);
-	ck_assert_msg(count_lines(r.err) == 1, "stderr: '%s'", r.err);
-	ck_assert_str_eq(r.out, "");
+	cli_exec_line(&r, bad_args[_i]);
+	cli_expect_usage_error(&r, bad_args[_i]);
 }
 END_TEST
 
 START_TEST(test_no_command)
 {
-	static const char a[] = "";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
-	ck_assert_int_eq(r.status, 2);
-	ck_assert_int_eq(count_lines(r.err), 1);
+	cli_exec_line(&r, "");
+	cli_expect_usage_error(&r, "iomapsim");
 }
 END_TEST
 
@@ -251,7 +154,7 @@ START_TEST(test_help)
 	static const char a[] = "run --help";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert(strstr(r.out, "--fs-block"));
 }
@@ -263,7 +166,7 @@ START_TEST(test_ref_sync_read)
 	static const char a[] = "run --op read --pos 8192 --len 4096";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":4096");
 	expect_field(&r, "\"queued\":false");
@@ -290,7 +193,7 @@ START_TEST(test_ref_async_error)
 	static const char a[] = "run --len 4096 --async --fault bio-error:1";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"queued\":true");
 	expect_field(&r, "\"ret\":-5");
@@ -308,7 +211,7 @@ START_TEST(test_ref_hole)
 		"run --len 4096 --map hole:0:65536 --map mapped:65536:983040";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"path\":\"generic\"");
 	expect_field(&r, "\"fallback\":\"not_mapped\"");
@@ -330,7 +233,7 @@ START_TEST(test_inline_byte_length)
 		"run --map inline:0:100 --map mapped:100:4096";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":100");
 	expect_field(&r, "\"path\":\"generic\"");
@@ -338,7 +241,7 @@ START_TEST(test_inline_byte_length)
 	expect_field(&r, "\"ki_pos\":100");
 	expect_field(&r, "\"data\":\"ok\"");
 	/* other extents still start on a block */
-	run_cli_line(&r, partial);
+	cli_exec_line(&r, partial);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_msg(strstr(r.err, "multiples of the block size"), "%s",
 		      r.err);
@@ -357,13 +260,13 @@ START_TEST(test_atomic_map_flag)
 		"run --op write --pos 0 --len 8192 --iocb ATOMIC --map mapped:0:65536:atomic";
 	struct cli_result r;
 
-	run_cli_line(&r, split);
+	cli_exec_line(&r, split);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":-22");
 	expect_field(&r, "\"bios\":0");
 	expect_field(&r, "\"leaks\":0");
 	expect_field(&r, "\"warnings\":0");
-	run_cli_line(&r, whole);
+	cli_exec_line(&r, whole);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":8192");
 	expect_field(&r, "\"bios\":1");
@@ -377,7 +280,7 @@ START_TEST(test_ref_unaligned)
 	static const char a[] = "run --lbs 4096 --pos 512 --len 512";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":-22");
 	expect_field(&r, "\"path\":\"simple\"");
@@ -392,7 +295,7 @@ START_TEST(test_ref_async_read)
 	static const char a[] = "run --async";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":4096");
 	expect_field(&r, "\"completion\":\"end_io\"");
@@ -407,7 +310,7 @@ START_TEST(test_ref_extending_write)
 		"run --op write --pos 1048576 --len 512 --async";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":512");
 	/* why the generic path: a write, or there is no other path */
@@ -426,8 +329,8 @@ START_TEST(test_deterministic)
 		"run --len 65536 --map mapped:0:16384 --map mapped:16384:49152 --map mapped:65536:983040 --complete random --seed 42 --async";
 	struct cli_result r1, r2;
 
-	run_cli_line(&r1, a);
-	run_cli_line(&r2, a);
+	cli_exec_line(&r1, a);
+	cli_exec_line(&r2, a);
 	expect_json(&r1);
 	ck_assert_str_eq(r1.out, r2.out);
 	expect_field(&r1, "\"ret\":65536");
@@ -441,7 +344,7 @@ START_TEST(test_all_options)
 		"run --fs-block 4096 --lbs 512 --size 1m --encrypted --dops end_io --op write --pos 4096 --len 8k --iter iovec:4096,3072,1024@512 --buf-offset 512 --dma-alignment 511 --no-poll --iocb DSYNC,HIPRI --dio-flags FSBLOCK_ALIGNED --done-before 0 --no-simple --complete deferred --seed 7 --fault begin-error:EIO:5 --fault short-pin:9:4096 --fault alloc-fail:99 --iomap next --write-cache --fua";
 	struct cli_result r;
 
-	run_cli_line(&r, a);
+	cli_exec_line(&r, a);
 	expect_json(&r);
 	expect_field(&r, "\"ret\":8192");
 }
@@ -451,7 +354,7 @@ END_TEST
 
 static void bench(struct cli_result *res, const char *line)
 {
-	run_cli_line(res, line);
+	cli_exec_line(res, line);
 	ck_assert_msg(res->status == 0, "exit %d: %s", res->status, res->err);
 }
 
@@ -544,10 +447,8 @@ START_TEST(test_bench_bad_args)
 {
 	struct cli_result res;
 
-	run_cli_line(&res, bench_bad[_i]);
-	ck_assert_int_eq(res.status, 2);
-	ck_assert_int_eq(count_lines(res.err), 1);
-	ck_assert_str_eq(res.out, "");
+	cli_exec_line(&res, bench_bad[_i]);
+	cli_expect_usage_error(&res, bench_bad[_i]);
 }
 END_TEST
 
