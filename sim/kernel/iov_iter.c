@@ -437,22 +437,25 @@ static bool page_copy_sane(struct page *page, size_t offset, size_t n)
 	return true;
 }
 
-size_t copy_page_to_iter(struct page *page, size_t offset, size_t bytes,
-			 struct iov_iter *i)
+/*
+ * One page at a time, as the kernel's copy_page_to_iter() and
+ * copy_page_from_iter() map one page at a time; a short copy ends it.
+ */
+static size_t copy_page_iter(struct page *page, size_t offset, size_t bytes,
+			     struct iov_iter *i, bool to_iter)
 {
 	size_t res = 0;
 
-	if (!page_copy_sane(page, offset, bytes))
-		return 0;
-	if (WARN_ON_ONCE(i->data_source))
-		return 0;
 	page = nth_page(page, offset / PAGE_SIZE);
 	offset %= PAGE_SIZE;
 	for (;;) {
 		char *kaddr = page_address(page);
 		size_t n = min(bytes, (size_t)PAGE_SIZE - offset);
 
-		n = copy_to_iter(kaddr + offset, n, i);
+		if (to_iter)
+			n = copy_to_iter(kaddr + offset, n, i);
+		else
+			n = copy_from_iter(kaddr + offset, n, i);
 		res += n;
 		bytes -= n;
 		if (!bytes || !n)
@@ -466,31 +469,22 @@ size_t copy_page_to_iter(struct page *page, size_t offset, size_t bytes,
 	return res;
 }
 
+size_t copy_page_to_iter(struct page *page, size_t offset, size_t bytes,
+			 struct iov_iter *i)
+{
+	if (!page_copy_sane(page, offset, bytes))
+		return 0;
+	if (WARN_ON_ONCE(i->data_source))
+		return 0;
+	return copy_page_iter(page, offset, bytes, i, true);
+}
+
 size_t copy_page_from_iter(struct page *page, size_t offset, size_t bytes,
 			   struct iov_iter *i)
 {
-	size_t res = 0;
-
 	if (!page_copy_sane(page, offset, bytes))
 		return 0;
-	page = nth_page(page, offset / PAGE_SIZE);
-	offset %= PAGE_SIZE;
-	for (;;) {
-		char *kaddr = page_address(page);
-		size_t n = min(bytes, (size_t)PAGE_SIZE - offset);
-
-		n = copy_from_iter(kaddr + offset, n, i);
-		res += n;
-		bytes -= n;
-		if (!bytes || !n)
-			break;
-		offset += n;
-		if (offset == PAGE_SIZE) {
-			page = nth_page(page, 1);
-			offset = 0;
-		}
-	}
-	return res;
+	return copy_page_iter(page, offset, bytes, i, false);
 }
 
 size_t copy_folio_to_iter(struct folio *folio, size_t offset, size_t bytes,
