@@ -107,24 +107,25 @@ bool sim_fault_alloc_fail(const struct sim_alloc_site *site, gfp_t gfp)
 	return fail;
 }
 
-u64 sim_fault_alloc_seen(void)
+/* A counter the allocation hook bumps under fault_lock, read whole. */
+static u64 fault_counter_read(const u64 *counter)
 {
 	u64 n;
 
 	pthread_mutex_lock(&fault_lock);
-	n = seen;
+	n = *counter;
 	pthread_mutex_unlock(&fault_lock);
 	return n;
 }
 
+u64 sim_fault_alloc_seen(void)
+{
+	return fault_counter_read(&seen);
+}
+
 u64 sim_fault_alloc_injected(void)
 {
-	u64 n;
-
-	pthread_mutex_lock(&fault_lock);
-	n = injected;
-	pthread_mutex_unlock(&fault_lock);
-	return n;
+	return fault_counter_read(&injected);
 }
 
 void sim_fault_short_pin_set(u64 nth, size_t bytes)

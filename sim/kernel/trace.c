@@ -360,24 +360,25 @@ void sim_trace_reset(void)
 	ring_unlock(locked);
 }
 
-u64 sim_trace_count(void)
+/* A ring total that sim_trace() updates with the ring, read whole. */
+static u64 ring_read(const u64 *total)
 {
 	bool locked = ring_lock();
 	u64 n;
 
-	n = nr_records;
+	n = *total;
 	ring_unlock(locked);
 	return n;
 }
 
+u64 sim_trace_count(void)
+{
+	return ring_read(&nr_records);
+}
+
 u64 sim_trace_hash(void)
 {
-	bool locked = ring_lock();
-	u64 h;
-
-	h = hash;
-	ring_unlock(locked);
-	return h;
+	return ring_read(&hash);
 }
 
 bool sim_trace_get(unsigned int back, char *buf, size_t len)
