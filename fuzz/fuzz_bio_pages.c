@@ -296,11 +296,7 @@ static int round_pages(struct state *s, struct bio *bio)
 	return 0;
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	fuzz_engine_start();
-	return 0;
-}
+FUZZ_ENGINE_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
@@ -310,9 +306,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	unsigned int rounds;
 
 	memset(s, 0, sizeof(*s));
-	fuzz_in_init(&in, data, size);
-	fuzz_accounting_begin();
-	fuzz_set_describer(describe, s);
+	fuzz_input_begin(&in, data, size, describe, s);
 
 	fuzz_take_header(&in, &s->h, sizeof(s->h));
 	/* DISCARD has no pages and never reaches a bio */
@@ -372,7 +366,6 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	sim_fault_reset();
 	/* cached bios are fs_bio_set's, not this input's: give them back */
 	bio_sim_drain_caches();
-	fuzz_accounting_check(0, 0, NULL);
-	fuzz_set_describer(NULL, NULL);
+	fuzz_input_end(0, 0, NULL);
 	return 0;
 }

@@ -137,6 +137,20 @@ void fuzz_accounting_check(long warnings, long violations,
 			  sim_warnings(), warnings, sim_report_last());
 }
 
+void fuzz_input_begin(struct fuzz_in *in, const u8 *data, size_t size,
+		      void (*describe)(FILE *out, void *arg), void *arg)
+{
+	fuzz_in_init(in, data, size);
+	fuzz_accounting_begin();
+	fuzz_set_describer(describe, arg);
+}
+
+void fuzz_input_end(long warnings, long violations, const char *const *ignore)
+{
+	fuzz_accounting_check(warnings, violations, ignore);
+	fuzz_set_describer(NULL, NULL);
+}
+
 bool fuzz_quiet(bool quiet)
 {
 	return sim_report_quiet(quiet);

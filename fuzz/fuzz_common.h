@@ -111,10 +111,28 @@ void fuzz_accounting_check(long warnings, long violations,
 			   const char *const *ignore);
 
 /*
+ * One input of a target whose gauges cover the whole input:
+ * fuzz_input_begin() reads @data through @in, snapshots the accounting
+ * and installs @describe(@arg) for a failure; fuzz_input_end() checks
+ * the accounting (as fuzz_accounting_check()) and drops the describer.
+ */
+void fuzz_input_begin(struct fuzz_in *in, const u8 *data, size_t size,
+		      void (*describe)(FILE *out, void *arg), void *arg);
+void fuzz_input_end(long warnings, long violations, const char *const *ignore);
+
+/*
  * LLVMFuzzerInitialize()'s engine: the deterministic one, seed 1, so that
  * every run of an input (fuzzer, replay, CTest) takes the same schedule.
  */
 void fuzz_engine_start(void);
+
+/* The LLVMFuzzerInitialize() of a target that needs only the engine. */
+#define FUZZ_ENGINE_INITIALIZE()                          \
+	int LLVMFuzzerInitialize(int *argc, char ***argv) \
+	{                                                 \
+		fuzz_engine_start();                      \
+		return 0;                                 \
+	}
 
 /* Keep WARN splats for expected warnings off stderr; returns old value. */
 bool fuzz_quiet(bool quiet);

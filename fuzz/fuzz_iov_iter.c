@@ -356,11 +356,7 @@ static void run_op(struct state *s, struct fuzz_in *in, unsigned int op)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	fuzz_engine_start();
-	return 0;
-}
+FUZZ_ENGINE_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
@@ -370,9 +366,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct fuzz_in in;
 
 	memset(s, 0, sizeof(*s));
-	fuzz_in_init(&in, data, size);
-	fuzz_accounting_begin();
-	fuzz_set_describer(describe, s);
+	fuzz_input_begin(&in, data, size, describe, s);
 
 	fuzz_take_header(&in, &h, sizeof(h));
 	iter_build(&s->is, &h, &in, NR_TYPES);
@@ -384,7 +378,6 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		run_op(s, &in, op);
 		iter_check(&s->is, op_name[op]);
 	}
-	fuzz_accounting_check(s->warnings, 0, NULL);
-	fuzz_set_describer(NULL, NULL);
+	fuzz_input_end(s->warnings, 0, NULL);
 	return 0;
 }
