@@ -48,31 +48,29 @@ prog="check-tree"
 . "$top/scripts/lib/tree-opts.sh"
 
 tree=
-while [ $# -gt 0 ]; do
-	tree_common_opt "$@"
-	if [ "$shifted" -gt 0 ]; then
-		shift "$shifted"
-		continue
-	fi
+
+# the tree is taken wherever it stands among the options
+tree_opt() {
 	case $1 in
 	--fuzz)
-		[ $# -ge 2 ] || die "--fuzz needs a number of seconds"
+		tree_opt_value "a number of seconds" "$@"
 		fuzz=$2
-		shift 2
 		;;
 	--ktap)
-		[ $# -ge 2 ] || die "--ktap needs a file"
+		tree_opt_value "a file" "$@"
 		ktap=$2
-		shift 2
 		;;
-	-*) die "unknown option '$1' (try --help)" ;;
+	-*) ;;
 	*)
 		[ -z "$tree" ] || die "one tree at a time ('$tree', then '$1')"
 		tree=$1
-		shift
+		shifted=1
 		;;
 	esac
-done
+}
+
+tree_parse_opts "$@"
+shift "$opts_used"
 [ -n "$tree" ] || die "usage: check-tree.sh PATH [--fuzz SECONDS] [--ktap FILE]"
 case $fuzz in '' | *[!0-9]*) die "--fuzz $fuzz: not a number of seconds" ;; esac
 case $count in '' | *[!0-9]*) die "--count $count: not a number" ;; esac

@@ -41,26 +41,22 @@ prog="tree-diff"
 # shellcheck source-path=SCRIPTDIR source=lib/tree-opts.sh
 . "$top/scripts/lib/tree-opts.sh"
 
-while [ $# -gt 0 ]; do
-	tree_common_opt "$@"
-	if [ "$shifted" -gt 0 ]; then
-		shift "$shifted"
-		continue
-	fi
+# the options come before the two trees
+tree_opt() {
 	case $1 in
 	--json | --markdown | --summary)
 		format=$1
-		shift
+		shifted=1
 		;;
 	--keep)
-		[ $# -ge 2 ] || die "--keep needs a folder"
+		tree_opt_value "a folder" "$@"
 		keep=$2
-		shift 2
 		;;
-	-*) die "unknown option '$1' (try --help)" ;;
-	*) break ;;
 	esac
-done
+}
+
+tree_parse_opts "$@"
+shift "$opts_used"
 [ $# -eq 2 ] || die "want two trees: tree-diff.sh [OPTIONS] A B (a kernel tree path or 'embedded')"
 case $count in '' | *[!0-9]*) die "--count $count: not a number" ;; esac
 
