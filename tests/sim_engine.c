@@ -225,16 +225,23 @@ static long fake_inflight(struct sim_source *src)
 	return container_of(src, struct fake_source, src)->inflight;
 }
 
-START_TEST(test_external_source_polled_when_idle)
+/* A source with one request in flight, whose completion completes done. */
+static void fake_source_start(struct fake_source *f)
 {
-	struct fake_source f = {
+	*f = (struct fake_source){
 		.src = { .poll = fake_poll, .inflight = fake_inflight },
 		.ev = { .fn = complete_fn, .ctx = SIM_CTX_HARDIRQ, .cpu = -1 },
 		.inflight = 1,
 	};
-
 	init_completion(&done);
-	sim_engine_add_source(&f.src);
+	sim_engine_add_source(&f->src);
+}
+
+START_TEST(test_external_source_polled_when_idle)
+{
+	struct fake_source f;
+
+	fake_source_start(&f);
 	wait_for_completion(&done);
 	sim_engine_remove_source(&f.src);
 	ck_assert_int_eq(f.polls_waiting, 1);
@@ -244,14 +251,9 @@ END_TEST
 
 START_TEST(test_settle_does_not_wait_on_sources)
 {
-	struct fake_source f = {
-		.src = { .poll = fake_poll, .inflight = fake_inflight },
-		.ev = { .fn = complete_fn, .ctx = SIM_CTX_HARDIRQ, .cpu = -1 },
-		.inflight = 1,
-	};
+	struct fake_source f;
 
-	init_completion(&done);
-	sim_engine_add_source(&f.src);
+	fake_source_start(&f);
 	sim_engine_settle(); /* no time passes: the source is not waited on */
 	ck_assert_int_eq(f.polls_waiting, 0);
 	ck_assert(!completion_done(&done));
