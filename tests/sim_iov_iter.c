@@ -59,6 +59,27 @@ static void assert_iter_eq(const struct iov_iter *a, const struct iov_iter *b)
 	ck_assert_uint_eq(a->nr_segs, b->nr_segs);
 }
 
+/*
+ * @i stands at @off bytes into segment @seg (an element of its iovec,
+ * kvec or bvec array), with @nr_segs segments and @count bytes left.
+ */
+static void assert_iter_at(const struct iov_iter *i, const void *seg,
+			   size_t off, unsigned long nr_segs, size_t count)
+{
+	const void *cur;
+
+	if (iov_iter_is_bvec(i))
+		cur = i->bvec;
+	else if (iov_iter_is_kvec(i))
+		cur = i->kvec;
+	else
+		cur = iter_iov(i);
+	ck_assert_ptr_eq(cur, seg);
+	ck_assert_uint_eq(i->iov_offset, off);
+	ck_assert_uint_eq(i->nr_segs, nr_segs);
+	ck_assert_uint_eq(i->count, count);
+}
+
 static bool all_bytes(const void *buf, size_t len, unsigned char v)
 {
 	const unsigned char *b = buf;
@@ -214,20 +235,11 @@ START_TEST(test_iovec_advance_skips_empty_segments)
 	ck_assert_uint_eq(i.iov_offset, 99);
 	ck_assert_uint_eq(i.nr_segs, 6);
 	iov_iter_advance(&i, 1);
-	ck_assert_ptr_eq(iter_iov(&i), &iov[3]);
-	ck_assert_uint_eq(i.iov_offset, 0);
-	ck_assert_uint_eq(i.nr_segs, 3);
-	ck_assert_uint_eq(i.count, 4146);
+	assert_iter_at(&i, &iov[3], 0, 3, 4146);
 	iov_iter_advance(&i, 4096 + 10);
-	ck_assert_ptr_eq(iter_iov(&i), &iov[5]);
-	ck_assert_uint_eq(i.iov_offset, 10);
-	ck_assert_uint_eq(i.nr_segs, 1);
-	ck_assert_uint_eq(i.count, 40);
+	assert_iter_at(&i, &iov[5], 10, 1, 40);
 	iov_iter_advance(&i, 40);
-	ck_assert_ptr_eq(iter_iov(&i), &iov[6]);
-	ck_assert_uint_eq(i.iov_offset, 0);
-	ck_assert_uint_eq(i.nr_segs, 0);
-	ck_assert_uint_eq(i.count, 0);
+	assert_iter_at(&i, &iov[6], 0, 0, 0);
 }
 END_TEST
 
@@ -322,15 +334,9 @@ START_TEST(test_iovec_revert_lands_in_previous_segment)
 	ck_assert_ptr_eq(iter_iov(&i), &iov[3]);
 	ck_assert_uint_eq(i.iov_offset, 0);
 	iov_iter_revert(&i, 1);
-	ck_assert_ptr_eq(iter_iov(&i), &iov[1]);
-	ck_assert_uint_eq(i.iov_offset, 199);
-	ck_assert_uint_eq(i.nr_segs, 3);
-	ck_assert_uint_eq(i.count, 51);
+	assert_iter_at(&i, &iov[1], 199, 3, 51);
 	iov_iter_revert(&i, 250);
-	ck_assert_ptr_eq(iter_iov(&i), &iov[0]);
-	ck_assert_uint_eq(i.iov_offset, 49);
-	ck_assert_uint_eq(i.nr_segs, 4);
-	ck_assert_uint_eq(i.count, 301);
+	assert_iter_at(&i, &iov[0], 49, 4, 301);
 }
 END_TEST
 
@@ -348,10 +354,7 @@ START_TEST(test_iovec_roundtrip_from_leading_empty_segment)
 	iov_iter_init(&i, ITER_DEST, iov, 2, 10);
 	iov_iter_advance(&i, 5);
 	iov_iter_revert(&i, 5);
-	ck_assert_ptr_eq(iter_iov(&i), &iov[1]);
-	ck_assert_uint_eq(i.iov_offset, 0);
-	ck_assert_uint_eq(i.nr_segs, 1);
-	ck_assert_uint_eq(i.count, 10);
+	assert_iter_at(&i, &iov[1], 0, 1, 10);
 }
 END_TEST
 
@@ -368,10 +371,7 @@ START_TEST(test_kvec_advance_revert)
 	iov_iter_advance(&i, 10);
 	start = i;
 	iov_iter_advance(&i, 5000);
-	ck_assert_ptr_eq(i.kvec, &kv[2]);
-	ck_assert_uint_eq(i.iov_offset, 10);
-	ck_assert_uint_eq(i.nr_segs, 1);
-	ck_assert_uint_eq(i.count, 54);
+	assert_iter_at(&i, &kv[2], 10, 1, 54);
 	iov_iter_revert(&i, 5000);
 	assert_iter_eq(&i, &start);
 	kfree(a);
@@ -401,10 +401,7 @@ START_TEST(test_bvec_advance_revert)
 	ck_assert_uint_eq(i.nr_segs, 3);
 	start = i;
 	iov_iter_advance(&i, 4096 + 96 + 1500);
-	ck_assert_ptr_eq(i.bvec, &bv[3]);
-	ck_assert_uint_eq(i.iov_offset, 1500);
-	ck_assert_uint_eq(i.nr_segs, 1);
-	ck_assert_uint_eq(i.count, 500);
+	assert_iter_at(&i, &bv[3], 1500, 1, 500);
 	iov_iter_revert(&i, 4096 + 96 + 1500);
 	assert_iter_eq(&i, &start);
 	/* within the multi-page bvec, across its page boundary */
@@ -1126,10 +1123,7 @@ START_TEST(test_extract_bvec_contiguous)
 	ck_assert_ptr_eq(pages[4], virt_to_page(mem + 7 * PAGE_SIZE));
 	ck_assert_int_eq(sim_page_pincount(pages[0]), 0);
 	ck_assert_int_eq(sim_page_pincount(pages[4]), 0);
-	ck_assert_ptr_eq(i.bvec, &bv[3]);
-	ck_assert_uint_eq(i.iov_offset, 0);
-	ck_assert_uint_eq(i.nr_segs, 2);
-	ck_assert_uint_eq(i.count, 3 * PAGE_SIZE);
+	assert_iter_at(&i, &bv[3], 0, 2, 3 * PAGE_SIZE);
 
 	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
 	ck_assert_int_eq(n, PAGE_SIZE);
