@@ -11,7 +11,7 @@
  *
  * Cost when tracing is off (sim_trace_enable(false), the kernel's disabled
  * static key): the pure trace events (iomap_iter, _dstmap, _srcmap,
- * _invalidate_fail) are one predictable branch on the sim_trace_on global,
+ * _invalidate_fail) are one predictable branch on sim_tracing(),
  * inline at the call site, with no call.  The three that also feed the
  * simulator's counters and the request observer (dio_rw_begin, _queued,
  * _complete) are one branch on sim_watch (<sim/trace.h>): they call out
@@ -49,13 +49,13 @@ void __trace_iomap_map(const char *event, struct inode *inode,
 		const struct iomap *iomap);
 #define trace_iomap_iter_dstmap(inode, iomap)				\
 	do {								\
-		if (unlikely(sim_trace_on))				\
+		if (sim_tracing())				\
 			__trace_iomap_map("iomap_iter_dstmap", inode,	\
 					  iomap);			\
 	} while (0)
 #define trace_iomap_iter_srcmap(inode, iomap)				\
 	do {								\
-		if (unlikely(sim_trace_on))				\
+		if (sim_tracing())				\
 			__trace_iomap_map("iomap_iter_srcmap", inode,	\
 					  iomap);			\
 	} while (0)
@@ -105,7 +105,7 @@ void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 		u64 length);
 #define trace_iomap_dio_invalidate_fail(inode, offset, length)		\
 	do {								\
-		if (unlikely(sim_trace_on))				\
+		if (sim_tracing())				\
 			__trace_iomap_dio_invalidate_fail(inode, offset, \
 							  length);	\
 	} while (0)

@@ -180,7 +180,7 @@ int fusevfs_ctl_open(struct fusevfs_mount *m, uint64_t ino,
 		break;
 	case FUSEVFS_CTL_TRACE:
 		/* an empty file would look like a stack that did nothing */
-		if (!READ_ONCE(sim_trace_on))
+		if (!sim_tracing())
 			fprintf(f, "# trace ring disabled: mount with -o "
 				   "trace=on, or write 1 to this file\n");
 		sim_trace_dump(f, TRACE_LINES);

@@ -16,10 +16,20 @@
 
 extern bool sim_trace_on;
 
+/*
+ * Whether the ring records: the test a tracepoint's static key makes.  A
+ * relaxed atomic load (a plain move on x86): the mount's control file
+ * turns tracing on and off while workers run trace points.
+ */
+static inline bool sim_tracing(void)
+{
+	return unlikely(__atomic_load_n(&sim_trace_on, __ATOMIC_RELAXED));
+}
+
 void __sim_trace(const char *event, const char *fmt, ...) __printf(2, 3);
 #define sim_trace(event, fmt, ...)                              \
 	do {                                                    \
-		if (unlikely(sim_trace_on))                     \
+		if (sim_tracing())                              \
 			__sim_trace(event, fmt, ##__VA_ARGS__); \
 	} while (0)
 
