@@ -7,7 +7,6 @@
  */
 #include <sys/prctl.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -19,17 +18,6 @@
 #include "backend.h"
 
 DEFINE_SIM_GAUGE(bdev_inflight, "bdev_inflight");
-
-void sim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 bool sim_backend_ours(struct block_device *bdev)
 {

@@ -12,6 +12,7 @@
 #include <sim/bdev.h>
 #include <sim/engine.h>
 #include <sim/stats.h>
+#include "err-host.h"
 
 /*
  * Every backend's device starts with this: the block_device the layers
@@ -118,9 +119,6 @@ static inline bool sim_backend_threaded(void)
 	       sim_engine_kind() == SIM_ENGINE_THREADED;
 }
 
-/* Safe error-line writer: @err may be NULL. */
-void sim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
-	__printf(3, 4);
 int sim_backend_check_geometry(const char *kind, u64 size,
 			       unsigned int *lbs, unsigned int *pbs,
 			       unsigned int *dma_alignment, char *err,

@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,21 +23,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <blkid/blkid.h>
+#include "err-host.h"
 #include "file-host.h"
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static bool pow2(unsigned long v)
 {
@@ -186,9 +172,9 @@ static int dio_align(struct bfh_target *t, const char *path, char *err,
 	if (statx(t->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
 	    (stx.stx_mask & STATX_DIOALIGN)) {
 		if (!stx.stx_dio_offset_align || !stx.stx_dio_mem_align) {
-			seterr(err, errlen,
-			       "%s: does not support O_DIRECT (statx: no direct I/O alignment)",
-			       path);
+			sim_bdev_err(err, errlen,
+				     "%s: does not support O_DIRECT (statx: no direct I/O alignment)",
+				     path);
 			return -EINVAL;
 		}
 		t->dio_mem_align = stx.stx_dio_mem_align;
@@ -208,9 +194,9 @@ static int dio_align(struct bfh_target *t, const char *path, char *err,
 		return 0;
 	}
 	if (probe_dio_align(t)) {
-		seterr(err, errlen,
-		       "%s: does not support O_DIRECT (trial reads with 512 to 4096 byte alignment failed)",
-		       path);
+		sim_bdev_err(err, errlen,
+			     "%s: does not support O_DIRECT (trial reads with 512 to 4096 byte alignment failed)",
+			     path);
 		return -EINVAL;
 	}
 	return 0;
@@ -226,18 +212,18 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 	t->fd = -1;
 	if (stat(path, &st)) {
 		e = errno;
-		seterr(err, errlen, "%s: %s", path, strerror(e));
+		sim_bdev_err(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		seterr(err, errlen,
-		       "%s: is a directory, not a regular file or block device",
-		       path);
+		sim_bdev_err(err, errlen,
+			     "%s: is a directory, not a regular file or block device",
+			     path);
 		return -EISDIR;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		seterr(err, errlen, "%s: not a regular file or block device",
-		       path);
+		sim_bdev_err(err, errlen,
+			     "%s: not a regular file or block device", path);
 		return -ENODEV;
 	}
 	t->is_blockdev = S_ISBLK(st.st_mode);
@@ -254,24 +240,24 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 	if (t->fd < 0) {
 		e = errno;
 		if (e == EBUSY) {
-			seterr(err, errlen,
-			       "%s: device is busy (mounted, or opened exclusively by another program)",
-			       path);
+			sim_bdev_err(err, errlen,
+				     "%s: device is busy (mounted, or opened exclusively by another program)",
+				     path);
 			return -EBUSY;
 		}
 		if (e == EINVAL) {
-			seterr(err, errlen,
-			       "%s: does not support O_DIRECT (open: %s)",
-			       path, strerror(e));
+			sim_bdev_err(err, errlen,
+				     "%s: does not support O_DIRECT (open: %s)",
+				     path, strerror(e));
 			return -EINVAL;
 		}
 		if (!read_only && (e == EROFS || e == EACCES || e == EPERM)) {
-			seterr(err, errlen,
-			       "%s: read-only (%s), but writes were asked for",
-			       path, strerror(e));
+			sim_bdev_err(err, errlen,
+				     "%s: read-only (%s), but writes were asked for",
+				     path, strerror(e));
 			return -EROFS;
 		}
-		seterr(err, errlen, "%s: %s", path, strerror(e));
+		sim_bdev_err(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
 
@@ -280,16 +266,16 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 		int ro = 0;
 
 		if (!read_only && !ioctl(t->fd, BLKROGET, &ro) && ro) {
-			seterr(err, errlen,
-			       "%s: read-only (read-only block device), but writes were asked for",
-			       path);
+			sim_bdev_err(err, errlen,
+				     "%s: read-only (read-only block device), but writes were asked for",
+				     path);
 			ret = -EROFS;
 			goto fail;
 		}
 		if (ioctl(t->fd, BLKGETSIZE64, &size)) {
 			e = errno;
-			seterr(err, errlen, "%s: BLKGETSIZE64: %s", path,
-			       strerror(e));
+			sim_bdev_err(err, errlen, "%s: BLKGETSIZE64: %s", path,
+				     strerror(e));
 			ret = -e;
 			goto fail;
 		}
@@ -307,9 +293,9 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 	if (ret)
 		goto fail;
 	if (!pow2(t->dio_mem_align) || !pow2(t->dio_offset_align)) {
-		seterr(err, errlen,
-		       "%s: odd O_DIRECT alignment (memory %u, offset %u)",
-		       path, t->dio_mem_align, t->dio_offset_align);
+		sim_bdev_err(err, errlen,
+			     "%s: odd O_DIRECT alignment (memory %u, offset %u)",
+			     path, t->dio_mem_align, t->dio_offset_align);
 		ret = -EINVAL;
 		goto fail;
 	}
