@@ -31,26 +31,7 @@ static bool pow2(unsigned long v)
 	return v && !(v & (v - 1));
 }
 
-/* One unsigned number from a sysfs file; false if absent. */
-static bool sysfs_read_uint(const char *dir, const char *name,
-			    unsigned long *v)
-{
-	char path[256], buf[64];
-	FILE *f;
-	bool ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return false;
-	*v = strtoul(buf, NULL, 10);
-	return true;
-}
-
+/* The first line of a sysfs file; false if absent. */
 static bool sysfs_read_str(const char *dir, const char *name, char *buf,
 			   size_t len)
 {
@@ -65,6 +46,18 @@ static bool sysfs_read_str(const char *dir, const char *name, char *buf,
 	ok = fgets(buf, (int)len, f) != NULL;
 	fclose(f);
 	return ok;
+}
+
+/* One unsigned number from a sysfs file; false if absent. */
+static bool sysfs_read_uint(const char *dir, const char *name,
+			    unsigned long *v)
+{
+	char buf[64];
+
+	if (!sysfs_read_str(dir, name, buf, sizeof(buf)))
+		return false;
+	*v = strtoul(buf, NULL, 10);
+	return true;
 }
 
 static void blockdev_queue(struct bfh_target *t, dev_t rdev)
