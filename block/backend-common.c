@@ -328,10 +328,10 @@ void sim_bdev_timer_stop(struct sim_bdev_timer *t)
  * defaults (512-byte sectors, physical = logical, 512-byte DMA alignment)
  * and check what the caller chose, with a one-line reason on error.
  */
-int sim_backend_check_geometry(const char *kind, u64 size,
-			       unsigned int *lbs, unsigned int *pbs,
-			       unsigned int *dma_alignment, char *err,
-			       size_t errlen)
+static int sim_backend_check_geometry(const char *kind, u64 size,
+				      unsigned int *lbs, unsigned int *pbs,
+				      unsigned int *dma_alignment, char *err,
+				      size_t errlen)
 {
 	if (!*lbs)
 		*lbs = SECTOR_SIZE;
@@ -364,5 +364,33 @@ int sim_backend_check_geometry(const char *kind, u64 size,
 			     kind, *dma_alignment);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int sim_backend_mem_limits(struct queue_limits *lim, const char *kind,
+			   u64 size, unsigned int lbs, unsigned int pbs,
+			   unsigned int dma_alignment, unsigned int max_sectors,
+			   bool write_cache, bool fua, bool no_poll, char *err,
+			   size_t errlen)
+{
+	int rc;
+
+	rc = sim_backend_check_geometry(kind, size, &lbs, &pbs, &dma_alignment,
+					err, errlen);
+	if (rc)
+		return rc;
+	*lim = (struct queue_limits){
+		.logical_block_size = lbs,
+		.physical_block_size = pbs,
+		.max_hw_sectors = max_sectors,
+		.max_sectors = max_sectors,
+		.dma_alignment = dma_alignment,
+		/* ->submit never sleeps: REQ_NOWAIT and polling are fine */
+		.features = BLK_FEAT_NOWAIT | (no_poll ? 0 : BLK_FEAT_POLL),
+	};
+	if (write_cache)
+		lim->features |= BLK_FEAT_WRITE_CACHE;
+	if (fua)
+		lim->features |= BLK_FEAT_FUA;
 	return 0;
 }

@@ -124,7 +124,7 @@ struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
 					  char *err, size_t errlen)
 {
 	struct sim_null_opts o = opts ? *opts : (struct sim_null_opts){ 0 };
-	struct queue_limits lim = { 0 };
+	struct queue_limits lim;
 	struct null_dev *nd;
 	int rc;
 
@@ -132,9 +132,10 @@ struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
 		o.name = "nullb0";
 	if (!o.size)
 		o.size = 250ull << 30;
-	rc = sim_backend_check_geometry("null", o.size, &o.logical_block_size,
-					&o.physical_block_size,
-					&o.dma_alignment, err, errlen);
+	rc = sim_backend_mem_limits(&lim, "null", o.size, o.logical_block_size,
+				    o.physical_block_size, o.dma_alignment,
+				    o.max_sectors, o.write_cache, o.fua,
+				    o.no_poll, err, errlen);
 	if (rc)
 		return ERR_PTR(rc);
 	if (o.irqmode != SIM_NULL_IRQ_NONE && o.irqmode != SIM_NULL_IRQ_TIMER) {
@@ -153,16 +154,6 @@ struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
 	nd->completion_nsec = o.completion_nsec;
 	sim_bdev_timer_init(&nd->timer, "nullb-timer", SIM_CTX_HARDIRQ);
 
-	lim.logical_block_size = o.logical_block_size;
-	lim.physical_block_size = o.physical_block_size;
-	lim.max_hw_sectors = o.max_sectors;
-	lim.max_sectors = o.max_sectors;
-	lim.dma_alignment = o.dma_alignment;
-	lim.features = BLK_FEAT_NOWAIT | (o.no_poll ? 0 : BLK_FEAT_POLL);
-	if (o.write_cache)
-		lim.features |= BLK_FEAT_WRITE_CACHE;
-	if (o.fua)
-		lim.features |= BLK_FEAT_FUA;
 	sim_backend_init(&nd->be, &sim_null_ops, o.name,
 			 o.size >> SECTOR_SHIFT, &lim, false);
 	return &nd->be.bdev;

@@ -222,7 +222,7 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 					 char *err, size_t errlen)
 {
 	struct sim_ram_opts o = opts ? *opts : (struct sim_ram_opts){ 0 };
-	struct queue_limits lim = { 0 };
+	struct queue_limits lim;
 	struct ram_dev *rd;
 	int rc;
 
@@ -230,11 +230,14 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 		o.name = "ram0";
 	if (!o.size)
 		o.size = 64ull << 20;
-	rc = sim_backend_check_geometry("ram", o.size, &o.logical_block_size,
-					&o.physical_block_size,
-					&o.dma_alignment, err, errlen);
+	rc = sim_backend_mem_limits(&lim, "ram", o.size, o.logical_block_size,
+				    o.physical_block_size, o.dma_alignment,
+				    o.max_sectors, o.write_cache, o.fua,
+				    o.no_poll, err, errlen);
 	if (rc)
 		return ERR_PTR(rc);
+	lim.io_min = o.io_min;
+	lim.io_opt = o.io_opt;
 
 	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
@@ -253,19 +256,6 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 			goto nomem_free;
 	}
 
-	lim.logical_block_size = o.logical_block_size;
-	lim.physical_block_size = o.physical_block_size;
-	lim.io_min = o.io_min;
-	lim.io_opt = o.io_opt;
-	lim.max_hw_sectors = o.max_sectors;
-	lim.max_sectors = o.max_sectors;
-	lim.dma_alignment = o.dma_alignment;
-	/* ends bios at once and never blocks: REQ_NOWAIT and polling are fine */
-	lim.features = BLK_FEAT_NOWAIT | (o.no_poll ? 0 : BLK_FEAT_POLL);
-	if (o.write_cache)
-		lim.features |= BLK_FEAT_WRITE_CACHE;
-	if (o.fua)
-		lim.features |= BLK_FEAT_FUA;
 	sim_backend_init(&rd->be, &sim_ram_ops, o.name,
 			 o.size >> SECTOR_SHIFT, &lim, o.read_only);
 	return &rd->be.bdev;

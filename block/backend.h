@@ -119,9 +119,16 @@ static inline bool sim_backend_threaded(void)
 	       sim_engine_kind() == SIM_ENGINE_THREADED;
 }
 
-int sim_backend_check_geometry(const char *kind, u64 size,
-			       unsigned int *lbs, unsigned int *pbs,
-			       unsigned int *dma_alignment, char *err,
-			       size_t errlen);
+/*
+ * The queue limits of a memory-backed device (ram, null) from its options:
+ * the geometry checked, a zero one given its default (512-byte sectors,
+ * physical = logical, 512-byte DMA alignment), the other limits zero for
+ * sim_backend_init() to fill in.  0, or -EINVAL with a line in @err.
+ */
+int sim_backend_mem_limits(struct queue_limits *lim, const char *kind,
+			   u64 size, unsigned int lbs, unsigned int pbs,
+			   unsigned int dma_alignment, unsigned int max_sectors,
+			   bool write_cache, bool fua, bool no_poll, char *err,
+			   size_t errlen);
 
 #endif /* _BLOCK_BACKEND_H */
