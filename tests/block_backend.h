@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers shared by the backend suites (tests/block_backend_*.c): bios
- * over a kernel buffer, synchronous and asynchronous, and patterns.
+ * over a kernel buffer, synchronous and asynchronous, patterns, and test
+ * cases with their own fixture (block_submit.c uses those too).
  */
 #ifndef _TESTS_BLOCK_BACKEND_H
 #define _TESTS_BLOCK_BACKEND_H
@@ -151,13 +152,23 @@ static inline void bb_threaded_setup(void)
 	sim_test_setup_opts(&o);
 }
 
-static inline TCase *bb_threaded_tcase(const char *name)
+/*
+ * A test case with its own checked fixture and sim_tcase()'s minute to
+ * run, but made with tcase_create(): not named in the expectation table.
+ */
+static inline TCase *bb_tcase(const char *name, void (*setup)(void),
+			      void (*teardown)(void))
 {
 	TCase *tc = tcase_create(name);
 
-	tcase_add_checked_fixture(tc, bb_threaded_setup, sim_test_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	return tc;
+}
+
+static inline TCase *bb_threaded_tcase(const char *name)
+{
+	return bb_tcase(name, bb_threaded_setup, sim_test_teardown);
 }
 
 #endif /* _TESTS_BLOCK_BACKEND_H */

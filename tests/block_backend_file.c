@@ -969,11 +969,10 @@ END_TEST
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("block_backend_file");
-	TCase *tc = tcase_create("file");
-	TCase *thr = tcase_create("file-threaded");
+	TCase *tc = bb_tcase("file", sim_test_setup, file_teardown);
+	TCase *thr =
+		bb_tcase("file-threaded", bb_threaded_setup, file_teardown);
 
-	tcase_add_checked_fixture(tc, sim_test_setup, file_teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_file_roundtrip_statx_limits);
 	tcase_add_test(tc, test_file_missing_path);
 	tcase_add_test(tc, test_file_directory);
@@ -992,8 +991,6 @@ static Suite *file_suite(void)
 	tcase_add_test(tc, test_file_loop_read_only);
 	suite_add_tcase(s, tc);
 
-	tcase_add_checked_fixture(thr, bb_threaded_setup, file_teardown);
-	tcase_set_timeout(thr, 60);
 	tcase_add_test(thr, test_file_threaded);
 	tcase_add_test(thr, test_file_thread_ring_event_loop);
 	tcase_add_test(thr, test_file_thread_ring_lone_read_deferred);

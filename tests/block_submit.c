@@ -18,6 +18,7 @@
 #include <sim/report.h>
 #include <sim/stats.h>
 #include <sim/trace.h>
+#include "block_backend.h"
 #include "block_testdev.h"
 #include "harness.h"
 
@@ -964,10 +965,8 @@ static Suite *submit_suite(void)
 {
 	Suite *s = suite_create("block_submit");
 	TCase *tc = sim_tcase("submit");
-	TCase *thr = tcase_create("threaded");
+	TCase *thr = bb_tcase("threaded", setup_threaded, sim_test_teardown);
 
-	tcase_add_checked_fixture(thr, setup_threaded, sim_test_teardown);
-	tcase_set_timeout(thr, 60);
 	tcase_add_test(thr, test_threaded_completions);
 	tcase_add_test(thr, test_threaded_submit_wait);
 	suite_add_tcase(s, thr);
