@@ -136,6 +136,19 @@ static inline void bb_submit_async(struct bio *bio, struct bb_async *a)
 	submit_bio(bio);
 }
 
+/*
+ * Bio @i of a run of @len-byte bios over @buf, back to back from sector
+ * 0 (the i-th covers @buf + @i * @len), submitted to end in @a.
+ */
+static inline void bb_submit_nth(struct block_device *bdev, blk_opf_t opf,
+				 char *buf, unsigned int len, int i,
+				 struct bb_async *a)
+{
+	bb_submit_async(bb_bio(bdev, opf, (sector_t)i * (len >> SECTOR_SHIFT),
+			       buf + (size_t)i * len, len),
+			a);
+}
+
 static inline u64 bb_now_ns(void)
 {
 	struct timespec ts;

@@ -248,10 +248,7 @@ START_TEST(test_file_queue_depth)
 	r = bb_alloc(N * LEN);
 	bb_fill(buf, N * LEN, 0, 4);
 	for (int i = 0; i < N; i++)
-		bb_submit_async(bb_bio(bdev, REQ_OP_WRITE,
-				       (sector_t)i * (LEN >> 9), buf + i * LEN,
-				       LEN),
-				&a[i]);
+		bb_submit_nth(bdev, REQ_OP_WRITE, buf, LEN, i, &a[i]);
 	for (int i = 0; i < N; i++) {
 		wait_for_completion(&a[i].done);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);
@@ -673,10 +670,8 @@ START_TEST(test_file_threaded)
 	r = bb_alloc(N * LEN);
 	bb_fill(buf, N * LEN, 0, 11);
 	for (int i = 0; i < N; i++)
-		bb_submit_async(
-			bb_bio(bdev, REQ_OP_WRITE | (i % 5 ? 0 : REQ_FUA),
-			       (sector_t)i * (LEN >> 9), buf + i * LEN, LEN),
-			&a[i]);
+		bb_submit_nth(bdev, REQ_OP_WRITE | (i % 5 ? 0 : REQ_FUA), buf,
+			      LEN, i, &a[i]);
 	for (int i = 0; i < N; i++) {
 		wait_for_completion(&a[i].done);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);
@@ -723,10 +718,7 @@ START_TEST(test_file_thread_ring_event_loop)
 	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
 	memset(r, 0, N * LEN);
 	for (int i = 0; i < N; i++)
-		bb_submit_async(bb_bio(bdev, REQ_OP_READ,
-				       (sector_t)i * (LEN >> 9), r + i * LEN,
-				       LEN),
-				&a[i]);
+		bb_submit_nth(bdev, REQ_OP_READ, r, LEN, i, &a[i]);
 	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), N);
 
 	/* nobody else ends them: they wait for this thread */

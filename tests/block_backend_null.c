@@ -112,9 +112,7 @@ START_TEST(test_null_timer_threaded_latency)
 
 	ck_assert(!IS_ERR(bdev));
 	for (int i = 0; i < N; i++)
-		bb_submit_async(bb_bio(bdev, REQ_OP_READ, i * 8, buf + i * 4096,
-				       4096),
-				&a[i]);
+		bb_submit_nth(bdev, REQ_OP_READ, buf, 4096, i, &a[i]);
 	for (int i = 0; i < N; i++) {
 		wait_for_completion(&a[i].done);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);

@@ -415,10 +415,8 @@ START_TEST(test_ram_threaded_async)
 
 	bb_fill(buf, N * LEN, 0, 10);
 	for (int i = 0; i < N; i++)
-		bb_submit_async(
-			bb_bio(bdev, REQ_OP_WRITE | (i & 1 ? REQ_FUA : 0),
-			       (sector_t)i * (LEN >> 9), buf + i * LEN, LEN),
-			&a[i]);
+		bb_submit_nth(bdev, REQ_OP_WRITE | (i & 1 ? REQ_FUA : 0), buf,
+			      LEN, i, &a[i]);
 	for (int i = 0; i < N; i++) {
 		wait_for_completion(&a[i].done);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);
