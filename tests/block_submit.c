@@ -331,18 +331,27 @@ START_TEST(test_nowait_forced)
 }
 END_TEST
 
-/* REQ_NOWAIT on a device without BLK_FEAT_NOWAIT: not supported */
-START_TEST(test_nowait_unsupported)
+/*
+ * A read with @flag to a device whose limits lack @feature is not
+ * supported: ended at once with BLK_STS_NOTSUPP, never submitted.
+ */
+static void check_unsupported(unsigned int feature, blk_opf_t flag)
 {
 	struct testdev *td = td_create(1 << 20, 0);
 	struct rec r = { 0 };
 
-	td->bdev.bd_queue->limits.features &= ~BLK_FEAT_NOWAIT;
-	submit_bio(mk_bio(td, REQ_OP_READ | REQ_NOWAIT, 0, NULL, 0, &r));
+	td->bdev.bd_queue->limits.features &= ~feature;
+	submit_bio(mk_bio(td, REQ_OP_READ | flag, 0, NULL, 0, &r));
 	ck_assert_int_eq(r.calls, 1);
 	ck_assert_uint_eq(r.status, BLK_STS_NOTSUPP);
 	ck_assert_int_eq(td->submits, 0);
 	td_destroy(td);
+}
+
+/* REQ_NOWAIT on a device without BLK_FEAT_NOWAIT: not supported */
+START_TEST(test_nowait_unsupported)
+{
+	check_unsupported(BLK_FEAT_NOWAIT, REQ_NOWAIT);
 }
 END_TEST
 
@@ -491,15 +500,7 @@ END_TEST
 /* a polled bio to a device that cannot poll is not supported */
 START_TEST(test_polled_unsupported)
 {
-	struct testdev *td = td_create(1 << 20, 0);
-	struct rec r = { 0 };
-
-	td->bdev.bd_queue->limits.features &= ~BLK_FEAT_POLL;
-	submit_bio(mk_bio(td, REQ_OP_READ | REQ_POLLED, 0, NULL, 0, &r));
-	ck_assert_int_eq(r.calls, 1);
-	ck_assert_uint_eq(r.status, BLK_STS_NOTSUPP);
-	ck_assert_int_eq(td->submits, 0);
-	td_destroy(td);
+	check_unsupported(BLK_FEAT_POLL, REQ_POLLED);
 }
 END_TEST
 
