@@ -28,6 +28,13 @@ static struct bio *read_bio(struct iov_iter *iter)
 			 REQ_OP_READ, GFP_KERNEL);
 }
 
+/* A read bio sized for @len bytes at @buf, and @iter (UBUF) over them. */
+static struct bio *ubuf_read_bio(struct iov_iter *iter, char *buf, size_t len)
+{
+	iov_iter_ubuf(iter, ITER_DEST, buf, len);
+	return read_bio(iter);
+}
+
 static void check_bvec(struct bio *bio, int i, void *addr, unsigned int len)
 {
 	struct bio_vec *bv = &bio->bi_io_vec[i];
@@ -66,8 +73,7 @@ START_TEST(test_ubuf_aligned)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	iov_iter_ubuf(&iter, ITER_DEST, buf, 4 * PAGE_SIZE);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf, 4 * PAGE_SIZE);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
 	ck_assert_uint_eq(bio->bi_iter.bi_size, 4 * PAGE_SIZE);
 	ck_assert_uint_eq(bio->bi_vcnt, 4);
@@ -93,8 +99,7 @@ START_TEST(test_ubuf_misaligned_start)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	iov_iter_ubuf(&iter, ITER_DEST, buf + 512, 2 * PAGE_SIZE);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf + 512, 2 * PAGE_SIZE);
 	ck_assert_uint_eq(bio->bi_max_vecs, BIO_INLINE_VECS);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
 	ck_assert_uint_eq(bio->bi_iter.bi_size, 2 * PAGE_SIZE);
@@ -119,8 +124,7 @@ START_TEST(test_align_down_length)
 	struct bio *bio;
 
 	/* 4096 + 100 bytes: the 100 in the second page do not fit 512s */
-	iov_iter_ubuf(&iter, ITER_DEST, buf, PAGE_SIZE + 100);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf, PAGE_SIZE + 100);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
 	ck_assert_uint_eq(bio->bi_iter.bi_size, PAGE_SIZE);
 	ck_assert_uint_eq(bio->bi_vcnt, 1);
@@ -131,8 +135,7 @@ START_TEST(test_align_down_length)
 	bio_put(bio);
 
 	/* a trailing bvec that is only shortened keeps its pin */
-	iov_iter_ubuf(&iter, ITER_DEST, buf + 1024, PAGE_SIZE + 100);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf + 1024, PAGE_SIZE + 100);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
 	ck_assert_uint_eq(bio->bi_iter.bi_size, PAGE_SIZE);
 	ck_assert_uint_eq(bio->bi_vcnt, 2);
@@ -154,8 +157,7 @@ START_TEST(test_align_down_efault)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	iov_iter_ubuf(&iter, ITER_DEST, buf, 100);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf, 100);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), -EFAULT);
 	ck_assert_uint_eq(bio->bi_vcnt, 0);
 	ck_assert_uint_eq(bio->bi_iter.bi_size, 0);
@@ -327,8 +329,7 @@ START_TEST(test_cloned_bio_rejected)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	iov_iter_ubuf(&iter, ITER_DEST, buf, PAGE_SIZE);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf, PAGE_SIZE);
 	bio_set_flag(bio, BIO_CLONED);
 	sim_test_expect_warnings(1);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), -EIO);
@@ -346,8 +347,7 @@ START_TEST(test_release_pages_dirty)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	iov_iter_ubuf(&iter, ITER_DEST, buf, 2 * PAGE_SIZE);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf, 2 * PAGE_SIZE);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 0), 0);
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(buf)), 1);
 	bio_release_pages(bio, true);
@@ -394,8 +394,7 @@ START_TEST(test_check_pages_dirty_immediate)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	iov_iter_ubuf(&iter, ITER_DEST, buf, 2 * PAGE_SIZE);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf, 2 * PAGE_SIZE);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
 	bio_set_pages_dirty(bio);
 	ck_assert(folio_test_dirty(page_folio(virt_to_page(buf))));
@@ -423,8 +422,7 @@ START_TEST(test_check_pages_dirty_deferred)
 	struct bio *bio;
 	long dirtied;
 
-	iov_iter_ubuf(&iter, ITER_DEST, buf, 2 * PAGE_SIZE);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf, 2 * PAGE_SIZE);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
 	bio_set_pages_dirty(bio);
 	/* writeback cleaned the second page while the read was running */
@@ -461,8 +459,7 @@ START_TEST(test_dma_mask_misaligned)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	iov_iter_ubuf(&iter, ITER_DEST, buf + 100, PAGE_SIZE);
-	bio = read_bio(&iter);
+	bio = ubuf_read_bio(&iter, buf + 100, PAGE_SIZE);
 	ck_assert_int_eq(bio_iov_iter_get_pages_dma(bio, &iter, 511, 511),
 			 -EINVAL);
 	ck_assert_uint_eq(bio->bi_iter.bi_size, 0);
