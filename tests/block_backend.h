@@ -157,31 +157,4 @@ static inline u64 bb_now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
-static inline void bb_threaded_setup(void)
-{
-	struct sim_engine_opts o = { .kind = SIM_ENGINE_THREADED,
-				     .nr_cpus = 4 };
-
-	sim_test_setup_opts(&o);
-}
-
-/*
- * A test case with its own checked fixture and sim_tcase()'s minute to
- * run, but made with tcase_create(): not named in the expectation table.
- */
-static inline TCase *bb_tcase(const char *name, void (*setup)(void),
-			      void (*teardown)(void))
-{
-	TCase *tc = tcase_create(name);
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	return tc;
-}
-
-static inline TCase *bb_threaded_tcase(const char *name)
-{
-	return bb_tcase(name, bb_threaded_setup, sim_test_teardown);
-}
-
 #endif /* _TESTS_BLOCK_BACKEND_H */

@@ -402,7 +402,7 @@ static Suite *fault_suite(void)
 {
 	Suite *s = suite_create("block_backend_fault");
 	TCase *tc = sim_tcase("fault");
-	TCase *thr = bb_threaded_tcase("fault-threaded");
+	TCase *thr = sim_tcase_threaded("fault-threaded");
 
 	tcase_add_test(tc, test_fault_wrap_is_transparent);
 	tcase_add_test(tc, test_fault_nth_bio);

@@ -961,9 +961,9 @@ END_TEST
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("block_backend_file");
-	TCase *tc = bb_tcase("file", sim_test_setup, file_teardown);
-	TCase *thr =
-		bb_tcase("file-threaded", bb_threaded_setup, file_teardown);
+	TCase *tc = sim_tcase_fixture("file", sim_test_setup, file_teardown);
+	TCase *thr = sim_tcase_fixture("file-threaded", sim_test_setup_threaded,
+				       file_teardown);
 
 	tcase_add_test(tc, test_file_roundtrip_statx_limits);
 	tcase_add_test(tc, test_file_missing_path);

@@ -132,7 +132,7 @@ static Suite *null_suite(void)
 {
 	Suite *s = suite_create("block_backend_null");
 	TCase *tc = sim_tcase("null");
-	TCase *thr = bb_threaded_tcase("null-threaded");
+	TCase *thr = sim_tcase_threaded("null-threaded");
 
 	tcase_add_test(tc, test_null_reads_zeroes);
 	tcase_add_test(tc, test_null_writes_dropped_and_counted);

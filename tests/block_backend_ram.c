@@ -433,7 +433,7 @@ static Suite *ram_suite(void)
 {
 	Suite *s = suite_create("block_backend_ram");
 	TCase *tc = sim_tcase("ram");
-	TCase *thr = bb_threaded_tcase("ram-threaded");
+	TCase *thr = sim_tcase_threaded("ram-threaded");
 
 	tcase_add_test(tc, test_ram_roundtrip_lbs512);
 	tcase_add_test(tc, test_ram_roundtrip_lbs1024);

@@ -966,7 +966,8 @@ static Suite *submit_suite(void)
 {
 	Suite *s = suite_create("block_submit");
 	TCase *tc = sim_tcase("submit");
-	TCase *thr = bb_tcase("threaded", setup_threaded, sim_test_teardown);
+	TCase *thr = sim_tcase_fixture("threaded", setup_threaded,
+				       sim_test_teardown);
 
 	tcase_add_test(thr, test_threaded_completions);
 	tcase_add_test(thr, test_threaded_submit_wait);

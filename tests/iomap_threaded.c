@@ -244,10 +244,9 @@ END_TEST
 static Suite *threaded_suite(void)
 {
 	Suite *s = suite_create("iomap_threaded");
-	TCase *tc = tcase_create("threaded");
+	TCase *tc = sim_tcase_fixture("threaded", threaded_setup,
+				      sim_test_teardown);
 
-	tcase_add_checked_fixture(tc, threaded_setup, sim_test_teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_sync_reads);
 	tcase_add_test(tc, test_async_reads);
 	tcase_add_test(tc, test_concurrent_submitters);

@@ -15,14 +15,6 @@
 #include <sim/stats.h>
 #include "harness.h"
 
-static void threaded_setup(void)
-{
-	struct sim_engine_opts o = { .kind = SIM_ENGINE_THREADED,
-				     .nr_cpus = 4 };
-
-	sim_test_setup_opts(&o);
-}
-
 static struct completion done;
 static pthread_t irq_thread_id;
 static bool irq_saw_hardirq;
@@ -243,10 +235,8 @@ END_TEST
 static Suite *threaded_suite(void)
 {
 	Suite *s = suite_create("threaded");
-	TCase *tc = tcase_create("threaded");
+	TCase *tc = sim_tcase_threaded("threaded");
 
-	tcase_add_checked_fixture(tc, threaded_setup, sim_test_teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_irq_event_on_irq_thread);
 	tcase_add_test(tc, test_work_on_worker_thread);
 	tcase_add_test(tc, test_drain_waits_for_irq_then_work);

@@ -70,6 +70,14 @@ void sim_test_setup(void)
 	sim_test_setup_opts(&o);
 }
 
+void sim_test_setup_threaded(void)
+{
+	struct sim_engine_opts o = { .kind = SIM_ENGINE_THREADED,
+				     .nr_cpus = 4 };
+
+	sim_test_setup_opts(&o);
+}
+
 void sim_test_teardown(void)
 {
 	char bad[512] = "";
@@ -132,7 +140,8 @@ void sim_test_add_teardown_check(void (*fn)(void))
 	checks[nr_checks++] = fn;
 }
 
-TCase *sim_tcase(const char *name)
+TCase *sim_tcase_fixture(const char *name, void (*setup)(void),
+			 void (*teardown)(void))
 {
 	TCase *tc = tcase_create(name);
 
@@ -140,9 +149,20 @@ TCase *sim_tcase(const char *name)
 	tcases[nr_tcases].tc = tc;
 	tcases[nr_tcases++].name = name;
 
-	tcase_add_checked_fixture(tc, sim_test_setup, sim_test_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	return tc;
+}
+
+TCase *sim_tcase_threaded(const char *name)
+{
+	return sim_tcase_fixture(name, sim_test_setup_threaded,
+				 sim_test_teardown);
+}
+
+TCase *sim_tcase(const char *name)
+{
+	return sim_tcase_fixture(name, sim_test_setup, sim_test_teardown);
 }
 
 /* ---- the expectation table (expect.h) ------------------------------------ */

@@ -37,6 +37,8 @@ void sim_test_setup(void);
 void sim_test_teardown(void);
 /* Same, with chosen engine options (threaded tests). */
 void sim_test_setup_opts(const struct sim_engine_opts *opts);
+/* Same, on the threaded engine with four CPUs, real threads. */
+void sim_test_setup_threaded(void);
 
 void sim_test_expect_warnings(long n);
 void sim_test_expect_violations(long n);
@@ -47,6 +49,16 @@ void sim_test_add_teardown_check(void (*fn)(void));
 
 /* A test case with the checked fixture already attached. */
 TCase *sim_tcase(const char *name);
+
+/*
+ * The same with a fixture of the suite's own (a threaded engine, a
+ * backend to close): @setup must call sim_test_setup() or
+ * sim_test_setup_opts(), @teardown sim_test_teardown().
+ */
+TCase *sim_tcase_fixture(const char *name, void (*setup)(void),
+			 void (*teardown)(void));
+/* A test case on sim_test_setup_threaded()'s engine. */
+TCase *sim_tcase_threaded(const char *name);
 
 /*
  * Tests are added through the expectation table (expect.h): a test it
