@@ -348,6 +348,18 @@ int fusevfs_getattr(struct fusevfs_mount *m, uint64_t ino,
 	return 0;
 }
 
+/* FUSE's SETATTR bits and simfs's: the same attributes, other values */
+static const struct {
+	unsigned int fuse, simfs;
+} setattr_bits[] = {
+	{ FUSEVFS_SET_MODE, SIMFS_SETATTR_MODE },
+	{ FUSEVFS_SET_UID, SIMFS_SETATTR_UID },
+	{ FUSEVFS_SET_GID, SIMFS_SETATTR_GID },
+	{ FUSEVFS_SET_SIZE, SIMFS_SETATTR_SIZE },
+	{ FUSEVFS_SET_ATIME, SIMFS_SETATTR_ATIME },
+	{ FUSEVFS_SET_MTIME, SIMFS_SETATTR_MTIME },
+};
+
 int fusevfs_setattr(struct fusevfs_mount *m, uint64_t ino, unsigned int valid,
 		    const struct fusevfs_attr *in, struct fusevfs_attr *out)
 {
@@ -363,27 +375,16 @@ int fusevfs_setattr(struct fusevfs_mount *m, uint64_t ino, unsigned int valid,
 	unsigned int v = 0;
 	int ret;
 
+	/* "echo 1 > simple" truncates first: nothing to do */
+	if (fusevfs_is_ctl(ino))
+		return fusevfs_getattr(m, ino, out);
 	fusevfs_thread_enter();
-	if (fusevfs_is_ctl(ino)) {
-		/* "echo 1 > simple" truncates first: nothing to do */
-		fusevfs_ctl_attr(ino, out);
-		return 0;
-	}
 	ei = iget(m, ino);
 	if (!ei)
 		return -ENOENT;
-	if (valid & FUSEVFS_SET_MODE)
-		v |= SIMFS_SETATTR_MODE;
-	if (valid & FUSEVFS_SET_UID)
-		v |= SIMFS_SETATTR_UID;
-	if (valid & FUSEVFS_SET_GID)
-		v |= SIMFS_SETATTR_GID;
-	if (valid & FUSEVFS_SET_SIZE)
-		v |= SIMFS_SETATTR_SIZE;
-	if (valid & FUSEVFS_SET_ATIME)
-		v |= SIMFS_SETATTR_ATIME;
-	if (valid & FUSEVFS_SET_MTIME)
-		v |= SIMFS_SETATTR_MTIME;
+	for (size_t i = 0; i < ARRAY_SIZE(setattr_bits); i++)
+		if (valid & setattr_bits[i].fuse)
+			v |= setattr_bits[i].simfs;
 	ret = simfs_setattr(ei, v, &sa);
 	if (ret)
 		return ret;
@@ -575,18 +576,27 @@ static void fusevfs_ki_complete(struct kiocb *iocb, long res)
 		fusevfs_io_finish(io, io->res);
 }
 
+/*
+ * The state of a read or write of @file, or NULL once @done has had the
+ * error: an offset no loff_t holds (rw_verify_area()), or no memory.
+ */
 static struct fusevfs_io *io_alloc(struct fusevfs_mount *m, struct file *file,
 				   size_t size, uint64_t off,
 				   fusevfs_io_done_t done, void *arg)
 {
-	struct fusevfs_io *io = malloc(sizeof(*io));
+	struct fusevfs_io *io;
 
-	if (!io)
+	if (off > (uint64_t)LLONG_MAX) {
+		done(arg, -EINVAL, NULL);
 		return NULL;
+	}
+	io = malloc(sizeof(*io));
+	if (!io)
+		goto nomem;
 	io->buf = buf_get(size);
 	if (!io->buf) {
 		free(io);
-		return NULL;
+		goto nomem;
 	}
 	io->m = m;
 	io->size = size;
@@ -606,6 +616,9 @@ static struct fusevfs_io *io_alloc(struct fusevfs_mount *m, struct file *file,
 	atomic_long_inc(&m->inflight);
 	atomic_long_inc(&m->unreplied);
 	return io;
+nomem:
+	done(arg, -ENOMEM, NULL);
+	return NULL;
 }
 
 /*
@@ -733,15 +746,9 @@ void fusevfs_read(struct fusevfs_mount *m, uint64_t fh, size_t size,
 		free(copy);
 		return;
 	}
-	if (off > (uint64_t)LLONG_MAX) {
-		done(arg, -EINVAL, NULL);
-		return;
-	}
 	io = io_alloc(m, h->file, size, off, done, arg);
-	if (!io) {
-		done(arg, -ENOMEM, NULL);
+	if (!io)
 		return;
-	}
 	sim_stat_inc(&stat_fuse_read);
 	iov_iter_ubuf(&io->iter, ITER_DEST, io->buf, size);
 	ret = h->file->f_op->read_iter(&io->iocb, &io->iter);
@@ -760,15 +767,9 @@ void fusevfs_write(struct fusevfs_mount *m, uint64_t fh, const void *data,
 		done(arg, fusevfs_ctl_write(m, h, data, size), NULL);
 		return;
 	}
-	if (off > (uint64_t)LLONG_MAX) {
-		done(arg, -EINVAL, NULL);
-		return;
-	}
 	io = io_alloc(m, h->file, size, off, done, arg);
-	if (!io) {
-		done(arg, -ENOMEM, NULL);
+	if (!io)
 		return;
-	}
 	sim_stat_inc(&stat_fuse_write);
 	/* the one copy: FUSE's payload is not aligned, this buffer is */
 	memcpy(io->buf, data, size);
@@ -867,57 +868,58 @@ int fusevfs_statfs(struct fusevfs_mount *m, struct fusevfs_statfs *st)
 	return 0;
 }
 
+/*
+ * The inode an xattr request names, or NULL and *@err: @ctl_err for a
+ * control file, which has no xattrs, -ENOENT for an inode not there.
+ */
+static struct simfs_inode_info *
+xattr_iget(struct fusevfs_mount *m, uint64_t ino, long ctl_err, long *err)
+{
+	fusevfs_thread_enter();
+	if (fusevfs_is_ctl(ino)) {
+		*err = ctl_err;
+		return NULL;
+	}
+	*err = -ENOENT;
+	return iget(m, ino);
+}
+
 int fusevfs_setxattr(struct fusevfs_mount *m, uint64_t ino, const char *name,
 		     const void *value, size_t size, int flags)
 {
 	struct simfs_inode_info *ei;
+	long err;
 
-	fusevfs_thread_enter();
-	if (fusevfs_is_ctl(ino))
-		return -EOPNOTSUPP;
-	ei = iget(m, ino);
-	if (!ei)
-		return -ENOENT;
-	return simfs_setxattr(ei, name, value, size, flags);
+	ei = xattr_iget(m, ino, -EOPNOTSUPP, &err);
+	return ei ? simfs_setxattr(ei, name, value, size, flags) : err;
 }
 
 long fusevfs_getxattr(struct fusevfs_mount *m, uint64_t ino, const char *name,
 		      void *buf, size_t size)
 {
 	struct simfs_inode_info *ei;
+	long err;
 
-	fusevfs_thread_enter();
-	if (fusevfs_is_ctl(ino))
-		return -ENODATA;
-	ei = iget(m, ino);
-	if (!ei)
-		return -ENOENT;
-	return simfs_getxattr(ei, name, buf, size);
+	ei = xattr_iget(m, ino, -ENODATA, &err);
+	return ei ? simfs_getxattr(ei, name, buf, size) : err;
 }
 
+/* a control file lists no names: an empty list, not an error */
 long fusevfs_listxattr(struct fusevfs_mount *m, uint64_t ino, char *buf,
 		       size_t size)
 {
 	struct simfs_inode_info *ei;
+	long err;
 
-	fusevfs_thread_enter();
-	if (fusevfs_is_ctl(ino))
-		return 0;
-	ei = iget(m, ino);
-	if (!ei)
-		return -ENOENT;
-	return simfs_listxattr(ei, buf, size);
+	ei = xattr_iget(m, ino, 0, &err);
+	return ei ? simfs_listxattr(ei, buf, size) : err;
 }
 
 int fusevfs_removexattr(struct fusevfs_mount *m, uint64_t ino, const char *name)
 {
 	struct simfs_inode_info *ei;
+	long err;
 
-	fusevfs_thread_enter();
-	if (fusevfs_is_ctl(ino))
-		return -EOPNOTSUPP;
-	ei = iget(m, ino);
-	if (!ei)
-		return -ENOENT;
-	return simfs_removexattr(ei, name);
+	ei = xattr_iget(m, ino, -EOPNOTSUPP, &err);
+	return ei ? simfs_removexattr(ei, name) : err;
 }

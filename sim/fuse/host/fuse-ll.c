@@ -303,18 +303,28 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fusevfs_release(M(req), fh);
 }
 
-static void read_done(void *arg, long res, const void *buf)
+/*
+ * A read's or write's reply, from whatever context ended it (vfs.c).
+ * The mount is looked up first: the reply frees @req.
+ */
+static void io_reply(fuse_req_t req, long res, const void *buf, bool write)
 {
-	fuse_req_t req = arg;
 	struct fusevfs_mount *m = M(req);
 	int ret;
 
 	if (res < 0)
 		ret = fuse_reply_err(req, -res);
+	else if (write)
+		ret = fuse_reply_write(req, res);
 	else
 		ret = fuse_reply_buf(req, buf, res);
 	if (ret)
 		fusevfs_note_reply_error(m);
+}
+
+static void read_done(void *arg, long res, const void *buf)
+{
+	io_reply(arg, res, buf, false);
 }
 
 static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -325,16 +335,7 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void write_done(void *arg, long res, const void *buf)
 {
-	fuse_req_t req = arg;
-	struct fusevfs_mount *m = M(req);
-	int ret;
-
-	if (res < 0)
-		ret = fuse_reply_err(req, -res);
-	else
-		ret = fuse_reply_write(req, res);
-	if (ret)
-		fusevfs_note_reply_error(m);
+	io_reply(arg, res, buf, true);
 }
 
 static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
