@@ -52,6 +52,28 @@ static void probe_dioalign(int fd, struct simfs_host_probe *p)
 #endif
 }
 
+/*
+ * A libblkid probe of @fd for superblocks (@sb_flags) and partition
+ * tables (@part_flags), or NULL with @err saying so.
+ */
+static blkid_probe probe_new(int fd, int sb_flags, int part_flags, char *err,
+			     size_t errlen)
+{
+	blkid_probe pr = blkid_new_probe();
+
+	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
+		if (pr)
+			blkid_free_probe(pr);
+		snprintf(err, errlen, "libblkid cannot probe it");
+		return NULL;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, sb_flags);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, part_flags);
+	return pr;
+}
+
 int simfs_host_probe(const char *path, struct simfs_host_probe *p, char *err,
 		     size_t errlen)
 {
@@ -103,20 +125,13 @@ int simfs_host_probe(const char *path, struct simfs_host_probe *p, char *err,
 		    !memcmp(magic, SIMFS_MAGIC, sizeof(magic)))
 			p->simfs = true;
 
-	pr = blkid_new_probe();
-	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
-		if (pr)
-			blkid_free_probe(pr);
+	pr = probe_new(
+		fd, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE | BLKID_SUBLKS_LABEL,
+		BLKID_PARTS_MAGIC, err, errlen);
+	if (!pr) {
 		close(fd);
-		snprintf(err, errlen, "libblkid cannot probe it");
 		return -EIO;
 	}
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
-						      BLKID_SUBLKS_USAGE |
-						      BLKID_SUBLKS_LABEL);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
 	rc = blkid_do_safeprobe(pr);
 	if (rc == -2) {
 		p->ambivalent = true;
@@ -148,20 +163,12 @@ int simfs_host_wipe(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -errno;
 	}
-	pr = blkid_new_probe();
-	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
-		if (pr)
-			blkid_free_probe(pr);
+	pr = probe_new(fd, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM,
+		       BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT, err, errlen);
+	if (!pr) {
 		close(fd);
-		snprintf(err, errlen, "libblkid cannot probe it");
 		return -EIO;
 	}
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC |
-						      BLKID_SUBLKS_BADCSUM);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC |
-						     BLKID_PARTS_FORCE_GPT);
 	/* wipefs -a: erase what is found, probe again, until nothing is */
 	while (blkid_do_probe(pr) == 0) {
 		if (blkid_do_wipe(pr, 0)) {
