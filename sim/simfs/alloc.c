@@ -238,24 +238,25 @@ void simfs_alloc_commit_done(struct simfs_sb_info *sbi, u64 epoch)
 	mutex_unlock(&sbi->alloc_lock);
 }
 
-u64 simfs_alloc_free_count(struct simfs_sb_info *sbi)
+/* One of the allocator's counts, read under the lock that guards it. */
+static u64 alloc_count(struct simfs_sb_info *sbi, const u64 *count)
 {
 	u64 n;
 
 	mutex_lock(&sbi->alloc_lock);
-	n = sbi->free_blocks;
+	n = *count;
 	mutex_unlock(&sbi->alloc_lock);
 	return n;
 }
 
+u64 simfs_alloc_free_count(struct simfs_sb_info *sbi)
+{
+	return alloc_count(sbi, &sbi->free_blocks);
+}
+
 u64 simfs_alloc_pending_count(struct simfs_sb_info *sbi)
 {
-	u64 n;
-
-	mutex_lock(&sbi->alloc_lock);
-	n = sbi->pending_blocks;
-	mutex_unlock(&sbi->alloc_lock);
-	return n;
+	return alloc_count(sbi, &sbi->pending_blocks);
 }
 
 int simfs_meta_room(struct simfs_sb_info *sbi, long extra)

@@ -158,6 +158,28 @@ static int split_at(struct simfs_inode_info *ei, u64 lblk)
 	return 0;
 }
 
+/*
+ * Split the extents at @lblk and at @lblk + @len, so that whole extents
+ * cover the range; *@first is where a walk over them starts.
+ */
+static int split_range(struct simfs_inode_info *ei, u64 lblk, u64 len,
+		       u32 *first)
+{
+	u32 i;
+	int ret;
+
+	ret = split_at(ei, lblk);
+	if (!ret)
+		ret = split_at(ei, lblk + len);
+	if (ret)
+		return ret;
+	i = upper_bound(ei, lblk);
+	if (i > 0 && ei->ext[i - 1].lblk >= lblk)
+		i--;
+	*first = i;
+	return 0;
+}
+
 int simfs_ext_set_flags(struct simfs_inode_info *ei, u64 lblk, u64 len,
 			u32 flags)
 {
@@ -166,14 +188,9 @@ int simfs_ext_set_flags(struct simfs_inode_info *ei, u64 lblk, u64 len,
 
 	if (!len)
 		return 0;
-	ret = split_at(ei, lblk);
-	if (!ret)
-		ret = split_at(ei, lblk + len);
+	ret = split_range(ei, lblk, len, &first);
 	if (ret)
 		return ret;
-	first = upper_bound(ei, lblk);
-	if (first > 0 && ei->ext[first - 1].lblk >= lblk)
-		first--;
 	for (i = first; i < ei->nr_ext && ei->ext[i].lblk < lblk + len; i++)
 		if (ei->ext[i].lblk >= lblk)
 			ei->ext[i].flags = flags;
@@ -190,14 +207,9 @@ int simfs_ext_remove(struct simfs_inode_info *ei, u64 lblk, u64 len)
 		return 0;
 	if (lblk + len < lblk)
 		len = U64_MAX - lblk;
-	ret = split_at(ei, lblk);
-	if (!ret)
-		ret = split_at(ei, lblk + len);
+	ret = split_range(ei, lblk, len, &first);
 	if (ret)
 		return ret;
-	first = upper_bound(ei, lblk);
-	if (first > 0 && ei->ext[first - 1].lblk >= lblk)
-		first--;
 	while (first < ei->nr_ext && ei->ext[first].lblk < lblk)
 		first++;
 	for (last = first; last < ei->nr_ext && ei->ext[last].lblk < lblk + len;

@@ -419,12 +419,27 @@ static ssize_t simfs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 
 /* ---- buffered I/O ------------------------------------------------------- */
 
+/*
+ * The blocks a buffered copy at @pos goes through next: @n cut to what
+ * ends within BUFFERED_CHUNK, and a buffer for them (NULL: no memory).
+ */
+static char *chunk_buf(struct inode *inode, loff_t pos, size_t *n, u64 *first,
+		       u64 *nblk)
+{
+	unsigned int bits = inode->i_blkbits;
+	u32 bs = 1U << bits;
+
+	*n = min_t(size_t, *n, BUFFERED_CHUNK - (pos & (bs - 1)));
+	*first = (u64)pos >> bits;
+	*nblk = DIV_ROUND_UP((u64)pos + *n, bs) - *first;
+	return simfs_buf_alloc(*nblk << bits);
+}
+
 static ssize_t simfs_buffered_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct simfs_inode_info *ei = SIMFS_I(inode);
-	unsigned int bits = inode->i_blkbits;
-	u32 bs = 1U << bits;
+	u32 bs = i_blocksize(inode);
 	ssize_t done = 0;
 	int ret = 0;
 	char *buf;
@@ -463,10 +478,7 @@ static ssize_t simfs_buffered_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		}
 		up_read(&ei->map_lock);
 
-		n = min_t(size_t, n, BUFFERED_CHUNK - (pos & (bs - 1)));
-		first = (u64)pos >> bits;
-		nblk = DIV_ROUND_UP((u64)pos + n, bs) - first;
-		buf = simfs_buf_alloc(nblk << bits);
+		buf = chunk_buf(inode, pos, &n, &first, &nblk);
 		if (!buf) {
 			ret = -ENOMEM;
 			break;
@@ -529,10 +541,7 @@ static ssize_t simfs_perform_write(struct kiocb *iocb, struct iov_iter *from)
 		}
 		up_write(&ei->map_lock);
 
-		n = min_t(size_t, n, BUFFERED_CHUNK - (pos & (bs - 1)));
-		first = (u64)pos >> bits;
-		nblk = DIV_ROUND_UP((u64)pos + n, bs) - first;
-		buf = simfs_buf_alloc(nblk << bits);
+		buf = chunk_buf(inode, pos, &n, &first, &nblk);
 		if (!buf) {
 			ret = -ENOMEM;
 			break;

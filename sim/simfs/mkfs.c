@@ -59,13 +59,9 @@ int simfs_mkfs_check(struct block_device *bdev, const struct simfs_mkfs_opts *o,
 			 bs, SIMFS_MIN_BLOCK_SIZE, SIMFS_MAX_BLOCK_SIZE);
 		return -EINVAL;
 	}
-	if (bs < lbs) {
-		snprintf(err, errlen,
-			 "block size %u is below the device's "
-			 "logical block size %u",
-			 bs, lbs);
-		return -EINVAL;
-	}
+	ret = simfs_check_lbs(bdev, bs, err, errlen);
+	if (ret)
+		return ret;
 	if (bdev_read_only(bdev)) {
 		snprintf(err, errlen, "device is read-only");
 		return -EROFS;

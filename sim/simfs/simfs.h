@@ -242,6 +242,14 @@ int simfs_load(struct block_device *bdev, struct simfs_dsb *dsb,
 	       struct simfs_geometry *g, struct simfs_meta *m, char *err,
 	       size_t errlen, int *slot_state);
 
+/*
+ * Can @bdev hold blocks of @bs bytes: no smaller than its logical block
+ * size, the least it reads or writes?  Returns 0 or -EINVAL with @err
+ * saying so.
+ */
+int simfs_check_lbs(struct block_device *bdev, u32 bs, char *err,
+		    size_t errlen);
+
 /* Does @bdev start with a simfs superblock (either slot)? */
 bool simfs_probe(struct block_device *bdev);
 

@@ -190,6 +190,20 @@ bool simfs_probe(struct block_device *bdev)
 	return s.best >= 0 || s.refused >= 0 || simfs_dsb_has_magic(&s.slot[0]);
 }
 
+int simfs_check_lbs(struct block_device *bdev, u32 bs, char *err, size_t errlen)
+{
+	unsigned int lbs = bdev_logical_block_size(bdev);
+
+	if (bs < lbs) {
+		snprintf(err, errlen,
+			 "block size %u is below the device's "
+			 "logical block size %u",
+			 bs, lbs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * What the superblock's rules cannot know: the device under it (both
  * slots agree on these fields when both are sound).
@@ -199,20 +213,16 @@ static int check_geometry(struct block_device *bdev,
 			  char *err, size_t errlen)
 {
 	u32 bs = simfs_le32_to_cpu(dsb->s_block_size);
-	unsigned int lbs = bdev_logical_block_size(bdev);
+	int ret;
 
 	g->block_size = bs;
 	g->nr_blocks = simfs_le64_to_cpu(dsb->s_nr_blocks);
 	g->meta_start = simfs_le64_to_cpu(dsb->s_meta_start);
 	g->meta_blocks = simfs_le64_to_cpu(dsb->s_meta_blocks);
 	g->data_start = simfs_le64_to_cpu(dsb->s_data_start);
-	if (bs < lbs) {
-		snprintf(err, errlen,
-			 "block size %u is below the device's "
-			 "logical block size %u",
-			 bs, lbs);
-		return -EINVAL;
-	}
+	ret = simfs_check_lbs(bdev, bs, err, errlen);
+	if (ret)
+		return ret;
 	if (g->nr_blocks > (u64)bdev_nr_bytes(bdev) / bs) {
 		snprintf(err, errlen,
 			 "file system has %llu blocks of %u "
