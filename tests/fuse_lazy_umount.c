@@ -27,11 +27,8 @@ fail(const char *fmt, ...)
 
 	printf("fuse_lazy_umount: FAILED: ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	sd_vfail(&dm, fmt, ap);
 	va_end(ap);
-	printf("\n");
-	sd_dump_log(&dm);
-	sd_cleanup(&dm);
 	exit(1);
 }
 

@@ -34,8 +34,7 @@ START_TEST(test_mkfs_mount_fsck)
 	sb = do_mount();
 	ck_assert_uint_eq(sb->s_blocksize, 4096);
 	ck_assert_ptr_nonnull(root_of(sb));
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	put_dev();
 }
 END_TEST
@@ -119,8 +118,7 @@ START_TEST(test_dio_write_allocates_unwritten_then_converts)
 	ck_assert_int_eq(rw(file, true, true, buf, 4096, 100), -EINVAL);
 
 	simfs_file_release(file);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 
 	/* it is all still there after a remount */
 	sb = do_mount();
@@ -189,8 +187,7 @@ START_TEST(test_fallocate_unwritten_and_punch)
 	ck_assert_int_eq(simfs_fallocate(file, 0x40 /* UNSHARE */, 0, 4096),
 			 -EOPNOTSUPP);
 	simfs_file_release(file);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	put_dev();
 	free(buf);
 	free(rd);
@@ -245,8 +242,7 @@ START_TEST(test_inline_and_buffered)
 	ck_assert(all_bytes(rd + 1500, 0, 2500));
 	ck_assert(!memcmp(rd + 3, buf, 1497));
 	simfs_file_release(file);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	put_dev();
 	free(buf);
 	free(rd);
@@ -314,8 +310,7 @@ START_TEST(test_namespace)
 	e = simfs_lookup(root_of(sb), "enc", false);
 	ck_assert(IS_ENCRYPTED(&e->vfs_inode));
 	ck_assert_int_eq(e->dops, SIMFS_DOPS_BIO_SET);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	put_dev();
 }
 END_TEST
@@ -391,8 +386,7 @@ START_TEST(test_frees_held_until_commit)
 	ck_assert_uint_eq(simfs_alloc_pending_count(sbi), 16);
 	ck_assert_int_eq(simfs_commit(sbi), 0);
 	ck_assert_uint_eq(simfs_alloc_free_count(sbi), free0 + 16);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	put_dev();
 	free(buf);
 }
@@ -417,8 +411,7 @@ START_TEST(test_enospc)
 		      "write of more than the device: %zd", n);
 	ck_assert_int_eq(simfs_fallocate(file, 0, 0, 64 * MiB), -ENOSPC);
 	simfs_file_release(file);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	put_dev();
 	free(buf);
 }
@@ -485,8 +478,7 @@ START_TEST(test_fsck_semantic_corruption)
 	file = simfs_file_open(g, O_RDWR | O_DIRECT);
 	ck_assert_int_eq(rw(file, true, true, buf, 8192, 0), 8192);
 	simfs_file_release(file);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 
 	find_committed(&od, sim_bdev_ram_data(bdev), 4096);
 	span = od.len;
@@ -569,8 +561,7 @@ START_TEST(test_mount_refuses_what_fsck_rejects)
 	ck_assert_int_eq(rw(file, true, false, "fourteen bytes", 14, 0), 14);
 	simfs_file_release(file);
 	ck_assert(t->flags & SIMFS_IFL_INLINE);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 
 	find_committed(&od, sim_bdev_ram_data(bdev), 4096);
 	span = od.len;
@@ -682,8 +673,7 @@ START_TEST(test_inode_numbers_exhausted)
 	ck_assert_ptr_eq(b, ERR_PTR(-ENOSPC));
 	b = simfs_create(root_of(sb), "b", S_IFDIR | 0755, 0, 0, false);
 	ck_assert_ptr_eq(b, ERR_PTR(-ENOSPC));
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	sb = do_mount();
 	ck_assert_ptr_nonnull(simfs_lookup(root_of(sb), "a", false));
 	do_umount(sb);
@@ -725,8 +715,7 @@ START_TEST(test_truncate_and_punch_empty)
 	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_ZERO_RANGE, 0, 8192),
 			 0);
 	simfs_file_release(file);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	put_dev();
 }
 END_TEST
@@ -809,8 +798,7 @@ START_TEST(test_parallel_write_switch)
 	ck_assert_int_eq(async_write(file, buf, 4096, 8192), 4096);
 	ck_assert_int_eq(i_size_read(&f->vfs_inode), 12288);
 	simfs_file_release(file);
-	do_umount(sb);
-	ck_assert_uint_eq(fsck_errors(), 0);
+	umount_clean(sb);
 	put_dev();
 	free(buf);
 }

@@ -271,4 +271,16 @@ static inline void sd_dump_log(const struct sd_mount *d)
 	fclose(f);
 }
 
+/*
+ * The rest of a FAILED line the caller began: the reason (@fmt, @ap),
+ * then the daemon's log, and the mount gone.
+ */
+static inline void sd_vfail(struct sd_mount *d, const char *fmt, va_list ap)
+{
+	vprintf(fmt, ap);
+	printf("\n");
+	sd_dump_log(d);
+	sd_cleanup(d);
+}
+
 #endif /* _SIMFS_DAEMON_H */

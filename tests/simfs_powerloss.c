@@ -95,11 +95,8 @@ fail(const char *fmt, ...)
 
 	printf("simfs_powerloss: FAILED (seed %" PRIu64 "): ", seed);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	sd_vfail(&dm, fmt, ap);
 	va_end(ap);
-	printf("\n");
-	sd_dump_log(&dm);
-	sd_cleanup(&dm);
 	printf("the base image, the log and the last replayed copy are kept "
 	       "in %s\n",
 	       tmpdir);

@@ -78,6 +78,13 @@ static inline unsigned int fsck_errors(void)
 	return r.errors;
 }
 
+/* Unmount, and the image left behind must be fsck-clean. */
+static inline void umount_clean(struct super_block *sb)
+{
+	do_umount(sb);
+	ck_assert_uint_eq(fsck_errors(), 0);
+}
+
 #define rw simfs_rw_sync
 
 static inline void *abuf(size_t len, int fill)
