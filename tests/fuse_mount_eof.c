@@ -234,11 +234,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("fuse_mount_eof");
-	TCase *tc = tcase_create("eof");
+	TCase *tc;
 
 	require_env();
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
+	tc = mounted_tcase("eof");
 	tcase_add_test(tc, test_truncate_up_after_cut_short_write);
 	tcase_add_test(tc, test_each_way_of_extending_reads_zeroes);
 	suite_add_tcase(s, tc);

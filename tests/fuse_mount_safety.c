@@ -282,19 +282,16 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("fuse_mount_safety");
-	TCase *tc = tcase_create("safety");
-	TCase *bare = tcase_create("messages");
+	TCase *tc, *bare;
 
 	require_env();
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
+	tc = mounted_tcase("safety");
 	tcase_add_test(tc, test_second_mount_and_mkfs_refused);
 	tcase_add_test(tc, test_remount_right_after_unmount);
 	tcase_add_test(tc, test_control_files_one_value);
 	tcase_add_test(tc, test_truncate_zero_and_punch_empty);
 	suite_add_tcase(s, tc);
-	tcase_add_checked_fixture(bare, setup_bare, teardown);
-	tcase_set_timeout(bare, 60);
+	bare = bare_tcase("messages");
 	tcase_add_test(bare, test_failed_mount_messages);
 	suite_add_tcase(s, bare);
 	return run_suite(s);

@@ -177,11 +177,9 @@ START_TEST(test_uring_lone_reads_poll)
 {
 	char *st;
 
-	/* lone_reads_until() reads pattern 12; it never reaches LONG_MAX */
+	/* lone_reads_stats() reads pattern 12; it never reaches LONG_MAX */
 	write_file("l", 1 * MiB, 1 * MiB, 12, true);
-	ctl_write("stats", "reset\n");
-	lone_reads_until("l", "fuse_uring_requests", LONG_MAX, 400);
-	st = stats_text();
+	st = lone_reads_stats("l", "fuse_uring_requests", LONG_MAX, 400);
 	ck_assert_int_ge(stat_in(st, "bdev_file_poll_windows") +
 				 stat_in(st, "fuse_poll_no_idle_cpu"),
 			 400 - 2 * 16);
@@ -193,9 +191,7 @@ START_TEST(test_uring_lone_reads_poll)
 	umount_fs();
 
 	mount_uring("poll=0");
-	ctl_write("stats", "reset\n");
-	lone_reads_until("l", "fuse_uring_requests", LONG_MAX, 400);
-	st = stats_text();
+	st = lone_reads_stats("l", "fuse_uring_requests", LONG_MAX, 400);
 	ck_assert_int_ge(stat_in(st, "fuse_uring_requests"), 400);
 	ck_assert_int_eq(stat_in(st, "bdev_file_poll_windows"), 0);
 	ck_assert_int_eq(stat_in(st, "fuse_poll_no_idle_cpu"), 0);

@@ -382,10 +382,7 @@ START_TEST(test_poll_governor)
 	/* the workers' governor: requests through /dev/fuse */
 	umount_fs();
 	mount_fs("uring=off");
-	ctl_write("stats", "reset\n");
-	lone_reads_until("p", "fuse_poll_trials", 1, 20000);
-	/* one snapshot: reading the stats is itself a lone request */
-	st = stats_text();
+	st = lone_reads_stats("p", "fuse_poll_trials", 1, 20000);
 	trials = stat_in(st, "fuse_poll_trials");
 	ck_assert_int_ge(trials, 1);
 	ck_assert_int_le(stat_in(st, "fuse_poll_trials_won"), trials);
@@ -399,9 +396,7 @@ START_TEST(test_poll_governor)
 	umount_fs();
 
 	mount_fs("poll=0,uring=off");
-	ctl_write("stats", "reset\n");
-	lone_reads_until("p", "bdev_file_submit_and_wait", 200, 2000);
-	st = stats_text();
+	st = lone_reads_stats("p", "bdev_file_submit_and_wait", 200, 2000);
 	ck_assert_int_ge(stat_in(st, "bdev_file_submit_and_wait"), 200);
 	ck_assert_int_eq(stat_in(st, "fuse_poll_trials"), 0);
 	ck_assert_int_eq(stat_in(st, "fuse_poll_windows"), 0);
@@ -478,11 +473,9 @@ END_TEST
 
 TCase *mount_tcase(const char *name)
 {
-	TCase *tc = tcase_create(name);
+	TCase *tc = mounted_tcase(name);
 
 	mount_tcase_name = name;
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_direct_write_read_verify);
 	tcase_add_test(tc, test_simple_hits_and_fallbacks);
 	tcase_add_test(tc, test_misaligned_einval);
@@ -497,10 +490,8 @@ TCase *mount_tcase(const char *name)
 
 TCase *mkfs_tcase(const char *name)
 {
-	TCase *tc = tcase_create(name);
+	TCase *tc = bare_tcase(name);
 
-	tcase_add_checked_fixture(tc, setup_bare, teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_mkfs_refuses_ext4);
 	return tc;
 }

@@ -263,27 +263,46 @@ static void global_cleanup(void)
 	}
 }
 
+/* Where this test's files go in tmpdir: image, mount point, daemon log. */
+static void set_paths(void)
+{
+	snprintf(img, sizeof(img), "%s/img", tmpdir);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmpdir);
+	snprintf(log_path, sizeof(log_path), "%s/mount.log", tmpdir);
+}
+
+/* The image file, @size bytes of hole. */
+static void make_image(off_t size)
+{
+	int fd = open(img, O_RDWR | O_CREAT, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, size), 0);
+	close(fd);
+}
+
+/* The image on a loop device, which becomes the target. */
+static void attach_loop(void)
+{
+	char out[1024];
+	int rc = sd_run(out, sizeof(out), "losetup -f --show %s", img);
+
+	ck_assert_msg(rc == 0, "losetup: %s", out);
+	out[strcspn(out, "\n")] = 0;
+	snprintf(loopdev, sizeof(loopdev), "%s", out);
+	snprintf(target, sizeof(target), "%s", loopdev);
+}
+
 void setup(void)
 {
 	char out[1024];
 
-	snprintf(img, sizeof(img), "%s/img", tmpdir);
-	snprintf(mnt, sizeof(mnt), "%s/mnt", tmpdir);
-	snprintf(log_path, sizeof(log_path), "%s/mount.log", tmpdir);
+	set_paths();
 	mkdir(mnt, 0755);
 	unlink(img);
 	if (use_loop) {
-		int fd = open(img, O_RDWR | O_CREAT, 0644);
-
-		ck_assert_int_ge(fd, 0);
-		ck_assert_int_eq(ftruncate(fd, 256 * MiB), 0);
-		close(fd);
-		ck_assert_msg(sd_run(out, sizeof(out), "losetup -f --show %s",
-				     img) == 0,
-			      "losetup: %s", out);
-		out[strcspn(out, "\n")] = 0;
-		snprintf(loopdev, sizeof(loopdev), "%s", out);
-		snprintf(target, sizeof(target), "%s", loopdev);
+		make_image(256 * MiB);
+		attach_loop();
 		ck_assert_msg(sd_run(out, sizeof(out), "%s mkfs %s", bin,
 				     target) == 0,
 			      "mkfs: %s", out);
@@ -305,37 +324,48 @@ void teardown(void)
 /* The target alone, no file system on it. */
 void setup_bare(void)
 {
-	char out[1024];
-
-	snprintf(img, sizeof(img), "%s/img", tmpdir);
-	snprintf(mnt, sizeof(mnt), "%s/mnt", tmpdir);
-	snprintf(log_path, sizeof(log_path), "%s/mount.log", tmpdir);
+	set_paths();
 	unlink(img);
-	{
-		int fd = open(img, O_RDWR | O_CREAT, 0644);
-
-		ck_assert_int_ge(fd, 0);
-		ck_assert_int_eq(ftruncate(fd, 64 * MiB), 0);
-		close(fd);
-	}
+	make_image(64 * MiB);
 	snprintf(target, sizeof(target), "%s", img);
-	if (use_loop) {
-		ck_assert_msg(sd_run(out, sizeof(out), "losetup -f --show %s",
-				     img) == 0,
-			      "losetup: %s", out);
-		out[strcspn(out, "\n")] = 0;
-		snprintf(loopdev, sizeof(loopdev), "%s", out);
-		snprintf(target, sizeof(target), "%s", loopdev);
-	}
+	if (use_loop)
+		attach_loop();
 }
 
-/* Lone 4 KiB direct reads of @name (1 MiB) until @stat is at least @min. */
-void lone_reads_until(const char *name, const char *stat, long min,
-		      int max_reads)
+/* A test case whose tests each run on a fresh mount: setup(). */
+TCase *mounted_tcase(const char *name)
 {
-	char *buf = abuf(4096);
-	int fd = open(path_in(name), O_RDONLY | O_DIRECT);
+	TCase *tc = tcase_create(name);
 
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	return tc;
+}
+
+/* A test case whose tests each start from the bare target: setup_bare(). */
+TCase *bare_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, setup_bare, teardown);
+	tcase_set_timeout(tc, 60);
+	return tc;
+}
+
+/*
+ * The stats zeroed, then lone 4 KiB direct reads of @name (1 MiB, pattern
+ * 12) until @stat is at least @min: the stats they leave, in one snapshot
+ * (reading the stats is itself a lone request).
+ */
+char *lone_reads_stats(const char *name, const char *stat, long min,
+		       int max_reads)
+{
+	char *buf;
+	int fd;
+
+	ctl_write("stats", "reset\n");
+	buf = abuf(4096);
+	fd = open(path_in(name), O_RDONLY | O_DIRECT);
 	ck_assert_int_ge(fd, 0);
 	for (int i = 0; i < max_reads; i++) {
 		off_t off = (off_t)(i * 37 % 256) * 4096;
@@ -347,6 +377,7 @@ void lone_reads_until(const char *name, const char *stat, long min,
 	}
 	close(fd);
 	free(buf);
+	return stats_text();
 }
 
 /*

@@ -60,14 +60,17 @@ bool all_zero(const void *buf, size_t len);
 void write_file(const char *name, size_t len, size_t chunk, unsigned int seed,
 		bool do_fsync);
 void verify_file(const char *name, size_t len, size_t chunk, unsigned int seed);
-void lone_reads_until(const char *name, const char *stat, long min,
-		      int max_reads);
+char *lone_reads_stats(const char *name, const char *stat, long min,
+		       int max_reads);
 void reads_and_writes_in_turn(const char *name, unsigned int seed);
 
 /* checked fixtures: a mounted fresh file system, or the bare target */
 void setup(void);
 void teardown(void);
 void setup_bare(void);
+/* test cases in those fixtures, with time enough for them */
+TCase *mounted_tcase(const char *name);
+TCase *bare_tcase(const char *name);
 
 /* cases.c: the shared end-to-end tests */
 TCase *mount_tcase(const char *name);
