@@ -63,6 +63,27 @@ static inline long long below(long long n)
 	return n > 0 ? (long long)(rnd() % (uint64_t)n) : 0;
 }
 
+/*
+ * The options simfs_fsx and simfs_powerloss share, -s SEED, -n OPS and
+ * -v: was @c, from getopt(), one of them?
+ */
+static inline bool sd_common_opt(int c, uint64_t *seed, long *ops,
+				 bool *verbose)
+{
+	switch (c) {
+	case 's':
+		*seed = strtoull(optarg, NULL, 0);
+		return true;
+	case 'n':
+		*ops = strtol(optarg, NULL, 10);
+		return true;
+	case 'v':
+		*verbose = true;
+		return true;
+	}
+	return false;
+}
+
 struct sd_mount {
 	char bin[4096]; /* the iomapsim command */
 	char mnt[512];

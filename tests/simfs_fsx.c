@@ -769,22 +769,16 @@ int main(int argc, char **argv)
 		seeded = true;
 	}
 	while ((c = getopt(argc, argv, "s:n:l:r:v")) != -1) {
+		if (sd_common_opt(c, &run_seed, &ops, &verbose)) {
+			seeded |= c == 's';
+			continue;
+		}
 		switch (c) {
-		case 's':
-			run_seed = strtoull(optarg, NULL, 0);
-			seeded = true;
-			break;
-		case 'n':
-			ops = strtol(optarg, NULL, 10);
-			break;
 		case 'l':
 			logfile = optarg;
 			break;
 		case 'r':
 			replay = optarg;
-			break;
-		case 'v':
-			verbose = true;
 			break;
 		default:
 			fprintf(stderr, "usage: simfs_fsx [-s SEED] [-n OPS] "

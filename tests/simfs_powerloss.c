@@ -468,17 +468,7 @@ int main(int argc, char **argv)
 
 	seed = time(NULL) ^ (uint64_t)getpid() << 20;
 	while ((c = getopt(argc, argv, "s:n:v")) != -1) {
-		switch (c) {
-		case 's':
-			seed = strtoull(optarg, NULL, 0);
-			break;
-		case 'n':
-			ops = strtol(optarg, NULL, 10);
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		default:
+		if (!sd_common_opt(c, &seed, &ops, &verbose)) {
 			fprintf(stderr, "usage: simfs_powerloss [-s SEED] "
 					"[-n OPS] [-v]\n");
 			return 2;
