@@ -14,11 +14,7 @@
 /* An async overwrite of 16 KiB at 8 KiB, inside a written file. */
 static void caller_req(struct iomapsim_request *r)
 {
-	req_init(r);
-	r->write = true;
-	r->async = true;
-	r->pos = 8192;
-	r->len = 16384;
+	req_write(r, 8192, 16384, true);
 	r->ki_flags = IOCB_DIO_CALLER_COMP;
 }
 

@@ -28,6 +28,17 @@ static inline void req_init(struct iomapsim_request *r)
 	r->size = 256 << 10;
 }
 
+/* A write of @len bytes at @pos into the small default file. */
+static inline void req_write(struct iomapsim_request *r, loff_t pos, size_t len,
+			     bool async)
+{
+	req_init(r);
+	r->write = true;
+	r->pos = pos;
+	r->len = len;
+	r->async = async;
+}
+
 static inline void req_map(struct iomapsim_request *r, u16 type, loff_t off,
 			   u64 len, u16 flags)
 {

@@ -25,12 +25,8 @@
 /* A block-aligned write of 16 KiB at 8 KiB, the out-of-place kind. */
 static void ioend_req(struct iomapsim_request *r, bool async)
 {
-	req_init(r);
+	req_write(r, 8192, 16384, async);
 	r->dops = TESTFS_DOPS_IOEND;
-	r->write = true;
-	r->pos = 8192;
-	r->len = 16384;
-	r->async = async;
 }
 
 /* The first ->iomap_begin went out of place, and every bio via the fs. */
