@@ -34,8 +34,7 @@ START_TEST(test_mkfs_mount_fsck)
 	sb = do_mount();
 	ck_assert_uint_eq(sb->s_blocksize, 4096);
 	ck_assert_ptr_nonnull(root_of(sb));
-	umount_clean(sb);
-	put_dev();
+	finish_clean(sb);
 }
 END_TEST
 
@@ -187,8 +186,7 @@ START_TEST(test_fallocate_unwritten_and_punch)
 	ck_assert_int_eq(simfs_fallocate(file, 0x40 /* UNSHARE */, 0, 4096),
 			 -EOPNOTSUPP);
 	simfs_file_release(file);
-	umount_clean(sb);
-	put_dev();
+	finish_clean(sb);
 	free(buf);
 	free(rd);
 }
@@ -242,8 +240,7 @@ START_TEST(test_inline_and_buffered)
 	ck_assert(all_bytes(rd + 1500, 0, 2500));
 	ck_assert(!memcmp(rd + 3, buf, 1497));
 	simfs_file_release(file);
-	umount_clean(sb);
-	put_dev();
+	finish_clean(sb);
 	free(buf);
 	free(rd);
 }
@@ -310,8 +307,7 @@ START_TEST(test_namespace)
 	e = simfs_lookup(root_of(sb), "enc", false);
 	ck_assert(IS_ENCRYPTED(&e->vfs_inode));
 	ck_assert_int_eq(e->dops, SIMFS_DOPS_BIO_SET);
-	umount_clean(sb);
-	put_dev();
+	finish_clean(sb);
 }
 END_TEST
 
@@ -386,8 +382,7 @@ START_TEST(test_frees_held_until_commit)
 	ck_assert_uint_eq(simfs_alloc_pending_count(sbi), 16);
 	ck_assert_int_eq(simfs_commit(sbi), 0);
 	ck_assert_uint_eq(simfs_alloc_free_count(sbi), free0 + 16);
-	umount_clean(sb);
-	put_dev();
+	finish_clean(sb);
 	free(buf);
 }
 END_TEST
@@ -411,8 +406,7 @@ START_TEST(test_enospc)
 		      "write of more than the device: %zd", n);
 	ck_assert_int_eq(simfs_fallocate(file, 0, 0, 64 * MiB), -ENOSPC);
 	simfs_file_release(file);
-	umount_clean(sb);
-	put_dev();
+	finish_clean(sb);
 	free(buf);
 }
 END_TEST
@@ -715,8 +709,7 @@ START_TEST(test_truncate_and_punch_empty)
 	ck_assert_int_eq(simfs_fallocate(file, FALLOC_FL_ZERO_RANGE, 0, 8192),
 			 0);
 	simfs_file_release(file);
-	umount_clean(sb);
-	put_dev();
+	finish_clean(sb);
 }
 END_TEST
 
@@ -798,8 +791,7 @@ START_TEST(test_parallel_write_switch)
 	ck_assert_int_eq(async_write(file, buf, 4096, 8192), 4096);
 	ck_assert_int_eq(i_size_read(&f->vfs_inode), 12288);
 	simfs_file_release(file);
-	umount_clean(sb);
-	put_dev();
+	finish_clean(sb);
 	free(buf);
 }
 END_TEST

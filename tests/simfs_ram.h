@@ -85,6 +85,13 @@ static inline void umount_clean(struct super_block *sb)
 	ck_assert_uint_eq(fsck_errors(), 0);
 }
 
+/* The end of a test: the image fsck-clean after unmount, the device gone. */
+static inline void finish_clean(struct super_block *sb)
+{
+	umount_clean(sb);
+	put_dev();
+}
+
 #define rw simfs_rw_sync
 
 static inline void *abuf(size_t len, int fill)
