@@ -305,8 +305,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct fuzz_in in;
 	unsigned int rounds;
 
-	memset(s, 0, sizeof(*s));
-	fuzz_input_begin(&in, data, size, describe, s);
+	fuzz_input_begin(&in, data, size, describe, s, sizeof(*s));
 
 	fuzz_take_header(&in, &s->h, sizeof(s->h));
 	/* DISCARD has no pages and never reaches a bio */

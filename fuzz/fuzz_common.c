@@ -138,8 +138,10 @@ void fuzz_accounting_check(long warnings, long violations,
 }
 
 void fuzz_input_begin(struct fuzz_in *in, const u8 *data, size_t size,
-		      void (*describe)(FILE *out, void *arg), void *arg)
+		      void (*describe)(FILE *out, void *arg), void *arg,
+		      size_t arg_size)
 {
+	memset(arg, 0, arg_size);
 	fuzz_in_init(in, data, size);
 	fuzz_accounting_begin();
 	fuzz_set_describer(describe, arg);

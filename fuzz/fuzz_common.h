@@ -112,12 +112,15 @@ void fuzz_accounting_check(long warnings, long violations,
 
 /*
  * One input of a target whose gauges cover the whole input:
- * fuzz_input_begin() reads @data through @in, snapshots the accounting
- * and installs @describe(@arg) for a failure; fuzz_input_end() checks
- * the accounting (as fuzz_accounting_check()) and drops the describer.
+ * fuzz_input_begin() zeroes the target's state @arg (@arg_size bytes:
+ * nothing is carried from one input to the next, so every input replays
+ * alone), reads @data through @in, snapshots the accounting and installs
+ * @describe(@arg) for a failure; fuzz_input_end() checks the accounting
+ * (as fuzz_accounting_check()) and drops the describer.
  */
 void fuzz_input_begin(struct fuzz_in *in, const u8 *data, size_t size,
-		      void (*describe)(FILE *out, void *arg), void *arg);
+		      void (*describe)(FILE *out, void *arg), void *arg,
+		      size_t arg_size);
 void fuzz_input_end(long warnings, long violations, const char *const *ignore);
 
 /*

@@ -365,8 +365,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct iter_hdr h;
 	struct fuzz_in in;
 
-	memset(s, 0, sizeof(*s));
-	fuzz_input_begin(&in, data, size, describe, s);
+	fuzz_input_begin(&in, data, size, describe, s, sizeof(*s));
 
 	fuzz_take_header(&in, &h, sizeof(h));
 	iter_build(&s->is, &h, &in, NR_TYPES);
