@@ -22,6 +22,13 @@ static int nr_run;
 static int requeue_left;
 static struct workqueue_struct *wq;
 
+/* Every test counts the work it ran from zero, forked or not (CK_FORK=no). */
+static void workqueue_setup(void)
+{
+	sim_test_setup();
+	nr_run = 0;
+}
+
 static void record_fn(struct work_struct *w)
 {
 	struct item *it = container_of(w, struct item, work);
@@ -33,7 +40,6 @@ START_TEST(test_fifo_order_under_irq_policy)
 {
 	struct item it[NR_ITEMS];
 
-	nr_run = 0;
 	wq = alloc_workqueue("fifo", 0, 0);
 	for (int i = 0; i < NR_ITEMS; i++) {
 		it[i].id = i;
@@ -54,7 +60,6 @@ START_TEST(test_queue_pending_work_returns_false)
 {
 	struct item it = { .id = 1 };
 
-	nr_run = 0;
 	wq = alloc_workqueue("pending", 0, 0);
 	INIT_WORK(&it.work, record_fn);
 	ck_assert(queue_work(wq, &it.work));
@@ -80,7 +85,6 @@ START_TEST(test_work_can_requeue_itself)
 {
 	struct work_struct w;
 
-	nr_run = 0;
 	requeue_left = 3;
 	wq = alloc_workqueue("requeue", 0, 0);
 	INIT_WORK(&w, requeue_fn);
@@ -125,7 +129,6 @@ START_TEST(test_work_runs_as_worker_task)
 {
 	struct work_struct w;
 
-	nr_run = 0;
 	wq = alloc_workqueue("ident", 0, 0);
 	INIT_WORK(&w, worker_identity_fn);
 	queue_work(wq, &w);
@@ -181,7 +184,6 @@ START_TEST(test_destroy_flushes_pending_work)
 {
 	struct item it = { .id = 5 };
 
-	nr_run = 0;
 	wq = alloc_workqueue("destroy", 0, 0);
 	INIT_WORK(&it.work, record_fn);
 	queue_work(wq, &it.work);
@@ -194,7 +196,6 @@ START_TEST(test_schedule_work_uses_system_wq)
 {
 	struct item it = { .id = 9 };
 
-	nr_run = 0;
 	INIT_WORK(&it.work, record_fn);
 	ck_assert(schedule_work(&it.work));
 	ck_assert_ptr_eq(it.work.wq, system_wq);
@@ -208,7 +209,6 @@ START_TEST(test_deferred_policy_runs_newest_first)
 {
 	struct item it[4];
 
-	nr_run = 0;
 	sim_engine_set_policy(SIM_SCHED_DEFERRED);
 	wq = alloc_workqueue("lifo", 0, 0);
 	for (int i = 0; i < 4; i++) {
@@ -274,7 +274,6 @@ START_TEST(test_inode_dio_wait_runs_until_zero)
 	ck_assert_int_eq(atomic_read(&inode.i_dio_count), 1);
 	/* the completion that ends the DIO runs from a worker; the wait
 	 * must let it run (K-04) */
-	nr_run = 0;
 	ending_inode = &inode;
 	wq = alloc_workqueue("dioend", 0, 0);
 	INIT_WORK(&w, dio_end_fn);
@@ -290,7 +289,8 @@ END_TEST
 static Suite *workqueue_suite(void)
 {
 	Suite *s = suite_create("workqueue");
-	TCase *tc = sim_tcase("workqueue");
+	TCase *tc = sim_tcase_fixture("workqueue", workqueue_setup,
+				      sim_test_teardown);
 
 	tcase_add_test(tc, test_fifo_order_under_irq_policy);
 	tcase_add_test(tc, test_workqueue_names);
