@@ -671,6 +671,7 @@ DEFINE_SIM_STAT(stat_fuse_poll_windows, "fuse_poll_windows");
 DEFINE_SIM_STAT(stat_fuse_poll_hits, "fuse_poll_hits");
 DEFINE_SIM_STAT(stat_fuse_poll_spent_ns, "fuse_poll_spent_ns");
 DEFINE_SIM_STAT(stat_fuse_poll_no_idle_cpu, "fuse_poll_no_idle_cpu");
+DEFINE_SIM_STAT(stat_fuse_poll_not_needed, "fuse_poll_not_needed");
 DEFINE_SIM_STAT(stat_fuse_poll_trials, "fuse_poll_trials");
 DEFINE_SIM_STAT(stat_fuse_poll_trials_won, "fuse_poll_trials_won");
 DEFINE_SIM_STAT(stat_fuse_clone_reads, "fuse_clone_reads");
@@ -687,6 +688,7 @@ static struct sim_stat *const poll_stats[FUSEVFS_POLL_NR] = {
 	[FUSEVFS_POLL_HITS] = &stat_fuse_poll_hits,
 	[FUSEVFS_POLL_SPENT_NS] = &stat_fuse_poll_spent_ns,
 	[FUSEVFS_POLL_NO_IDLE_CPU] = &stat_fuse_poll_no_idle_cpu,
+	[FUSEVFS_POLL_NOT_NEEDED] = &stat_fuse_poll_not_needed,
 	[FUSEVFS_POLL_TRIALS] = &stat_fuse_poll_trials,
 	[FUSEVFS_POLL_TRIALS_WON] = &stat_fuse_poll_trials_won,
 	[FUSEVFS_POLL_CLONE_READS] = &stat_fuse_clone_reads,

@@ -143,11 +143,23 @@ static int poll_receive(struct fuse_loop *l, struct fuse_buf *fbuf)
 static void reap_wait(struct fuse_loop *l, bool poll, struct poll_own *win)
 {
 	struct fusevfs_spin spin = { 0 };
+	bool outstanding;
 
-	if (poll && fusevfs_own_outstanding(l->m))
+	poll = poll && l->gov.max_us; /* poll=0: no window is ever asked */
+	outstanding = poll && fusevfs_own_outstanding(l->m);
+
+	if (outstanding)
 		spin.budget_us = win ? poll_own_begin(&l->gov, win) :
 				       poll_gov_begin(&l->gov, POLL_CQE);
 	fusevfs_reap_wait(l->m, &spin);
+	/*
+	 * A wait that could have polled but found its reads complete first
+	 * (before the window or inside the ring's drain): counted, so that
+	 * windows, refusals for want of an idle CPU and these add up to the
+	 * waits that asked, however fast the device is against the server.
+	 */
+	if (poll && (!outstanding || (spin.budget_us && !spin.polled)))
+		fusevfs_poll_stat(FUSEVFS_POLL_NOT_NEEDED, 1);
 	if (!spin.budget_us)
 		return;
 	if (win)

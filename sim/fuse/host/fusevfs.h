@@ -132,6 +132,7 @@ enum fusevfs_poll_stat {
 	FUSEVFS_POLL_HITS, /* ... that found the next request */
 	FUSEVFS_POLL_SPENT_NS, /* ... and the time they spun */
 	FUSEVFS_POLL_NO_IDLE_CPU, /* windows not opened: no CPU idle */
+	FUSEVFS_POLL_NOT_NEEDED, /* reads complete before a window polled */
 	FUSEVFS_POLL_TRIALS, /* polling against sleeping, measured */
 	FUSEVFS_POLL_TRIALS_WON, /* ... and polling was faster */
 	FUSEVFS_POLL_CLONE_READS, /* requests a worker slept for on its clone */
