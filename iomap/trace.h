@@ -49,13 +49,13 @@ void __trace_iomap_map(const char *event, struct inode *inode,
 		const struct iomap *iomap);
 #define trace_iomap_iter_dstmap(inode, iomap)				\
 	do {								\
-		if (sim_tracing())				\
+		if (sim_tracing())					\
 			__trace_iomap_map("iomap_iter_dstmap", inode,	\
 					  iomap);			\
 	} while (0)
 #define trace_iomap_iter_srcmap(inode, iomap)				\
 	do {								\
-		if (sim_tracing())				\
+		if (sim_tracing())					\
 			__trace_iomap_map("iomap_iter_srcmap", inode,	\
 					  iomap);			\
 	} while (0)
@@ -105,7 +105,7 @@ void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
 		u64 length);
 #define trace_iomap_dio_invalidate_fail(inode, offset, length)		\
 	do {								\
-		if (sim_tracing())				\
+		if (sim_tracing())					\
 			__trace_iomap_dio_invalidate_fail(inode, offset, \
 							  length);	\
 	} while (0)
