@@ -799,13 +799,27 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 				 sim_stat_get("bdev_file_deferred_late"),
 			 1);
 
-	/* a window asked for: submitted first, then polled for */
-	sim_stats_reset();
-	spin.budget_us = 1000000;
-	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 8, r + LEN, LEN), &a[1]);
-	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
-	ck_assert(spin.polled);
-	ck_assert_int_eq(sim_stat_get("bdev_file_poll_windows"), 1);
+	/*
+	 * A window asked for: submitted first, then polled for while the read
+	 * is out.  A read the device completed before the drain needs none
+	 * (the FUSE loop counts it as fuse_poll_not_needed), which on a
+	 * loaded machine happens now and then: of a few reads, one must
+	 * still be out, and each is counted as what it was.
+	 */
+	for (int tries = 0; tries < 50; tries++) {
+		sim_stats_reset();
+		spin = (struct sim_bdev_spin){ .budget_us = 1000000 };
+		bb_submit_async(bb_bio(bdev, REQ_OP_READ, 8, r + LEN, LEN),
+				&a[1]);
+		ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
+		ck_assert_int_eq(sim_stat_get("bdev_file_poll_windows"),
+				 spin.polled);
+		ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 0);
+		ck_assert_int_eq(a[1].ended, 1);
+		if (spin.polled)
+			break;
+	}
+	ck_assert_msg(spin.polled, "50 reads, each complete before its window");
 	ck_assert_int_eq(sim_stat_get("bdev_file_poll_hits"), spin.hit);
 	ck_assert_int_eq(sim_stat_get("bdev_file_poll_spent_ns"),
 			 (long)spin.spent_ns);
