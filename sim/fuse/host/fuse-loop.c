@@ -278,6 +278,19 @@ static void *worker(void *arg)
 		}
 		if (res == -EINTR)
 			continue;
+		/*
+		 * The connection is gone, as with -ENODEV (libfuse's end of
+		 * the session): fuse_dev_do_read() answers -ECONNABORTED
+		 * instead once the connection was aborted with abort_err set,
+		 * which this machine's kernel did at the end of a lazily
+		 * unmounted session.  It ends the session as libfuse ends it
+		 * for -ENODEV; the io_uring queues take it as their end too
+		 * (fuse-uring.c).
+		 */
+		if (res == -ECONNABORTED) {
+			fuse_session_exit(l->se);
+			res = 0;
+		}
 		if (res <= 0 || fuse_session_exited(l->se)) {
 			if (res < 0)
 				fuse_session_exit(l->se);
