@@ -881,7 +881,7 @@ static void unmapped_source_req(struct iomapsim_request *r, size_t from)
  * covers G-30, G-38: unreadable from its start, the write fails with
  * -EFAULT, nothing written.  Code whose tail zeroing's 0 replaces the
  * pinning error returns 0 (docs/findings/0001-tail-zeroing-replaces-error.md,
- * KNOWN BUG), as XFS on Linux 6.18 does.
+ * KNOWN BUG), as XFS on an earlier 6.18.44 build did.
  */
 START_TEST(test_unreadable_source_subblock_write)
 {
@@ -904,7 +904,7 @@ END_TEST
  * Where that pass's error survives, the write fails with -EFAULT; where
  * the tail zeroing's 0 replaces it (0001), 4096 bytes are reported with
  * zeroes on the device where the last 512 of them were written: data
- * lost, as XFS on Linux 6.18 loses them (KNOWN BUG).
+ * lost, as XFS on an earlier 6.18.44 build lost them (KNOWN BUG).
  */
 START_TEST(test_half_readable_source_subblock_write)
 {

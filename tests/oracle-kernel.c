@@ -10,21 +10,31 @@
  * bytes read (against the file's known contents, which the simulator's
  * "data" check uses too), and after a write the file size and the bytes
  * on disk.  Every difference is printed with both sides; the ones that
- * come from this machine's kernel not being the simulator's baseline
- * are listed below (known[]) with the reason, and do not fail the test.
+ * come from the file system's own policy, not iomap's, are listed below
+ * (known[]) with the rule (docs/rules.md 3.R) and do not fail the test.
  *
  * Some cases write from a source the kernel cannot read all of (the
  * buffer PROT_NONE from its start, or from its second page: `iomapsim
- * run --fault unmapped:OFF`).  There the kernel's own answer is checked
- * too: a non-empty write must not return 0, and the bytes it reports
- * written must read back.  A wrong answer is a FINDING, printed with the
- * finding's name (findings[]), whether or not the simulator agrees; it
- * does not fail the test, an unlisted one does.
+ * run --fault unmapped:OFF`).  There both answers are checked in
+ * themselves: a non-empty write must not return 0, and the bytes it
+ * reports written must read back.  The kernel's wrong answer is a
+ * FINDING, printed with the finding's name (findings[]), whether or not
+ * the simulator agrees.  The simulator's code giving a finding's wrong
+ * answer where the kernel gives the right one (the error the finding
+ * loses) is that kernel carrying the fix: reported, not a failure.  So
+ * the test holds whichever of the findings the running kernel carries,
+ * and the last lines name them.  Anything else that differs fails.
+ *
+ * The kernel is whichever runs this program: the machine's own (on loop
+ * devices over files in the build tree), or a UML kernel built from a
+ * tree (scripts/uml-oracle.sh), which gives it a block device to format
+ * in ORACLE_DEVICE instead.
  *
  * ORACLE_VERBOSE=1 prints the cases that agree as well.
  *
- * Needs root, loop devices, mkfs.ext4 and mkfs.xfs (xfsprogs, installed
- * by scripts/quickstart.sh); without them it prints why and exits 77.
+ * Needs root, mkfs.ext4 and mkfs.xfs (xfsprogs, installed by
+ * scripts/quickstart.sh), and loop devices or ORACLE_DEVICE; without them
+ * it prints why and exits 77.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +52,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 /*
@@ -138,28 +149,29 @@ static bool ext4_buffered_after_short(const struct ocase *c,
 
 static const struct known known[] = {
 	{ NULL, merged_segments,
-	  "this machine's 6.18 bio_iov_add_folio() merges a segment that "
-	  "continues the previous one in memory into the same bvec "
-	  "(bvec_try_merge_page()), so 100 + 3996 contiguous bytes are one "
-	  "4096-byte bvec and pass bio_split_io_at(); the baseline extracts "
-	  "each iovec segment into bvecs of its own (iov_iter_extract_bvecs() "
-	  "never merges with the bvec before), and the 100-byte bvec fails "
-	  "the length check (B-30).  The same lengths apart in memory give "
-	  "EINVAL on both sides" },
+	  "R-01: the kernel's bio_iov_add_page()/bio_iov_add_folio() merges "
+	  "a segment that continues the previous one in memory into the same "
+	  "bvec (bvec_try_merge_page()), so 100 + 3996 contiguous bytes are "
+	  "one 4096-byte bvec and pass bio_split_io_at(); the simulated block "
+	  "layer extracts each iovec segment into bvecs of its own, as "
+	  "iov_iter_extract_bvecs() does, and the 100-byte bvec fails the "
+	  "length check (B-30).  The same lengths apart in memory give EINVAL "
+	  "on both sides" },
 	{ "xfs", xfs_nowait_write,
-	  "RWF_NOWAIT writes on xfs: xfs_file_write_checks() calls "
+	  "R-02: RWF_NOWAIT writes on xfs: xfs_file_write_checks() calls "
 	  "kiocb_modified(), which under IOCB_NOWAIT refuses with EAGAIN when "
 	  "the timestamps need a transaction, before iomap is called; testfs "
 	  "keeps no timestamps (file-system policy, not iomap's)" },
 	{ "ext4", ext4_buffered_after_short,
-	  "ext4 completes a short direct write with a buffered one "
+	  "R-03: ext4 completes a short direct write with a buffered one "
 	  "(ext4_dio_write_iter() -> ext4_buffered_write_iter()), which "
 	  "faults on the unreadable source: EFAULT, where iomap's own answer "
-	  "(the simulator's, and xfs's) is 0 or a short count: the findings "
-	  "0001-tail-zeroing-replaces-error and 0002-second-pass-rezeroes-head, hidden "
-	  "by ext4's fallback; testfs has no buffered fallback" },
+	  "is 0 or a short count (the findings 0001-tail-zeroing-replaces-"
+	  "error and 0002-second-pass-rezeroes-head, hidden by ext4's "
+	  "fallback, or a correct short write); testfs has no buffered "
+	  "fallback" },
 	{ "ext4", ext4_nowait_extending,
-	  "RWF_NOWAIT writes past EOF on ext4: ext4_dio_write_checks() "
+	  "R-04: RWF_NOWAIT writes past EOF on ext4: ext4_dio_write_checks() "
 	  "refuses an extending write under IOCB_NOWAIT (it needs the inode "
 	  "lock exclusive and an orphan record) with EAGAIN before iomap; "
 	  "testfs extends i_size at completion without blocking "
@@ -175,6 +187,10 @@ struct finding {
 	const char *name;
 	bool (*match)(const struct ocase *c, const struct side *k);
 	const char *what;
+	/* the right answer a kernel with the fix gives where @s is wrong */
+	bool (*fixed)(const struct ocase *c, const struct side *k,
+		      const struct side *s);
+	const char *fix;
 };
 
 /* A non-empty write that returned 0 (errno 0). */
@@ -189,22 +205,50 @@ static bool reported_not_on_disk(const struct ocase *c, const struct side *k)
 	return c->write && k->ret > 0 && !k->disk_ok;
 }
 
+/*
+ * The source's fault, kept: what iomap_dio_bio_iter() hands back when
+ * bio_iov_iter_get_pages() cannot pin the source and nothing is lost.
+ */
+static bool kept_efault(const struct ocase *c, const struct side *k,
+			const struct side *s)
+{
+	(void)s;
+	return c->unreadable && k->ret == -EFAULT;
+}
+
+/* The error kept, or a short count that is on disk. */
+static bool kept_efault_or_on_disk(const struct ocase *c, const struct side *k,
+				   const struct side *s)
+{
+	return kept_efault(c, k, s) ||
+	       (k->ret > 0 && k->disk_ok && k->ret <= s->ret);
+}
+
 static const struct finding findings[] = {
 	{ NULL, "0001-tail-zeroing-replaces-error", write_returned_zero,
 	  "iomap_dio_bio_iter(): bio_iov_iter_get_pages() fails (the source "
 	  "cannot be pinned) and the pass falls through to the sub-block "
 	  "tail zeroing, whose \"ret = iomap_dio_zero()\" replaces the "
 	  "-EFAULT with 0; with nothing copied iomap_iter() stops and "
-	  "iomap_dio_rw() returns 0" },
+	  "iomap_dio_rw() returns 0",
+	  kept_efault,
+	  "the failed pin's -EFAULT survives the tail zeroing (\"iomap: "
+	  "don't lose a failed direct I/O bio's error when zeroing the "
+	  "tail\")" },
 	{ NULL, "0002-second-pass-rezeroes-head", reported_not_on_disk,
 	  "a first pass writes the readable page and stops mid-block; the "
 	  "second pass starts inside the same unwritten block, zeroes it "
 	  "from its start up to the position (G-30) over the bytes just "
 	  "written, fails to pin, and its tail zeroing's 0 hides the error: "
-	  "the write reports bytes that read back as zeroes (K6)" },
+	  "the write reports bytes that read back as zeroes (K6)",
+	  kept_efault_or_on_disk,
+	  "no bytes are reported that are not on disk: the second pass's "
+	  "-EFAULT survives (0001's fix) or the head is not zeroed again" },
 };
 
 static char img_path[PATH_MAX], loop_dev[64], mnt_dir[256];
+/* the device formatted: the loop device, or ORACLE_DEVICE */
+static const char *dev_path;
 static bool mounted;
 
 static int skip(const char *why)
@@ -274,15 +318,11 @@ static void teardown(void)
 	img_path[0] = mnt_dir[0] = '\0';
 }
 
-/* A file system of type @fs on a loop device over a file, mounted. */
-static int setup(const char *fs)
+/* A loop device over a sparse file in the build tree, in dev_path. */
+static int setup_loop(const char *fs)
 {
 	const char *bin = getenv("IOMAPSIM_BIN");
 	char *losetup[] = { "losetup", "--find", "--show", img_path, NULL };
-	char *mkfs_ext4[] = { "mkfs.ext4", "-q",     "-F", "-b",
-			      "4096",	   loop_dev, NULL };
-	char *mkfs_xfs[] = { "mkfs.xfs",  "-q",	    "-f", "-b",
-			     "size=4096", loop_dev, NULL };
 	int fd;
 
 	snprintf(img_path, sizeof(img_path), "%s/oracle-%s-XXXXXX",
@@ -296,10 +336,27 @@ static int setup(const char *fs)
 	if (run(losetup, loop_dev, sizeof(loop_dev)) || !loop_dev[0])
 		return -1;
 	loop_dev[strcspn(loop_dev, "\n")] = '\0';
+	dev_path = loop_dev;
+	return 0;
+}
+
+/* A file system of type @fs on the device, mounted. */
+static int setup(const char *fs)
+{
+	char *mkfs_ext4[] = {
+		"mkfs.ext4", "-q", "-F", "-b", "4096", NULL, NULL
+	};
+	char *mkfs_xfs[] = { "mkfs.xfs",  "-q", "-f", "-b",
+			     "size=4096", NULL, NULL };
+
+	dev_path = getenv("ORACLE_DEVICE");
+	if (!dev_path && setup_loop(fs))
+		return -1;
+	mkfs_ext4[5] = mkfs_xfs[5] = (char *)dev_path;
 	if (run(!strcmp(fs, "xfs") ? mkfs_xfs : mkfs_ext4, NULL, 0))
 		return -1;
 	strcpy(mnt_dir, "/tmp/iomapsim-oracle-XXXXXX");
-	if (!mkdtemp(mnt_dir) || mount(loop_dev, mnt_dir, fs, 0, NULL)) {
+	if (!mkdtemp(mnt_dir) || mount(dev_path, mnt_dir, fs, 0, NULL)) {
 		perror(mnt_dir);
 		return -1;
 	}
@@ -721,48 +778,104 @@ static void build_grid(void)
 
 /* ---- one file system ---------------------------------------------- */
 
-/* The kernel's answer is wrong in itself: the listed finding, or -1. */
-static int kernel_wrong(const char *fs, const struct ocase *c,
-			const struct side *k, bool *wrong)
+#define NR_FINDINGS (sizeof(findings) / sizeof(findings[0]))
+#define NR_KNOWN (sizeof(known) / sizeof(known[0]))
+
+/* A non-empty write's answer wrong in itself: 0, or bytes not on disk. */
+static bool wrong_answer(const struct ocase *c, const struct side *x)
+{
+	return c->write && case_len(c) &&
+	       (x->ret == 0 || (x->ret > 0 && !x->disk_ok));
+}
+
+/* The finding that names @x's wrong answer on @fs, or -1. */
+static int finding_of(const char *fs, const struct ocase *c,
+		      const struct side *x)
 {
 	unsigned int j;
 
-	*wrong = c->write && case_len(c) &&
-		 (k->ret == 0 || (k->ret > 0 && !k->disk_ok));
-	if (!*wrong)
-		return -1;
-	for (j = 0; j < sizeof(findings) / sizeof(findings[0]); j++)
+	for (j = 0; j < NR_FINDINGS; j++)
 		if ((!findings[j].fs || !strcmp(findings[j].fs, fs)) &&
-		    findings[j].match(c, k))
+		    findings[j].match(c, x))
 			return j;
 	return -1;
 }
 
 struct tally {
-	unsigned int cases, same, listed, found, unexplained;
+	unsigned int cases, same, explained, found, fixed, unexplained;
+	/* per finding: cases where the kernel carries it, or the fix */
+	unsigned int carries[NR_FINDINGS], has_fix[NR_FINDINGS];
 };
+
+/*
+ * One difference, or a wrong answer of the kernel: printed with its
+ * explanation and counted.  In order: the kernel wrong (a finding, or
+ * unexplained); file-system policy (known[]); the simulator's code wrong
+ * where the kernel is right (the kernel has the finding's fix);
+ * anything else unexplained.
+ */
+static void judge(const char *fs, const struct ocase *c, const struct side *k,
+		  const struct side *s, struct tally *t)
+{
+	int f = finding_of(fs, c, k);
+	unsigned int j;
+
+	if (wrong_answer(c, k)) {
+		if (f < 0) {
+			printf("  UNEXPLAINED: the kernel's answer is wrong and "
+			       "no finding lists it\n");
+			t->unexplained++;
+			return;
+		}
+		/* the same answer, wrong the same way */
+		printf("  FINDING %s%s: %s\n", findings[f].name,
+		       k->ret == s->ret && k->i_size == s->i_size &&
+				       k->disk_ok == s->disk_ok ?
+			       " (the simulator agrees)" :
+			       "",
+		       findings[f].what);
+		t->found++;
+		t->carries[f]++;
+		return;
+	}
+	for (j = 0; j < NR_KNOWN; j++)
+		if ((!known[j].fs || !strcmp(known[j].fs, fs)) &&
+		    known[j].match(c, k, s)) {
+			printf("  explained, %s\n", known[j].reason);
+			t->explained++;
+			return;
+		}
+	f = wrong_answer(c, s) ? finding_of(fs, c, s) : -1;
+	if (f >= 0 && findings[f].fixed(c, k, s)) {
+		printf("  FIXED IN THIS KERNEL %s: the simulator's code gives "
+		       "the finding's answer; the kernel's is right: %s\n",
+		       findings[f].name, findings[f].fix);
+		t->fixed++;
+		t->has_fix[f]++;
+		return;
+	}
+	printf("  UNEXPLAINED\n");
+	t->unexplained++;
+}
 
 static int run_fs(const char *fs, struct tally *t)
 {
 	char path[PATH_MAX], map[1024], what[256];
 	bool dirty = true;
-	unsigned int i, j;
+	unsigned int i;
 
 	if (setup(fs)) {
-		printf("%s: cannot set up the loop device and file system\n",
-		       fs);
+		printf("%s: cannot set up the device and file system\n", fs);
 		return -1;
 	}
 	if (make_file(path, sizeof(path)) || read_map(path, map, sizeof(map))) {
 		printf("%s: cannot lay out the file\n", fs);
 		return -1;
 	}
-	printf("%s on %s: %s\n", fs, loop_dev, map);
+	printf("%s on %s: %s\n", fs, dev_path, map);
 	for (i = 0; i < nr_grid; i++) {
 		const struct ocase *c = &grid[i];
 		struct side k = { 0 }, s = { 0 };
-		bool eq, wrong;
-		int f;
 
 		if (dirty && make_file(path, sizeof(path)))
 			return -1;
@@ -772,12 +885,11 @@ static int run_fs(const char *fs, struct tally *t)
 			return -1;
 		}
 		t->cases++;
-		eq = k.ret == s.ret && k.data_ok && s.data_ok &&
-		     (!c->write ||
-		      (k.i_size == s.i_size && k.disk_ok && s.disk_ok));
 		describe(c, what, sizeof(what));
-		f = kernel_wrong(fs, c, &k, &wrong);
-		if (eq && !wrong) {
+		if (k.ret == s.ret && k.data_ok && s.data_ok &&
+		    (!c->write ||
+		     (k.i_size == s.i_size && k.disk_ok && s.disk_ok)) &&
+		    !wrong_answer(c, &k)) {
 			t->same++;
 			if (getenv("ORACLE_VERBOSE"))
 				printf("%s case %u: %s: both %ld\n", fs, i,
@@ -792,56 +904,70 @@ static int run_fs(const char *fs, struct tally *t)
 		       k.disk_ok ? "" :
 				   " (bytes reported written differ on disk)",
 		       s.json);
-		if (wrong) {
-			if (f >= 0) {
-				/* the same answer, wrong the same way */
-				bool agree = k.ret == s.ret &&
-					     k.i_size == s.i_size &&
-					     k.disk_ok == s.disk_ok;
-
-				printf("  FINDING %s%s: %s\n", findings[f].name,
-				       agree ? " (the simulator agrees)" : "",
-				       findings[f].what);
-				t->found++;
-			} else {
-				printf("  UNEXPLAINED: the kernel's answer is "
-				       "wrong and no finding lists it\n");
-				t->unexplained++;
-			}
-			continue;
-		}
-		for (j = 0; j < sizeof(known) / sizeof(known[0]); j++)
-			if ((!known[j].fs || !strcmp(known[j].fs, fs)) &&
-			    known[j].match(c, &k, &s))
-				break;
-		if (j < sizeof(known) / sizeof(known[0])) {
-			printf("  known difference: %s\n", known[j].reason);
-			t->listed++;
-		} else {
-			printf("  UNEXPLAINED\n");
-			t->unexplained++;
-		}
+		judge(fs, c, &k, &s, t);
 	}
 	unlink(path);
 	teardown();
 	return 0;
 }
 
+/* Which findings this kernel shows on @fs, and which it has the fix for. */
+static void print_findings(const char *fs, const struct tally *t)
+{
+	const char *sep = "";
+	unsigned int j;
+
+	printf("%s: this kernel carries:", fs);
+	for (j = 0; j < NR_FINDINGS; j++)
+		if (t->carries[j]) {
+			printf("%s %s (%u cases)", sep, findings[j].name,
+			       t->carries[j]);
+			sep = ",";
+		}
+	printf("%s; has the fix for:", *sep ? "" : " none");
+	sep = "";
+	for (j = 0; j < NR_FINDINGS; j++)
+		if (t->has_fix[j]) {
+			printf("%s %s (%u cases)", sep, findings[j].name,
+			       t->has_fix[j]);
+			sep = ",";
+		}
+	printf("%s\n", *sep ? "" : " none shown");
+}
+
+/* Why this program cannot run here, or NULL. */
+static const char *missing(void)
+{
+	const char *dev = getenv("ORACLE_DEVICE");
+
+	if (geteuid())
+		return "needs root (loop devices, mkfs, mount)";
+	if (dev && access(dev, R_OK | W_OK))
+		return "ORACLE_DEVICE is not a device this program can open";
+	if (!dev && access("/dev/loop-control", F_OK))
+		return "no /dev/loop-control";
+	if ((!dev && !have("losetup")) || !have("mkfs.ext4") ||
+	    !have("mkfs.xfs"))
+		return "needs losetup, mkfs.ext4 (e2fsprogs) and mkfs.xfs "
+		       "(xfsprogs): scripts/quickstart.sh deps";
+	return NULL;
+}
+
 int main(void)
 {
 	static const char *const fss[] = { "ext4", "xfs" };
+	const char *why = missing();
 	unsigned int f, fails = 0;
+	struct utsname u;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (geteuid())
-		return skip("needs root (loop devices, mkfs, mount)");
-	if (access("/dev/loop-control", F_OK))
-		return skip("no /dev/loop-control");
-	if (!have("losetup") || !have("mkfs.ext4") || !have("mkfs.xfs"))
-		return skip("needs losetup, mkfs.ext4 (e2fsprogs) and mkfs.xfs "
-			    "(xfsprogs): scripts/quickstart.sh deps");
+	if (why)
+		return skip(why);
 	atexit(teardown);
 	build_grid();
+	/* the version string alone does not say which fixes it carries */
+	if (!uname(&u))
+		printf("kernel: %s %s %s\n", u.sysname, u.release, u.version);
 	for (f = 0; f < 2; f++) {
 		struct tally t = { 0 };
 
@@ -849,10 +975,11 @@ int main(void)
 			teardown();
 			return 1;
 		}
-		printf("%s: %u cases, %u the same, %u known differences, "
-		       "%u findings, %u unexplained\n",
-		       fss[f], t.cases, t.same, t.listed, t.found,
+		printf("%s: %u cases, %u the same, %u explained, %u findings, "
+		       "%u fixed in this kernel, %u unexplained\n",
+		       fss[f], t.cases, t.same, t.explained, t.found, t.fixed,
 		       t.unexplained);
+		print_findings(fss[f], &t);
 		fails += t.unexplained;
 	}
 	return fails ? 1 : 0;
