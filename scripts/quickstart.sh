@@ -115,6 +115,14 @@ test)
 		echo "== libFuzzer smoke"
 		"$top/fuzz/smoke.sh"
 	fi
+	# The fuzzing configuration builds every program, as an OSS-Fuzz-style
+	# build does, not only the fuzz targets smoke.sh builds: a program
+	# that gets the coverage callbacks without libFuzzer's runtime fails
+	# to link only here.
+	if command -v clang >/dev/null; then
+		echo "== fuzzing configuration (clang, IOMAPSIM_FUZZ=ON), everything"
+		CC=clang build build-fuzz-all -DIOMAPSIM_FUZZ=ON
+	fi
 	# Kernel-source mode against every kernel tree there is: each tree
 	# folder under ../shared/kernel/ (or the one tree in
 	# IOMAPSIM_KERNEL_TREE): the whole suite on the tree's own
