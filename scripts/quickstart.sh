@@ -20,11 +20,13 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # fio and python3 (the demo workload and the FUSE benchmark), valgrind
 # (iomapsim bench --profile), python3-matplotlib (scripts/trace-plot.py),
 # gcovr (scripts/coverage.sh), clang-format (scripts/format-check.sh:
-# Debian 12's is version 14, the one the code is formatted with).
+# Debian 12's is version 14, the one the code is formatted with),
+# user-mode-linux (the real-kernel oracle's pinned kernel,
+# scripts/uml-oracle.sh).
 PACKAGES=(build-essential cmake pkg-config git check libfuse3-dev fuse3
 	libblkid-dev liburing-dev util-linux clang libclang-rt-14-dev fio
 	python3 e2fsprogs xfsprogs valgrind python3-matplotlib gcovr
-	clang-format)
+	clang-format user-mode-linux)
 
 need_packages() {
 	local missing=() p
@@ -123,6 +125,27 @@ test)
 		echo "== fuzzing configuration (clang, IOMAPSIM_FUZZ=ON), everything"
 		CC=clang build build-fuzz-all -DIOMAPSIM_FUZZ=ON
 	fi
+	# The real-kernel oracle on a pinned kernel, never the machine's own:
+	# Debian's prebuilt UML, against kernel-source mode on the fs/iomap
+	# files of the linux-source version it was built from.
+	echo "== real-kernel oracle: Debian's UML $(linux.uml --version 2>/dev/null | head -n 1)," \
+		"against kernel-source mode on its own tree"
+	uml_out=$(mktemp)
+	uml_rc=0
+	"$top/scripts/uml-oracle.sh" | tee "$uml_out" || uml_rc=${PIPESTATUS[0]}
+	case $uml_rc in
+	0)
+		while read -r l; do
+			summary+=("real kernel (UML $(linux.uml --version | head -n 1)) $l")
+		done < <(grep -E '^(ext4|xfs): [0-9]+ cases' "$uml_out")
+		;;
+	77) echo "== real-kernel oracle skipped (the line above says why)" ;;
+	*)
+		rm -f "$uml_out"
+		exit 1
+		;;
+	esac
+	rm -f "$uml_out"
 	# Kernel-source mode against every kernel tree there is: each tree
 	# folder under ../shared/kernel/ (or the one tree in
 	# IOMAPSIM_KERNEL_TREE): the whole suite on the tree's own

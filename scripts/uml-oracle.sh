@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# scripts/uml-oracle.sh [--kernel LINUX] [--tree DIR | --build DIR]
+#                       [--timeout SECS] [--log FILE]
+#
+# The real-kernel oracle (tests/oracle-kernel.c) inside a user-mode Linux
+# kernel, so that the kernel judged is the one a tree builds, not
+# whichever kernel the machine boots.  UML mounts the host's root
+# read-write through hostfs and runs the oracle as its init: ext4 and XFS
+# are made on a ubd device (512-byte sectors, 4 KiB blocks) over a sparse
+# file, and every case runs as syscalls there (pread/pwrite,
+# preadv2/pwritev2, io_uring where the kernel has it) and as `iomapsim
+# run` built in kernel-source mode on the same tree's fs/iomap files.
+#
+#   --kernel LINUX  the UML kernel (default: Debian's user-mode-linux,
+#                   /usr/bin/linux.uml)
+#   --tree DIR      the kernel tree LINUX was built from (sparse or full):
+#                   `iomapsim run` is built in kernel-source mode on its
+#                   fs/iomap files, into build-uml-NAME/
+#   --build DIR     an iomapsim build that already has iomapsim and
+#                   oracle_kernel (kernel-source mode on LINUX's files)
+#   --timeout SECS  kill UML after SECS seconds (default 300)
+#   --log FILE      keep the UML console here (default: in the build)
+#
+# With neither --tree nor --build, the tree is the one Debian's UML
+# package was built from: linux-source at `LINUX --version`, fetched once
+# (scripts/get-kernel-tree.sh --version) into ~/.cache/iomapsim/trees/.
+#
+# Prints the oracle's report; the last lines give per file system the
+# cases, the same, explained (docs/rules.md 3.R), findings the kernel
+# carries, findings it has the fix for, and unexplained.  Exit 0 when
+# nothing is unexplained, 1 when something is or UML failed (the console
+# log is named), 2 on bad usage, 77 when something it needs is missing
+# (one line says what).
+set -euo pipefail
+
+prog=uml-oracle.sh
+top=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: $prog [--kernel LINUX] [--tree DIR | --build DIR] [--timeout SECS] [--log FILE]"
+
+die() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+# something this needs is not here: one line, and the skip status
+missing() {
+	echo "$prog: $*"
+	exit 77
+}
+
+kernel=/usr/bin/linux.uml
+tree=
+build=
+timeout=300
+log=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel | --tree | --build | --timeout | --log)
+		[ $# -ge 2 ] || die "$1 needs a value; $usage"
+		case $1 in
+		--kernel) kernel=$2 ;;
+		--tree) tree=$2 ;;
+		--build) build=$2 ;;
+		--timeout) timeout=$2 ;;
+		--log) log=$2 ;;
+		esac
+		shift 2
+		;;
+	-h | --help)
+		awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
+		exit 0
+		;;
+	*) die "unknown argument '$1'; $usage" ;;
+	esac
+done
+[ -z "$tree" ] || [ -z "$build" ] || die "--tree and --build exclude each other"
+case $timeout in
+'' | *[!0-9]*) die "--timeout needs a number of seconds, not '$timeout'" ;;
+esac
+
+[ "$(id -u)" -eq 0 ] || missing "needs root (UML formats and mounts its devices as the host's root user)"
+[ -x "$kernel" ] || missing "no UML kernel at $kernel (Debian's user-mode-linux package, or scripts/uml-kernel.sh)"
+for t in mkfs.ext4 mkfs.xfs setsid; do
+	command -v "$t" >/dev/null || missing "needs $t (scripts/quickstart.sh deps)"
+done
+
+# The tree and the build judged against the kernel.
+if [ -z "$build" ]; then
+	if [ -z "$tree" ]; then
+		ver=$("$kernel" --version 2>/dev/null | head -n 1)
+		case $ver in
+		6.1.*) series=6.1 ;;
+		6.12.*) series=6.12 ;;
+		*) missing "UML kernel $kernel says version '$ver': give its tree with --tree" ;;
+		esac
+		pkgver=$(apt-cache madison "linux-source-$series" 2>/dev/null |
+			awk -v v="$ver" '$3 ~ "^" v "-" { print $3; exit }')
+		[ -n "$pkgver" ] ||
+			missing "Debian's archive has no linux-source-$series $ver for $kernel (apt-get update, or --tree)"
+		tree=$HOME/.cache/iomapsim/trees/linux-$ver-debian
+		if [ ! -f "$tree/fs/iomap/direct-io.c" ]; then
+			echo "$prog: fetching linux-source-$series $pkgver (the tree of $kernel)"
+			"$top/scripts/get-kernel-tree.sh" --force --version "$pkgver" \
+				"debian-$series" "$tree" >/dev/null
+		fi
+	fi
+	[ -f "$tree/fs/iomap/direct-io.c" ] || die "$tree has no fs/iomap/direct-io.c"
+	tree=$(cd "$tree" && pwd)
+	build=$top/build-uml-$(basename "$tree")
+	echo "$prog: iomapsim in kernel-source mode on $tree, into $build"
+	cmake -S "$top" -B "$build" -DIOMAPSIM_WERROR=ON \
+		-DIOMAPSIM_KERNEL_TREE="$tree" >/dev/null
+	cmake --build "$build" -j"$(nproc)" --target iomapsim oracle_kernel >/dev/null
+fi
+build=$(cd "$build" && pwd)
+[ -x "$build/iomapsim" ] && [ -x "$build/oracle_kernel" ] ||
+	die "$build has no iomapsim and oracle_kernel (cmake --build $build --target iomapsim oracle_kernel)"
+
+# Everything UML touches on the host lives in one folder of the build,
+# outside /tmp: UML's /tmp is a tmpfs of its own.
+work=$(mktemp -d "$build/uml-oracle.XXXXXX")
+log=${log:-$build/uml-oracle-console.log}
+pid=
+cleanup() {
+	# a UML still running: its whole process group, by its own pid
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+truncate -s 512M "$work/disk.img"
+cat >"$work/init" <<EOF
+#!/bin/sh
+# init of the UML kernel: the oracle, its output and status into $work
+# (the kernel gives init no PATH, and mkfs.* live in /sbin)
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmp /tmp
+cd "$work"
+ORACLE_DEVICE=/dev/ubda IOMAPSIM_BIN="$build" \\
+	ORACLE_CASES="${ORACLE_CASES:-}" ORACLE_VERBOSE="${ORACLE_VERBOSE:-}" \\
+	"$build/oracle_kernel" \\
+	>"$work/out" 2>&1
+echo \$? >"$work/rc"
+echo o >/proc/sysrq-trigger
+sleep 60
+EOF
+chmod +x "$work/init"
+
+start=$(date +%s%N)
+setsid "$kernel" mem=512M umid="iomapsim-oracle-$$" uml_dir="$work" \
+	root=/dev/root rootfstype=hostfs rootflags=/ rw \
+	ubd0="$work/disk.img" init="$work/init" con=null con0=fd:0,fd:1 \
+	</dev/null >"$log" 2>&1 &
+pid=$!
+end=$(($(date +%s) + timeout))
+while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+	sleep 0.2
+done
+if kill -0 "$pid" 2>/dev/null; then
+	kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	pid=
+	[ -f "$work/out" ] && cat "$work/out"
+	echo "$prog: UML ($kernel) did not finish within ${timeout}s; killed; console log: $log"
+	exit 1
+fi
+wait "$pid" 2>/dev/null || true
+pid=
+ms=$((($(date +%s%N) - start) / 1000000))
+
+if [ ! -f "$work/rc" ]; then
+	[ -f "$work/out" ] && cat "$work/out"
+	echo "$prog: UML ($kernel) ended before the oracle did; console log: $log"
+	exit 1
+fi
+cat "$work/out"
+rc=$(cat "$work/rc")
+printf '%s: UML %s, boot and oracle in %d.%d s, oracle exit %s\n' \
+	"$prog" "$("$kernel" --version 2>/dev/null | head -n 1)" \
+	$((ms / 1000)) $((ms % 1000 / 100)) "$rc"
+case $rc in
+0) ;;
+77) exit 77 ;;
+*)
+	echo "$prog: console log: $log"
+	exit 1
+	;;
+esac
