@@ -95,8 +95,16 @@ if [ -z "$build" ]; then
 		6.12.*) series=6.12 ;;
 		*) missing "UML kernel $kernel says version '$ver': give its tree with --tree" ;;
 		esac
-		pkgver=$(apt-cache madison "linux-source-$series" 2>/dev/null |
-			awk -v v="$ver" '$3 ~ "^" v "-" { print $3; exit }')
+		madison() {
+			apt-cache madison "linux-source-$series" 2>/dev/null |
+				awk -v v="$ver" '$3 ~ "^" v "-" { print $3; exit }'
+		}
+		pkgver=$(madison)
+		# package lists never fetched on this machine: once, as root
+		if [ -z "$pkgver" ]; then
+			apt-get update -qq >/dev/null 2>&1 || true
+			pkgver=$(madison)
+		fi
 		[ -n "$pkgver" ] ||
 			missing "Debian's archive has no linux-source-$series $ver for $kernel (apt-get update, or --tree)"
 		tree=$HOME/.cache/iomapsim/trees/linux-$ver-debian

@@ -315,8 +315,11 @@ static int skip(const char *why)
 	return 77;
 }
 
-/* Run @argv; its stdout (first line) into @out; the exit status. */
-static int run(char *const argv[], char *out, size_t outlen)
+/*
+ * Run @argv, its standard input from the file @in when not NULL; its
+ * stdout into @out; the exit status.
+ */
+static int run_in(char *const argv[], const char *in, char *out, size_t outlen)
 {
 	int p[2], st;
 	ssize_t n = 0, r;
@@ -329,7 +332,10 @@ static int run(char *const argv[], char *out, size_t outlen)
 		return -1;
 	if (!pid) {
 		int null = open("/dev/null", O_WRONLY);
+		int fd = in ? open(in, O_RDONLY) : -1;
 
+		if (fd >= 0)
+			dup2(fd, 0);
 		dup2(p[1], 1);
 		if (null >= 0 && !out)
 			dup2(null, 2);
@@ -347,6 +353,11 @@ static int run(char *const argv[], char *out, size_t outlen)
 	if (waitpid(pid, &st, 0) < 0)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run(char *const argv[], char *out, size_t outlen)
+{
+	return run_in(argv, NULL, out, outlen);
 }
 
 static bool have(const char *prog)
@@ -693,23 +704,61 @@ static long json_long(const char *json, const char *key, long dflt)
 	return p ? strtol(p + strlen(k), NULL, 10) : dflt;
 }
 
-static int sim_side(const struct ocase *c, const char *map, struct side *s)
+/* The grid of cases, and the simulator's outcome of each. */
+static struct ocase grid[512];
+static unsigned int nr_grid;
+static char sim_json[512][1024];
+
+static bool case_chosen(unsigned int i);
+
+/*
+ * Every chosen case through one `iomapsim batch` (one process, not one a
+ * case: inside UML a fork and exec cost more than the request), its JSON
+ * line into sim_json[case].
+ */
+static int sim_batch(const char *map)
 {
 	const char *bin = getenv("IOMAPSIM_BIN");
-	char exe[PATH_MAX], cmd[2048], *argv[64], *tok, *save = NULL;
-	int n = 0;
+	char exe[PATH_MAX], in[] = "/tmp/iomapsim-oracle-batch-XXXXXX";
+	char cmd[2048], *out, *line, *save = NULL;
+	char *argv[] = { exe, "batch", NULL };
+	unsigned int idx[512], n = 0, i;
+	size_t outlen = sizeof(sim_json) + 4096;
+	int fd = mkstemp(in), rc;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-	snprintf(exe, sizeof(exe), "%s/iomapsim", bin ? bin : ".");
-	sim_cmdline(c, map, cmd, sizeof(cmd));
-	argv[n++] = exe;
-	argv[n++] = "run";
-	for (tok = strtok_r(cmd, " ", &save); tok && n < 62;
-	     tok = strtok_r(NULL, " ", &save))
-		argv[n++] = tok;
-	argv[n] = NULL;
-	if (run(argv, s->json, sizeof(s->json)) || s->json[0] != '{')
+	if (!f)
 		return -1;
-	s->json[strcspn(s->json, "\n")] = '\0';
+	for (i = 0; i < nr_grid; i++) {
+		if (!case_chosen(i))
+			continue;
+		sim_cmdline(&grid[i], map, cmd, sizeof(cmd));
+		fprintf(f, "%s\n", cmd);
+		idx[n++] = i;
+	}
+	fclose(f);
+	out = malloc(outlen);
+	snprintf(exe, sizeof(exe), "%s/iomapsim", bin ? bin : ".");
+	rc = out ? run_in(argv, in, out, outlen) : -1;
+	unlink(in);
+	memset(sim_json, 0, sizeof(sim_json));
+	for (line = out ? strtok_r(out, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		long no = json_long(line, "line", 0);
+
+		if (no >= 1 && (unsigned long)no <= n)
+			snprintf(sim_json[idx[no - 1]], sizeof(sim_json[0]),
+				 "%s", line);
+	}
+	free(out);
+	return rc;
+}
+
+static int sim_side(unsigned int i, struct side *s)
+{
+	if (sim_json[i][0] != '{' || strstr(sim_json[i], "\"error\":"))
+		return -1;
+	snprintf(s->json, sizeof(s->json), "%s", sim_json[i]);
 	s->ret = json_long(s->json, "ret", LONG_MIN);
 	s->i_size = json_long(s->json, "i_size", -1);
 	s->data_ok = !strstr(s->json, "\"data\":\"mismatch\"");
@@ -739,9 +788,6 @@ static void describe(const struct ocase *c, char *buf, size_t len)
 }
 
 /* ---- the grid ----------------------------------------------------- */
-
-static struct ocase grid[512];
-static unsigned int nr_grid;
 
 static void add(bool write, enum method m, int rwf, long long pos,
 		unsigned int nseg, const unsigned int *len, const int *off)
@@ -945,6 +991,10 @@ static int run_fs(const char *fs, struct tally *t)
 		return -1;
 	}
 	printf("%s on %s: %s\n", fs, dev_path, map);
+	if (sim_batch(map)) {
+		printf("%s: iomapsim batch failed\n", fs);
+		return -1;
+	}
 	for (i = 0; i < nr_grid; i++) {
 		const struct ocase *c = &grid[i];
 		struct side k = { 0 }, s = { 0 };
@@ -954,7 +1004,7 @@ static int run_fs(const char *fs, struct tally *t)
 		if (dirty && make_file(path, sizeof(path)))
 			return -1;
 		dirty = c->write;
-		if (kernel_side(c, path, &k) || sim_side(c, map, &s)) {
+		if (kernel_side(c, path, &k) || sim_side(i, &s)) {
 			printf("%s case %u: could not run\n", fs, i);
 			return -1;
 		}
