@@ -9,4 +9,8 @@
 if(NOT IOMAPSIM_FUZZ_ONLY)
 	add_executable(dio_write_efault tests/findings/dio-write-efault.c)
 	target_link_libraries(dio_write_efault PRIVATE ${IOMAPSIM_PROGRAM_LIBS})
+	add_executable(dio_iovec_past_segments
+		tests/findings/dio-iovec-past-segments.c)
+	target_link_libraries(dio_iovec_past_segments PRIVATE
+		${IOMAPSIM_PROGRAM_LIBS})
 endif()
