@@ -27,6 +27,12 @@ verdict line becomes one test line, in the order of the file:
     KNOWN_BUG  ok N name # XFAIL KNOWN BUG <rule>: <upstream change>
     STALE      not ok N name, after a diagnostic line "# name: STALE ..."
     FAIL       not ok N name, after a diagnostic line "# name: FAIL ..."
+    SKIP       ok N name # SKIP <why it did not run>
+
+SKIP is never the harness's: scripts/check-tree.sh writes it, beside PASS
+and FAIL, for a part of its check (build, suite, fuzz_dio, tree_diff,
+under the suite name "check_tree") that did not run, so that a KTAP file
+says what was not checked, and why, whatever stopped part way.
 
 CHANGED and KNOWN BUG are outcomes the expectation table predicts: the
 test asserts the baseline and fails exactly as the table says this code
@@ -35,7 +41,7 @@ the result stays "ok", as kselftest's ksft_test_result_xfail() writes it,
 so a reader that does not know XFAIL falls back to "ok" (kunit.py counts
 them as passed), never to a failure.  STALE (a listed test that held the
 baseline) and FAIL (an unexplained failure) are failures.  A suite all N/A
-is itself "ok N suite # SKIP".
+(or SKIP) is itself "ok N suite # SKIP".
 
 Names: "<tcase>.<test>", blanks turned into "+" (a STALE line may list
 several tests) and anything but letters, digits and "_.+-" into "_", so no
@@ -55,8 +61,12 @@ import tempfile
 
 PROG = 'verdicts-ktap.py'
 KINDS = ('PASS', 'CHANGED', 'NA', 'KNOWN_BUG', 'STALE', 'FAIL')
+# check-tree.sh's parts only; counted where there are any, so that the
+# counts of a verdicts file the harness wrote read as they always did
+EXTRA_KINDS = ('SKIP',)
 LABEL = {'PASS': 'pass', 'CHANGED': 'CHANGED', 'NA': 'N/A',
-         'KNOWN_BUG': 'KNOWN BUG', 'STALE': 'STALE', 'FAIL': 'FAIL'}
+         'KNOWN_BUG': 'KNOWN BUG', 'STALE': 'STALE', 'FAIL': 'FAIL',
+         'SKIP': 'skipped'}
 INDENT = '  '
 
 
@@ -89,9 +99,9 @@ def read_verdicts(path):
                 die(f'{path}:{n}: {len(fields)} tab-separated fields, '
                     'want 5: VERDICT suite tcase test detail')
             kind, suite, tcase, test, detail = fields
-            if kind not in KINDS:
+            if kind not in KINDS + EXTRA_KINDS:
                 die(f'{path}:{n}: unknown verdict "{kind}" '
-                    f'(one of {", ".join(KINDS)})')
+                    f'(one of {", ".join(KINDS + EXTRA_KINDS)})')
             if not suite.strip() or not tcase.strip() or not test.strip():
                 die(f'{path}:{n}: empty suite, tcase or test name')
             suites.setdefault(suite, []).append(
@@ -121,6 +131,8 @@ def result_lines(n, kind, name, detail):
         return [f'ok {n} {name}']
     if kind == 'NA':
         return [f'ok {n} {name} # SKIP N/A ({data})']
+    if kind == 'SKIP':
+        return [f'ok {n} {name} # SKIP {data}'.rstrip()]
     if kind in ('CHANGED', 'KNOWN_BUG'):
         return [f'ok {n} {name} # XFAIL {LABEL[kind]} {data}'.rstrip()]
     # the detail on a line of its own: on the result line a failure
@@ -141,12 +153,15 @@ def to_ktap(suites):
         for n, (kind, name, detail) in enumerate(tests, 1):
             out += [INDENT + l for l in result_lines(n, kind, name, detail)]
         kinds = [t[0] for t in tests]
-        counts = ' '.join(f'{k.lower()}:{kinds.count(k)}' for k in KINDS)
+        counts = ' '.join(f'{k.lower()}:{kinds.count(k)}' for k in KINDS +
+                          tuple(k for k in EXTRA_KINDS if k in kinds))
         out.append(f'# {sname}: {counts}')
         if 'FAIL' in kinds or 'STALE' in kinds:
             out.append(f'not ok {i} {sname}')
         elif all(k == 'NA' for k in kinds):
             out.append(f'ok {i} {sname} # SKIP every test N/A')
+        elif all(k in ('NA', 'SKIP') for k in kinds):
+            out.append(f'ok {i} {sname} # SKIP nothing run')
         else:
             out.append(f'ok {i} {sname}')
     return '\n'.join(out) + '\n'
@@ -174,12 +189,13 @@ def main(argv):
     suites = read_verdicts(argv[1])
     write_atomic(argv[2], to_ktap(suites))
     kinds = [t[0] for _, tests in suites for t in tests]
-    c = {k: kinds.count(k) for k in KINDS}
+    c = {k: kinds.count(k) for k in KINDS + EXTRA_KINDS}
+    shown = KINDS + tuple(k for k in EXTRA_KINDS if c[k])
     print(f'{len(kinds)} verdicts in {len(suites)} suites: ' +
-          ', '.join(f'{c[k]} {LABEL[k]}' for k in KINDS))
+          ', '.join(f'{c[k]} {LABEL[k]}' for k in shown))
     print(f'KTAP: {c["PASS"] + c["CHANGED"] + c["KNOWN_BUG"]} ok '
           f'({c["CHANGED"] + c["KNOWN_BUG"]} of them XFAIL), '
-          f'{c["NA"]} skipped, {c["STALE"] + c["FAIL"]} not ok')
+          f'{c["NA"] + c["SKIP"]} skipped, {c["STALE"] + c["FAIL"]} not ok')
     return 0
 
 

@@ -13,7 +13,9 @@
 # the passed/failed/skipped counts and the per-test statuses the mapping
 # in verdicts-ktap.py gives (CHANGED and KNOWN BUG "ok # XFAIL", N/A
 # "# SKIP", STALE and FAIL "not ok"), and exit 1 for it, 0 for a file
-# without failures.  Bad verdicts files are refused and leave OUT alone.
+# without failures.  So too scripts/check-tree.sh's parts, whose SKIP (a
+# part that did not run) is "# SKIP" with its reason.  Bad verdicts files
+# are refused and leave OUT alone.
 #
 # The tools folder: $IOMAPSIM_KERNEL_TOOLS if set (one cache for several
 # build folders), else TOOLS_DIR, else build/kernel-tools; fetched there
@@ -95,8 +97,20 @@ EOF
 counts[clean]="4 verdicts in 2 suites: 1 pass, 1 CHANGED, 1 N/A, 1 KNOWN BUG, 0 STALE, 0 FAIL"
 summary[clean]="Testing complete. Ran 4 tests: passed: 3, skipped: 1"
 
+# scripts/check-tree.sh's parts: SKIP, never the harness's, is "# SKIP"
+# with its reason; a suite of parts all skipped is itself skipped
+tabs >"$tmp/parts.verdicts" <<'EOF'
+PASS\tcheck_tree\tpart\tbuild\t
+FAIL\tcheck_tree\tpart\tfuzz_dio\tstopped after 0 inputs (exit 1); log /b/fuzz.log
+SKIP\tcheck_tree\tpart\ttree_diff\tnot run: the tree does not build (log: /b/check.log)
+SKIP\tcheck_parts\tpart\tsuite\tnot run (--fuzz 0)
+PASS\tiomap_generic\treads\ttest_read_aligned\t
+EOF
+counts[parts]="5 verdicts in 3 suites: 2 pass, 0 CHANGED, 0 N/A, 0 KNOWN BUG, 0 STALE, 1 FAIL, 2 skipped"
+summary[parts]="Testing complete. Ran 5 tests: passed: 2, failed: 1, skipped: 2"
+
 # 1. the converter's own counts
-for c in all clean; do
+for c in all clean parts; do
 	"$conv" "$tmp/$c.verdicts" "$tmp/$c.ktap" >"$tmp/out" ||
 		bad "verdicts-ktap.py $c.verdicts exited $?"
 	got=$(head -n 1 "$tmp/out")
@@ -133,9 +147,9 @@ fi
 kunit=$tools/tools/testing/kunit/kunit.py
 echo "kunit.py: $(head -n 1 "$tools/README.md" | sed 's/^# //')"
 
-for c in all clean; do
+for c in all clean parts; do
 	want_rc=0
-	[ "$c" = all ] && want_rc=1
+	[ "$c" = clean ] || want_rc=1
 	rc=0
 	# kunit.py changes to the tree's top folder: absolute paths only
 	python3 "$kunit" parse --json="$tmp/$c.json" "$tmp/$c.ktap" \
@@ -157,6 +171,10 @@ EOF
 if ! diff -u "$tmp/all.want" "$tmp/all.got"; then
 	bad "kunit.py's per-test statuses differ from the mapping (- want, + kunit.py)"
 fi
+grep -qx '  ok 3 part.tree_diff # SKIP not run: the tree does not build (log: /b/check.log)' \
+	"$tmp/parts.ktap" || bad "parts.ktap: part.tree_diff is not '# SKIP' with its reason"
+grep -qx 'ok 2 check_parts # SKIP nothing run' "$tmp/parts.ktap" ||
+	bad "parts.ktap: a suite of skipped parts is not itself skipped"
 
 if [ "$fail" -ne 0 ]; then
 	exit 1
