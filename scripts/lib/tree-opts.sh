@@ -33,8 +33,10 @@ tree_common_opt() {
 		;;
 	--build-root)
 		tree_opt_value "a folder" "$@"
-		mkdir -p "$2"
-		root=$(cd "$2" && pwd)
+		# under set -e a failed mkdir would end the script with its own
+		# status (1, "findings"), not the 2 of an error
+		{ mkdir -p "$2" && root=$(cd "$2" && pwd); } 2>/dev/null ||
+			die "--build-root $2: cannot make or enter the folder"
 		;;
 	-h | --help)
 		awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
