@@ -24,16 +24,26 @@
 #  4. runs the tree diff against the embedded copy (scripts/tree-diff.sh)
 #     and prints its groups with their explanations.
 #
+# The page is printed whatever fails part way: a part that failed says so
+# with the path of its log, a part that could not run (after a tree that
+# does not build, say) says why, and the KTAP file is still written.
+#
 #   --fuzz SECONDS    fuzz_dio time (default 300, 0: no fuzzing)
 #   --ktap FILE       also write the suite's verdicts as KTAP v1
 #                     (Documentation/dev-tools/ktap.rst), one subtest per
-#                     suite, one test per Check case, N/A as # SKIP
+#                     suite, one test per Check case, N/A as # SKIP; and
+#                     first a subtest check_tree, one test per part
+#                     (build, suite, fuzz_dio, tree_diff): ok, not ok
+#                     with its log, or # SKIP with why it did not run
 #   --count N         requests for the tree diff (default 30000)
 #   --build-root DIR  where the build folders go (default build-check/)
 #
 # Exit status: 0 clean, 1 findings (an unexplained or STALE test, a fuzz
 # failure, an unexplained diff group), 2 error (bad usage, a tree that
-# does not configure or build).
+# does not configure or build; so too a part that could not run to its
+# end: fuzz_dio that does not build, a suite that gives no verdict, a
+# tree diff that fails, a KTAP file that cannot be written).  An error
+# wins over findings: the check is incomplete.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,123 +98,237 @@ fi
 # one build folder per tree path, named so a user can find it
 key=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
 dir=$root/$(basename "$tree")-$key
-mkdir -p "$dir"
+mkdir -p "$dir" 2>/dev/null || die "cannot make the build folder $dir"
 log=$dir/check.log
-: >"$log"
+verdicts=$dir/verdicts.txt
+parts=$dir/parts.txt
+# what an earlier run left must not pass for this run's: a part that
+# stops before writing its file leaves none
+rm -f "$dir/fuzz.log" "$dir/fuzz-build.log" "$dir/tree-diff.txt" \
+	"$dir/tree-diff.log" "$dir/page.txt" "$dir/ctest.log"
+{ : >"$log" && : >"$verdicts" && : >"$parts"; } 2>/dev/null ||
+	die "cannot write in the build folder $dir"
 
 note() {
 	echo "check-tree: $*" >&2
 }
 
+# Each part (build, suite, fuzz_dio, tree_diff) ends in one of three
+# states, and none of them ends the script: a part that fails part way
+# is named on the page with its log, the parts after it still run when
+# they can, and the page and the KTAP file are written with what is
+# known.  A part that could not run to its end is an error (exit 2), as a
+# tree that does not build always was; a finding is exit 1.
+error=
+
+# part NAME PASS|FAIL|SKIP DETAIL: one line of the KTAP file's check_tree
+# subtest (scripts/verdicts-ktap.py: SKIP is "# SKIP DETAIL", FAIL a
+# diagnostic line with DETAIL); the page says the same in its own words
+part() {
+	printf '%s\tcheck_tree\tpart\t%s\t%s\n' "$2" "$1" "${3#failed: }" >>"$parts"
+}
+
 # ---- 1. configure and build ----------------------------------------------
 
 note "configuring and building $tree in ${dir#"$top"/}"
+built=
+build_line=
+features=
 if ! cmake -S "$top" -B "$dir/build" -DIOMAPSIM_KERNEL_TREE="$tree" \
 	-DIOMAPSIM_WERROR=ON >>"$log" 2>&1; then
 	# configure names what the tree lacks: show its message
 	sed -n '/CMake Error/,/^-- Configuring incomplete/p' "$log" >&2
-	die "$tree does not configure (log: $log)"
+	build_line="the tree does not configure (log: $log)"
+elif ! cmake --build "$dir/build" -j"$jobs" >>"$log" 2>&1; then
+	# || true: no line may match (a compiler killed by a signal), and
+	# head may close the pipe early; either would end the script here
+	{ grep -E 'error|Error' "$log" || true; } | head -20 >&2 || true
+	build_line="the tree does not build (log: $log)"
+else
+	built=1
+	vrc=0
+	version=$("$dir/build/iomapsim" --version 2>>"$log") || vrc=$?
+	features=$(printf '%s\n' "$version" | sed -n 's/.*features: //p')
+	if [ $vrc -ne 0 ]; then
+		build_line="built, but iomapsim --version exited $vrc (log: $log)"
+		features=
+	elif [ -z "$features" ]; then
+		features="none named by iomapsim --version"
+	fi
 fi
-if ! cmake --build "$dir/build" -j"$jobs" >>"$log" 2>&1; then
-	grep -E 'error|Error' "$log" | head -20 >&2
-	die "$tree does not build (log: $log)"
+if [ -n "$build_line" ]; then
+	error=1
+	note "$build_line"
+	part build FAIL "$build_line"
+else
+	part build PASS ""
 fi
-features=$("$dir/build/iomapsim" --version | sed -n 's/.*features: //p')
+# the parts below need a built tree
+not_built="not run: $build_line"
 
 # ---- 2. the suite ------------------------------------------------------------
 
-note "running the suite"
-verdicts=$dir/verdicts.txt
-: >"$verdicts"
-# ksrc_planted builds a tree of its own; the kernel tools come from a cache
-set +e
-IOMAPSIM_VERDICTS=$verdicts \
-	IOMAPSIM_KERNEL_TOOLS=${IOMAPSIM_KERNEL_TOOLS:-$root/kernel-tools} \
-	ctest --test-dir "$dir/build" -j"$jobs" -E '^ksrc_planted$' \
-	>"$dir/ctest.log" 2>&1
-set -e
-count_of() {
-	grep -c "^$1	" "$verdicts" || true
-}
-n_pass=$(count_of PASS)
-n_changed=$(count_of CHANGED)
-n_na=$(count_of NA)
-n_bug=$(count_of KNOWN_BUG)
-n_stale=$(count_of STALE)
-n_fail=$(count_of FAIL)
-# test programs that failed without a verdict line saying why (a crash,
-# a script test, an integration test): ctest's FAILED list only, not the
-# tests that did not run (skipped with their reason, or disabled)
-failed_programs=$(sed -n '/^The following tests FAILED:/,$ s/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' \
-	"$dir/ctest.log")
+n_pass=0 n_changed=0 n_na=0 n_bug=0 n_stale=0 n_fail=0
 silent_fails=
-for p in $failed_programs; do
-	grep -qE "^(FAIL|STALE)	$p	" "$verdicts" ||
-		silent_fails="$silent_fails $p"
-done
+suite_line=
+if [ -z "$built" ]; then
+	suite_line=$not_built
+	part suite SKIP "$suite_line"
+else
+	note "running the suite"
+	# ksrc_planted builds a tree of its own; the kernel tools come from a cache
+	crc=0
+	IOMAPSIM_VERDICTS=$verdicts \
+		IOMAPSIM_KERNEL_TOOLS=${IOMAPSIM_KERNEL_TOOLS:-$root/kernel-tools} \
+		ctest --test-dir "$dir/build" -j"$jobs" -E '^ksrc_planted$' \
+		>"$dir/ctest.log" 2>&1 || crc=$?
+	count_of() {
+		grep -c "^$1	" "$verdicts" || true
+	}
+	n_pass=$(count_of PASS)
+	n_changed=$(count_of CHANGED)
+	n_na=$(count_of NA)
+	n_bug=$(count_of KNOWN_BUG)
+	n_stale=$(count_of STALE)
+	n_fail=$(count_of FAIL)
+	# test programs that failed without a verdict line saying why (a crash,
+	# a script test, an integration test): ctest's FAILED list only, not the
+	# tests that did not run (skipped with their reason, or disabled)
+	failed_programs=$(sed -n '/^The following tests FAILED:/,$ s/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' \
+		"$dir/ctest.log")
+	for p in $failed_programs; do
+		grep -qE "^(FAIL|STALE)	$p	" "$verdicts" ||
+			silent_fails="$silent_fails $p"
+	done
+	if [ ! -s "$verdicts" ] && [ -z "$silent_fails" ]; then
+		# nothing ran that could say a verdict: ctest itself failed
+		error=1
+		suite_line="no verdicts: ctest exited $crc (log: $dir/ctest.log)"
+		part suite FAIL "$suite_line"
+	elif [ -n "$silent_fails" ]; then
+		part suite FAIL "failed without a verdict:$silent_fails (log: $dir/ctest.log)"
+	else
+		part suite PASS ""
+	fi
+fi
 
 # ---- 3. fuzzing --------------------------------------------------------------
 
-fuzz_line="not run (--fuzz 0)"
+fuzz_line=
 fuzz_fail=
-if [ "$fuzz" -gt 0 ]; then
-	if ! command -v clang >/dev/null 2>&1; then
-		fuzz_line="not run: no clang (scripts/quickstart.sh deps)"
+if [ "$fuzz" -eq 0 ]; then
+	fuzz_line="not run (--fuzz 0)"
+	part fuzz_dio SKIP "$fuzz_line"
+elif [ -z "$built" ]; then
+	fuzz_line=$not_built
+	part fuzz_dio SKIP "$fuzz_line"
+elif ! command -v clang >/dev/null 2>&1; then
+	fuzz_line="not run: no clang (scripts/quickstart.sh deps)"
+	part fuzz_dio SKIP "$fuzz_line"
+else
+	note "building fuzz_dio for the tree (clang) and fuzzing it for ${fuzz}s"
+	fdir=$dir/fuzz
+	flog=$dir/fuzz-build.log
+	if ! { CC=clang cmake -S "$top" -B "$fdir" -DIOMAPSIM_FUZZ=ON \
+		-DCMAKE_BUILD_TYPE=Release -DIOMAPSIM_WERROR=OFF \
+		-DIOMAPSIM_KERNEL_TREE="$tree" &&
+		cmake --build "$fdir" -j"$jobs" --target fuzz_dio; } \
+		>"$flog" 2>&1; then
+		error=1
+		fuzz_line="failed: fuzz_dio does not build against the tree (log: $flog)"
+		note "$fuzz_line"
+		part fuzz_dio FAIL "$fuzz_line"
+	elif ! { rm -rf "$dir/fuzz-corpus" && mkdir -p "$dir/fuzz-corpus" &&
+		cp "$top"/fuzz/corpus/dio/* "$dir/fuzz-corpus"/; } 2>>"$flog"; then
+		# libFuzzer adds to the corpus it is given: a copy of the seeds
+		error=1
+		fuzz_line="failed: cannot copy the seed corpus (log: $flog)"
+		note "$fuzz_line"
+		part fuzz_dio FAIL "$fuzz_line"
 	else
-		note "building fuzz_dio for the tree (clang) and fuzzing it for ${fuzz}s"
-		fdir=$dir/fuzz
-		if ! { CC=clang cmake -S "$top" -B "$fdir" -DIOMAPSIM_FUZZ=ON \
-			-DCMAKE_BUILD_TYPE=Release -DIOMAPSIM_WERROR=OFF \
-			-DIOMAPSIM_KERNEL_TREE="$tree" &&
-			cmake --build "$fdir" -j"$jobs" --target fuzz_dio; } \
-			>>"$log" 2>&1; then
-			die "fuzz_dio does not build against $tree (log: $log)"
-		fi
 		corpus=$dir/fuzz-corpus
-		rm -rf "$corpus"
-		mkdir -p "$corpus"
-		cp "$top"/fuzz/corpus/dio/* "$corpus"/
-		set +e
+		frc=0
 		(cd "$dir" && "$fdir/fuzz/fuzz_dio" -dict="$top/fuzz/fuzz_dio.dict" \
 			-max_len=600 -timeout=25 -max_total_time="$fuzz" \
 			-print_final_stats=1 -artifact_prefix="$dir/fuzz-" \
-			"$corpus") >"$dir/fuzz.log" 2>&1
-		frc=$?
-		set -e
+			"$corpus") >"$dir/fuzz.log" 2>&1 || frc=$?
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/fuzz.log")
-		cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$dir/fuzz.log" | tail -1)
+		# a fuzzer that stops on an input of the seed corpus prints no
+		# cov: line (libFuzzer prints the first at INITED): no match is
+		# no coverage, not the end of the script
+		cov=$({ grep -o 'cov: [0-9]* ft: [0-9]*' "$dir/fuzz.log" || true; } | tail -1)
 		if [ $frc -eq 0 ]; then
 			fuzz_line="${runs:-?} inputs in ${fuzz}s, ${cov:-no coverage line}, no oracle failure"
+			part fuzz_dio PASS ""
 		else
-			fuzz_line="stopped after ${runs:-?} inputs (exit $frc); log $dir/fuzz.log"
+			inputs="${runs:-?} inputs"
+			[ "$runs" != 1 ] || inputs="its first input"
+			fuzz_line="failed: stopped after $inputs (exit $frc), ${cov:-before its first coverage line} (log: $dir/fuzz.log)"
 			fuzz_fail=$(grep -E -m1 -A2 'fuzz_dio.c:[0-9]+:|kernel BUG|ERROR: (AddressSanitizer|libFuzzer)' \
 				"$dir/fuzz.log" || true)
-			fuzz_fail="$fuzz_fail
-$(grep -m1 '^reproduce:' "$dir/fuzz.log" || true)"
+			# the oracle's lines may hold the reproducer already
+			repro=$(grep -m1 '^reproduce:' "$dir/fuzz.log" || true)
+			case $fuzz_fail in
+			*"$repro"*) ;;
+			*) fuzz_fail="$fuzz_fail
+$repro" ;;
+			esac
+			unit=$(sed -n 's/.*Test unit written to //p;T;q' "$dir/fuzz.log")
+			fuzz_fail="$fuzz_fail${unit:+
+input: $unit}"
+			first=$(printf '%s\n' "$fuzz_fail" | sed -n '1{/./p}')
+			part fuzz_dio FAIL "$fuzz_line${first:+: $first}"
 		fi
 	fi
 fi
 
 # ---- 4. the tree diff against the embedded copy ------------------------------
 
-note "tree diff against the embedded copy ($count requests)"
-set +e
-"$top/scripts/tree-diff.sh" --count "$count" --build-root "$root/diff" \
-	embedded "$tree" >"$dir/tree-diff.txt" 2>>"$log"
-drc=$?
-set -e
-[ $drc -le 1 ] || die "the tree diff failed (log: $log)"
-unexplained_groups=$(grep -c '^  UNEXPLAINED' "$dir/tree-diff.txt" || true)
+diff_line=
+unexplained_groups=0
+if [ -z "$built" ]; then
+	diff_line=$not_built
+	part tree_diff SKIP "$diff_line"
+else
+	note "tree diff against the embedded copy ($count requests)"
+	drc=0
+	"$top/scripts/tree-diff.sh" --count "$count" --build-root "$root/diff" \
+		embedded "$tree" >"$dir/tree-diff.txt" 2>"$dir/tree-diff.log" ||
+		drc=$?
+	if [ $drc -le 1 ]; then
+		unexplained_groups=$(grep -c '^  UNEXPLAINED' "$dir/tree-diff.txt" || true)
+		if [ "$unexplained_groups" -gt 0 ]; then
+			part tree_diff FAIL "$unexplained_groups UNEXPLAINED groups ($dir/tree-diff.txt)"
+		else
+			part tree_diff PASS ""
+		fi
+	else
+		error=1
+		diff_line="failed: tree-diff.sh exited $drc (log: $dir/tree-diff.log)"
+		note "$diff_line"
+		part tree_diff FAIL "$diff_line"
+	fi
+fi
 
 # ---- the page ----------------------------------------------------------------
 
+# Each command here may find nothing to print (grep), or the part it
+# prints may not have run: the page is printed whole, never cut short.
 page() {
 	echo "iomapsim check of $tree"
 	echo "  direct-io.c sha256 $(sha256sum "$tree/fs/iomap/direct-io.c" | cut -c1-16)..."
-	echo "  features: $features"
+	if [ -n "$features" ]; then
+		echo "  features: $features"
+	else
+		echo "  features: unknown: $build_line"
+	fi
 	echo
-	echo "suite: $n_pass passed, $n_changed CHANGED as expected, $n_na N/A," \
-		"$n_bug KNOWN BUG, $n_stale STALE, $n_fail unexplained failures"
+	if [ -n "$suite_line" ]; then
+		echo "suite: $suite_line"
+	else
+		echo "suite: $n_pass passed, $n_changed CHANGED as expected, $n_na N/A," \
+			"$n_bug KNOWN BUG, $n_stale STALE, $n_fail unexplained failures"
+	fi
 	{ grep -E '^(FAIL|STALE)	' "$verdicts" || true; } |
 		while IFS='	' read -r v s c t d; do
 			echo "  $v $s:$c:$t: $d"
@@ -220,20 +344,35 @@ page() {
 	echo "fuzz_dio: $fuzz_line"
 	[ -z "$fuzz_fail" ] || printf '%s\n' "$fuzz_fail" | sed 's/^/  /'
 	echo
+	if [ -n "$diff_line" ]; then
+		echo "tree diff: $diff_line"
+		return 0
+	fi
 	sed -n '1,/^not expressible/p' "$dir/tree-diff.txt" | sed 's/^/  /' |
 		sed '1s/^  /tree diff: /'
 	{ grep -E '^[^ ].*requests$|^  (line [0-9]+:|why:|UNEXPLAINED)' \
 		"$dir/tree-diff.txt" || true; } | sed 's/^/  /'
 }
-page | tee "$dir/page.txt"
+# the page is no part: a page.txt that cannot be written changes nothing
+page | tee "$dir/page.txt" || true
 
 if [ -n "$ktap" ]; then
-	python3 "$top/scripts/verdicts-ktap.py" "$verdicts" "$ktap" >/dev/null ||
-		die "cannot write the KTAP file $ktap"
-	echo
-	echo "KTAP: $ktap"
+	# the parts first, then the suite's verdicts: a file that says what
+	# was not checked even when the suite never ran
+	if cat "$parts" "$verdicts" >"$dir/ktap-verdicts.txt" &&
+		python3 "$top/scripts/verdicts-ktap.py" "$dir/ktap-verdicts.txt" \
+			"$ktap" >/dev/null; then
+		echo
+		echo "KTAP: $ktap"
+	else
+		error=1
+		note "cannot write the KTAP file $ktap"
+	fi
 fi
 
+if [ -n "$error" ]; then
+	exit 2
+fi
 if [ "$n_fail" -gt 0 ] || [ "$n_stale" -gt 0 ] || [ -n "$silent_fails" ] ||
 	[ -n "$fuzz_fail" ] || [ "$unexplained_groups" -gt 0 ]; then
 	exit 1
