@@ -30,3 +30,22 @@ set_tests_properties(style_checkpatch PROPERTIES LABELS "style;tools"
 add_test(NAME style_format COMMAND ${CMAKE_SOURCE_DIR}/scripts/format-check.sh)
 set_tests_properties(style_format PROPERTIES LABELS "style;tools"
 	SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# scripts/check-tree.sh prints its page, names the failed part with its
+# log and writes its KTAP file when fuzz_dio stops on the first input (a
+# fixture copy with a G-02 break planted).  It configures and builds its
+# own trees (under check-tree/ in this build folder, reused between runs)
+# whatever this build is, so it is registered in the plain build only, as
+# the tree diff's tests are; clang (libFuzzer) or no fixture: skipped.
+if(NOT IOMAPSIM_SANITIZE AND NOT IOMAPSIM_FUZZ AND NOT IOMAPSIM_KERNEL_TREE)
+	set(IOMAPSIM_CHECKTREE_FIXTURE
+		"${CMAKE_SOURCE_DIR}/../shared/kernel/linux-6.12.117-debian"
+		CACHE PATH "The kernel tree fixture check-tree's test copies")
+	add_test(NAME ksrc_check_tree_fuzz_dies
+		COMMAND ${CMAKE_CURRENT_LIST_DIR}/check-tree-fuzz-dies.sh
+		${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/check-tree
+		${IOMAPSIM_CHECKTREE_FIXTURE} ${IOMAPSIM_KERNEL_TOOLS})
+	set_tests_properties(ksrc_check_tree_fuzz_dies PROPERTIES
+		LABELS "ksrc;tools;check-tree" SKIP_RETURN_CODE 77
+		TIMEOUT 2400 RUN_SERIAL TRUE)
+endif()
