@@ -34,7 +34,6 @@
  *
  *	build/dio_iovec_past_segments /mnt/t/f
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
