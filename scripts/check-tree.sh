@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# scripts/check-tree.sh PATH [--fuzz SECONDS] [--ktap FILE]: what iomapsim
-# says about a kernel tree's fs/iomap, on one page.
+# scripts/check-tree.sh PATH [--fuzz SECONDS] [--ktap FILE] [--real]: what
+# iomapsim says about a kernel tree's fs/iomap, on one page.
 #
 # PATH is a kernel tree: a full Linux tree, or a sparse one with
 # fs/iomap/direct-io.c, fs/iomap/iter.c and include/linux/iomap.h at their
@@ -22,7 +22,12 @@
 #     skips; needs clang), and prints any oracle failure with its
 #     `iomapsim run` reproducer;
 #  4. runs the tree diff against the embedded copy (scripts/tree-diff.sh)
-#     and prints its groups with their explanations.
+#     and prints its groups with their explanations;
+#  5. with --real, builds the tree's own kernel as user-mode Linux
+#     (scripts/uml-kernel.sh: a sparse tree laid over Debian's full tree of
+#     its series) and runs the real-kernel oracle in it against this
+#     build (scripts/uml-oracle.sh, docs/real-kernel.md): cases, the same,
+#     explained, findings, fixed, unexplained, per file system.
 #
 # The page is printed whatever fails part way: a part that failed says so
 # with the path of its log, a part that could not run (after a tree that
@@ -33,13 +38,18 @@
 #                     (Documentation/dev-tools/ktap.rst), one subtest per
 #                     suite, one test per Check case, N/A as # SKIP; and
 #                     first a subtest check_tree, one test per part
-#                     (build, suite, fuzz_dio, tree_diff): ok, not ok
-#                     with its log, or # SKIP with why it did not run
+#                     (build, suite, fuzz_dio, tree_diff, real_kernel):
+#                     ok, not ok with its log, or # SKIP with why it did
+#                     not run
+#   --real            also the real kernel's section (5.; root, UML)
+#   --suite REGEX     run only the suite's tests whose names match REGEX
+#                     (ctest -R), for a quicker look
 #   --count N         requests for the tree diff (default 30000)
 #   --build-root DIR  where the build folders go (default build-check/)
 #
 # Exit status: 0 clean, 1 findings (an unexplained or STALE test, a fuzz
-# failure, an unexplained diff group), 2 error (bad usage, a tree that
+# failure, an unexplained diff group, an unexplained real-kernel
+# difference), 2 error (bad usage, a tree that
 # does not configure or build; so too a part that could not run to its
 # end: fuzz_dio that does not build, a suite that gives no verdict, a
 # tree diff that fails, a KTAP file that cannot be written).  An error
@@ -50,6 +60,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 fuzz=300
 ktap=
+real=
+suite=
 count=30000
 root=$top/build-check
 
@@ -70,6 +82,14 @@ tree_opt() {
 		tree_opt_value "a file" "$@"
 		ktap=$2
 		;;
+	--suite)
+		tree_opt_value "a test name pattern" "$@"
+		suite=$2
+		;;
+	--real)
+		real=1
+		shifted=1
+		;;
 	-*) ;;
 	*)
 		[ -z "$tree" ] || die "one tree at a time ('$tree', then '$1')"
@@ -81,7 +101,7 @@ tree_opt() {
 
 tree_parse_opts "$@"
 shift "$opts_used"
-[ -n "$tree" ] || die "usage: check-tree.sh PATH [--fuzz SECONDS] [--ktap FILE]"
+[ -n "$tree" ] || die "usage: check-tree.sh PATH [--fuzz SECONDS] [--ktap FILE] [--real] [--suite REGEX]"
 case $fuzz in '' | *[!0-9]*) die "--fuzz $fuzz: not a number of seconds" ;; esac
 case $count in '' | *[!0-9]*) die "--count $count: not a number" ;; esac
 [ -d "$tree" ] || die "$tree: not a folder (want a kernel tree)"
@@ -105,7 +125,8 @@ parts=$dir/parts.txt
 # what an earlier run left must not pass for this run's: a part that
 # stops before writing its file leaves none
 rm -f "$dir/fuzz.log" "$dir/fuzz-build.log" "$dir/tree-diff.txt" \
-	"$dir/tree-diff.log" "$dir/page.txt" "$dir/ctest.log"
+	"$dir/tree-diff.log" "$dir/page.txt" "$dir/ctest.log" \
+	"$dir/uml-kernel.log" "$dir/real.txt"
 { : >"$log" && : >"$verdicts" && : >"$parts"; } 2>/dev/null ||
 	die "cannot write in the build folder $dir"
 
@@ -113,10 +134,10 @@ note() {
 	echo "check-tree: $*" >&2
 }
 
-# Each part (build, suite, fuzz_dio, tree_diff) ends in one of three
-# states, and none of them ends the script: a part that fails part way
-# is named on the page with its log, the parts after it still run when
-# they can, and the page and the KTAP file are written with what is
+# Each part (build, suite, fuzz_dio, tree_diff, real_kernel) ends in one
+# of three states, and none of them ends the script: a part that fails
+# part way is named on the page with its log, the parts after it still
+# run when they can, and the page and the KTAP file are written with what is
 # known.  A part that could not run to its end is an error (exit 2), as a
 # tree that does not build always was; a finding is exit 1.
 error=
@@ -181,7 +202,7 @@ else
 	IOMAPSIM_VERDICTS=$verdicts \
 		IOMAPSIM_KERNEL_TOOLS=${IOMAPSIM_KERNEL_TOOLS:-$root/kernel-tools} \
 		ctest --test-dir "$dir/build" -j"$jobs" -E '^ksrc_planted$' \
-		>"$dir/ctest.log" 2>&1 || crc=$?
+		${suite:+-R "$suite"} >"$dir/ctest.log" 2>&1 || crc=$?
 	count_of() {
 		grep -c "^$1	" "$verdicts" || true
 	}
@@ -310,6 +331,47 @@ else
 	fi
 fi
 
+# ---- 5. the tree's own kernel, as user-mode Linux ----------------------------
+
+real_line=
+real_unexplained=0
+if [ -z "$real" ]; then
+	:
+elif [ -z "$built" ]; then
+	real_line=$not_built
+	part real_kernel SKIP "$real_line"
+else
+	note "building the tree's kernel as UML and running the real-kernel oracle"
+	krc=0
+	kernel=$("$top/scripts/uml-kernel.sh" "$tree" 2>"$dir/uml-kernel.log") ||
+		krc=$?
+	if [ $krc -ne 0 ] || [ ! -x "$kernel" ]; then
+		error=1
+		real_line="not run: no UML kernel for the tree: $(tail -n 1 "$dir/uml-kernel.log") (log: $dir/uml-kernel.log)"
+		part real_kernel FAIL "$real_line"
+	else
+		orc=0
+		"$top/scripts/uml-oracle.sh" --kernel "$kernel" --build "$dir/build" \
+			--log "$dir/uml-console.log" >"$dir/real.txt" 2>&1 || orc=$?
+		real_unexplained=$({ grep -E '^(ext4|xfs): [0-9]+ cases' "$dir/real.txt" || true; } |
+			sed -n 's/.* \([0-9]*\) unexplained$/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+		nfs=$(grep -cE '^(ext4|xfs): [0-9]+ cases' "$dir/real.txt" || true)
+		if [ $orc -eq 77 ]; then
+			real_line="not run: $(tail -n 1 "$dir/real.txt")"
+			part real_kernel SKIP "$real_line"
+		elif [ "$nfs" -ne 2 ]; then
+			error=1
+			real_line="failed: the oracle did not finish (exit $orc, log: $dir/real.txt)"
+			part real_kernel FAIL "$real_line"
+		elif [ "$real_unexplained" -gt 0 ]; then
+			part real_kernel FAIL "$real_unexplained unexplained ($dir/real.txt)"
+		else
+			part real_kernel PASS ""
+		fi
+		real_line=${real_line:-"UML kernel $kernel ($(grep -m1 '^base:' "$dir/uml-kernel.log" || echo "a full tree"))"}
+	fi
+fi
+
 # ---- the page ----------------------------------------------------------------
 
 # Each command here may find nothing to print (grep), or the part it
@@ -352,6 +414,21 @@ page() {
 		sed '1s/^  /tree diff: /'
 	{ grep -E '^[^ ].*requests$|^  (line [0-9]+:|why:|UNEXPLAINED)' \
 		"$dir/tree-diff.txt" || true; } | sed 's/^/  /'
+	real_page
+}
+
+# the real kernel's section: its per-file-system counts, and each case
+# that is a finding or unexplained, by its description
+real_page() {
+	[ -n "$real" ] || return 0
+	echo
+	echo "real kernel: $real_line"
+	[ -s "$dir/real.txt" ] || return 0
+	{ grep -E '^(kernel: |(ext4|xfs): )' "$dir/real.txt" || true; } |
+		grep -vE '^(ext4|xfs) (on|case) ' | sed 's/^/  /'
+	{ grep -B3 -E '^  (FINDING|UNEXPLAINED)' "$dir/real.txt" || true; } |
+		{ grep -E '^(ext4|xfs) case |^  (FINDING|UNEXPLAINED)' || true; } |
+		cut -c1-160 | sed 's/^/  /'
 }
 # the page is no part: a page.txt that cannot be written changes nothing
 page | tee "$dir/page.txt" || true
@@ -374,7 +451,8 @@ if [ -n "$error" ]; then
 	exit 2
 fi
 if [ "$n_fail" -gt 0 ] || [ "$n_stale" -gt 0 ] || [ -n "$silent_fails" ] ||
-	[ -n "$fuzz_fail" ] || [ "$unexplained_groups" -gt 0 ]; then
+	[ -n "$fuzz_fail" ] || [ "$unexplained_groups" -gt 0 ] ||
+	[ "$real_unexplained" -gt 0 ]; then
 	exit 1
 fi
 exit 0

@@ -123,7 +123,7 @@ if [ -z "$build" ]; then
 	cmake --build "$build" -j"$(nproc)" --target iomapsim oracle_kernel >/dev/null
 fi
 build=$(cd "$build" && pwd)
-[ -x "$build/iomapsim" ] && [ -x "$build/oracle_kernel" ] ||
+{ [ -x "$build/iomapsim" ] && [ -x "$build/oracle_kernel" ]; } ||
 	die "$build has no iomapsim and oracle_kernel (cmake --build $build --target iomapsim oracle_kernel)"
 
 # Everything UML touches on the host lives in one folder of the build,
