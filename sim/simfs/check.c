@@ -195,193 +195,184 @@ static void check_header(struct simfs_fsck_report *r,
 		    mbs, g->block_size);
 }
 
-int simfs_check_meta(const struct simfs_dsb *dsb,
-		     const struct simfs_geometry *g, const struct simfs_meta *m,
-		     struct simfs_fsck_report *r)
+/* The inode's number, flags, mode bits, size and inline state. */
+static void check_inode_fields(struct simfs_fsck_report *r,
+			       const struct simfs_meta *m,
+			       const struct simfs_rec *rec, bool feat_inline)
 {
-	bool feat_inline = simfs_le32_to_cpu(dsb->s_features) &
-			   SIMFS_FEAT_INLINE_DATA;
-	struct fsck_ino *t = NULL;
-	struct fsck_run *runs = NULL;
-	u64 nr_runs = 0, total_ext = 0;
-	int ret;
+	bool inl = rec->flags & SIMFS_IFL_INLINE;
 
-	check_header(r, g, m);
-	t = kcalloc(m->nr_inodes + 1, sizeof(*t), GFP_KERNEL);
-	for (u64 i = 0; i < m->nr_inodes; i++)
-		total_ext += m->recs[i].nr_extents;
-	runs = kcalloc(total_ext + 1, sizeof(*runs), GFP_KERNEL);
-	if (!t || !runs) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (rec->ino >= SIMFS_INO_LIMIT)
+		say(r, true,
+		    "inode %llu: number (i_ino) in "
+		    "the control directory's range (from "
+		    "%llu)",
+		    (unsigned long long)rec->ino,
+		    (unsigned long long)SIMFS_INO_LIMIT);
+	else if (rec->ino == 0 || rec->ino >= m->next_ino)
+		say(r, true,
+		    "inode %llu: number (i_ino) out "
+		    "of range (next inode number %llu)",
+		    (unsigned long long)rec->ino,
+		    (unsigned long long)m->next_ino);
+	if (rec->flags & ~SIMFS_IFL_INLINE)
+		say(r, true,
+		    "inode %llu: unknown flags "
+		    "(i_flags) %#x",
+		    (unsigned long long)rec->ino, rec->flags);
+	if (rec->mode & ~(u32)(S_IFMT | 07777))
+		say(r, true,
+		    "inode %llu: unknown mode bits "
+		    "(i_mode) %#o",
+		    (unsigned long long)rec->ino, rec->mode);
+	if (rec->size > SIMFS_MAX_FILE_SIZE)
+		say(r, true,
+		    "inode %llu: size (i_size) %llu "
+		    "above the largest file, %llu bytes",
+		    (unsigned long long)rec->ino, (unsigned long long)rec->size,
+		    (unsigned long long)SIMFS_MAX_FILE_SIZE);
+	if (inl && !feat_inline)
+		say(r, true,
+		    "inode %llu: inline data, but "
+		    "the superblock lacks the inline_data "
+		    "feature (s_features)",
+		    (unsigned long long)rec->ino);
+}
 
-	/* the inode table, sorted, without duplicates */
-	for (u64 i = 0; i < m->nr_inodes; i++) {
-		t[i].ino = m->recs[i].ino;
-		t[i].rec = &m->recs[i];
-	}
-	qsort(t, m->nr_inodes, sizeof(*t), cmp_ino);
-	for (u64 i = 1; i < m->nr_inodes; i++)
-		if (t[i].ino == t[i - 1].ino)
-			say(r, true, "inode %llu is stored twice",
-			    (unsigned long long)t[i].ino);
+/* What the inode's type allows: entries, inline bytes, file data. */
+static void check_inode_type(struct simfs_fsck_report *r,
+			     const struct simfs_meta *m, struct fsck_ino *t,
+			     const struct simfs_rec *rec)
+{
+	bool inl = rec->flags & SIMFS_IFL_INLINE;
 
-	for (u64 i = 0; i < m->nr_inodes; i++) {
-		struct simfs_rec *rec = &m->recs[i];
-		bool inl = rec->flags & SIMFS_IFL_INLINE;
-
-		if (rec->ino >= SIMFS_INO_LIMIT)
+	if (S_ISREG(rec->mode)) {
+		if (rec->nr_dirents)
 			say(r, true,
-			    "inode %llu: number (i_ino) in "
-			    "the control directory's range (from "
-			    "%llu)",
-			    (unsigned long long)rec->ino,
-			    (unsigned long long)SIMFS_INO_LIMIT);
-		else if (rec->ino == 0 || rec->ino >= m->next_ino)
-			say(r, true,
-			    "inode %llu: number (i_ino) out "
-			    "of range (next inode number %llu)",
-			    (unsigned long long)rec->ino,
-			    (unsigned long long)m->next_ino);
-		if (rec->flags & ~SIMFS_IFL_INLINE)
-			say(r, true,
-			    "inode %llu: unknown flags "
-			    "(i_flags) %#x",
-			    (unsigned long long)rec->ino, rec->flags);
-		if (rec->mode & ~(u32)(S_IFMT | 07777))
-			say(r, true,
-			    "inode %llu: unknown mode bits "
-			    "(i_mode) %#o",
-			    (unsigned long long)rec->ino, rec->mode);
-		if (rec->size > SIMFS_MAX_FILE_SIZE)
-			say(r, true,
-			    "inode %llu: size (i_size) %llu "
-			    "above the largest file, %llu bytes",
-			    (unsigned long long)rec->ino,
-			    (unsigned long long)rec->size,
-			    (unsigned long long)SIMFS_MAX_FILE_SIZE);
-		if (inl && !feat_inline)
-			say(r, true,
-			    "inode %llu: inline data, but "
-			    "the superblock lacks the inline_data "
-			    "feature (s_features)",
+			    "inode %llu: a regular file with "
+			    "directory entries",
 			    (unsigned long long)rec->ino);
-		if (S_ISREG(rec->mode)) {
-			if (rec->nr_dirents)
-				say(r, true,
-				    "inode %llu: a regular file with "
-				    "directory entries",
-				    (unsigned long long)rec->ino);
-			if (inl &&
-			    (rec->nr_extents || rec->size > SIMFS_INLINE_MAX ||
-			     rec->inline_len != rec->size))
-				say(r, true,
-				    "inode %llu: inline file with "
-				    "size (i_size) %llu, %u inline bytes, %u "
-				    "extents",
-				    (unsigned long long)rec->ino,
-				    (unsigned long long)rec->size,
-				    rec->inline_len, rec->nr_extents);
-			if (!inl && rec->inline_len)
-				say(r, true,
-				    "inode %llu: inline bytes without "
-				    "the inline flag",
-				    (unsigned long long)rec->ino);
-		} else if (S_ISDIR(rec->mode)) {
-			if (rec->nr_extents || inl || rec->inline_len)
-				say(r, true, "directory %llu has file data",
-				    (unsigned long long)rec->ino);
-			if (!find_ino(t, m->nr_inodes, rec->parent))
-				say(r, true,
-				    "directory %llu: parent %llu "
-				    "does not exist",
-				    (unsigned long long)rec->ino,
-				    (unsigned long long)rec->parent);
-		} else {
-			say(r, true, "inode %llu: unsupported file type %#o",
-			    (unsigned long long)rec->ino, rec->mode & S_IFMT);
-		}
-		check_extents(r, g, rec, runs, &nr_runs);
-
-		for (u32 k = 0; k < rec->nr_xattrs; k++) {
-			const struct simfs_rec_xattr *x = &rec->xattrs[k];
-
-			if (x->name_len <= 5 || memcmp(x->name, "user.", 5) ||
-			    memchr(x->name, 0, x->name_len))
-				say(r, true, "inode %llu: bad xattr name",
-				    (unsigned long long)rec->ino);
-			for (u32 j = 0; j < k; j++)
-				if (rec->xattrs[j].name_len == x->name_len &&
-				    !memcmp(rec->xattrs[j].name, x->name,
-					    x->name_len))
-					say(r, true,
-					    "inode %llu: xattr %.*s "
-					    "twice",
-					    (unsigned long long)rec->ino,
-					    x->name_len, x->name);
-		}
-
-		for (u32 k = 0; k < rec->nr_dirents; k++) {
-			const struct simfs_rec_dirent *d = &rec->dirents[k];
-			struct fsck_ino *c = find_ino(t, m->nr_inodes, d->ino);
-
-			if (name_bad(d->name, d->name_len))
-				say(r, true, "directory %llu: bad entry name",
-				    (unsigned long long)rec->ino);
-			for (u32 j = 0; j < k; j++)
-				if (rec->dirents[j].name_len == d->name_len &&
-				    !memcmp(rec->dirents[j].name, d->name,
-					    d->name_len))
-					say(r, true,
-					    "directory %llu: name "
-					    "%.*s twice",
-					    (unsigned long long)rec->ino,
-					    d->name_len, d->name);
-			if (!c) {
-				say(r, true,
-				    "directory %llu: entry %.*s names "
-				    "missing inode %llu",
-				    (unsigned long long)rec->ino, d->name_len,
-				    d->name, (unsigned long long)d->ino);
-				continue;
-			}
-			c->refs++;
-			c->ref_parent = rec->ino;
-			if (S_ISDIR(c->rec->mode)) {
-				struct fsck_ino *p =
-					find_ino(t, m->nr_inodes, rec->ino);
-
-				p->subdirs++;
-				if (c->rec->parent != rec->ino)
-					say(r, true,
-					    "directory %llu: parent "
-					    "pointer %llu, but it is in "
-					    "directory %llu",
-					    (unsigned long long)c->ino,
-					    (unsigned long long)c->rec->parent,
-					    (unsigned long long)rec->ino);
-			}
-		}
-	}
-
-	/* the root */
-	{
-		struct fsck_ino *root =
-			find_ino(t, m->nr_inodes, SIMFS_ROOT_INO);
-
-		if (!root || !S_ISDIR(root->rec->mode))
-			say(r, true, "no root directory");
-		else if (root->refs)
-			say(r, true, "the root directory has a name");
-		else if (root->rec->parent != SIMFS_ROOT_INO)
+		if (inl && (rec->nr_extents || rec->size > SIMFS_INLINE_MAX ||
+			    rec->inline_len != rec->size))
 			say(r, true,
-			    "the root directory's parent "
-			    "(i_parent) is %llu, not itself",
-			    (unsigned long long)root->rec->parent);
+			    "inode %llu: inline file with "
+			    "size (i_size) %llu, %u inline bytes, %u "
+			    "extents",
+			    (unsigned long long)rec->ino,
+			    (unsigned long long)rec->size, rec->inline_len,
+			    rec->nr_extents);
+		if (!inl && rec->inline_len)
+			say(r, true,
+			    "inode %llu: inline bytes without "
+			    "the inline flag",
+			    (unsigned long long)rec->ino);
+	} else if (S_ISDIR(rec->mode)) {
+		if (rec->nr_extents || inl || rec->inline_len)
+			say(r, true, "directory %llu has file data",
+			    (unsigned long long)rec->ino);
+		if (!find_ino(t, m->nr_inodes, rec->parent))
+			say(r, true,
+			    "directory %llu: parent %llu "
+			    "does not exist",
+			    (unsigned long long)rec->ino,
+			    (unsigned long long)rec->parent);
+	} else {
+		say(r, true, "inode %llu: unsupported file type %#o",
+		    (unsigned long long)rec->ino, rec->mode & S_IFMT);
 	}
+}
 
-	/* link counts, lost inodes, cycles */
+static void check_xattrs(struct simfs_fsck_report *r,
+			 const struct simfs_rec *rec)
+{
+	for (u32 k = 0; k < rec->nr_xattrs; k++) {
+		const struct simfs_rec_xattr *x = &rec->xattrs[k];
+
+		if (x->name_len <= 5 || memcmp(x->name, "user.", 5) ||
+		    memchr(x->name, 0, x->name_len))
+			say(r, true, "inode %llu: bad xattr name",
+			    (unsigned long long)rec->ino);
+		for (u32 j = 0; j < k; j++)
+			if (rec->xattrs[j].name_len == x->name_len &&
+			    !memcmp(rec->xattrs[j].name, x->name, x->name_len))
+				say(r, true,
+				    "inode %llu: xattr %.*s "
+				    "twice",
+				    (unsigned long long)rec->ino, x->name_len,
+				    x->name);
+	}
+}
+
+/*
+ * A directory's entries: names, targets, and what each names counts
+ * (the references and subdirectories check_links() compares).
+ */
+static void check_dirents(struct simfs_fsck_report *r,
+			  const struct simfs_meta *m, struct fsck_ino *t,
+			  const struct simfs_rec *rec)
+{
+	for (u32 k = 0; k < rec->nr_dirents; k++) {
+		const struct simfs_rec_dirent *d = &rec->dirents[k];
+		struct fsck_ino *c = find_ino(t, m->nr_inodes, d->ino);
+
+		if (name_bad(d->name, d->name_len))
+			say(r, true, "directory %llu: bad entry name",
+			    (unsigned long long)rec->ino);
+		for (u32 j = 0; j < k; j++)
+			if (rec->dirents[j].name_len == d->name_len &&
+			    !memcmp(rec->dirents[j].name, d->name, d->name_len))
+				say(r, true,
+				    "directory %llu: name "
+				    "%.*s twice",
+				    (unsigned long long)rec->ino, d->name_len,
+				    d->name);
+		if (!c) {
+			say(r, true,
+			    "directory %llu: entry %.*s names "
+			    "missing inode %llu",
+			    (unsigned long long)rec->ino, d->name_len, d->name,
+			    (unsigned long long)d->ino);
+			continue;
+		}
+		c->refs++;
+		c->ref_parent = rec->ino;
+		if (S_ISDIR(c->rec->mode)) {
+			struct fsck_ino *p =
+				find_ino(t, m->nr_inodes, rec->ino);
+
+			p->subdirs++;
+			if (c->rec->parent != rec->ino)
+				say(r, true,
+				    "directory %llu: parent "
+				    "pointer %llu, but it is in "
+				    "directory %llu",
+				    (unsigned long long)c->ino,
+				    (unsigned long long)c->rec->parent,
+				    (unsigned long long)rec->ino);
+		}
+	}
+}
+
+static void check_root(struct simfs_fsck_report *r, const struct simfs_meta *m,
+		       struct fsck_ino *t)
+{
+	struct fsck_ino *root = find_ino(t, m->nr_inodes, SIMFS_ROOT_INO);
+
+	if (!root || !S_ISDIR(root->rec->mode))
+		say(r, true, "no root directory");
+	else if (root->refs)
+		say(r, true, "the root directory has a name");
+	else if (root->rec->parent != SIMFS_ROOT_INO)
+		say(r, true,
+		    "the root directory's parent "
+		    "(i_parent) is %llu, not itself",
+		    (unsigned long long)root->rec->parent);
+}
+
+/* Link counts, lost inodes, cycles: after every entry has been counted. */
+static void check_links(struct simfs_fsck_report *r, const struct simfs_meta *m,
+			struct fsck_ino *t)
+{
 	for (u64 i = 0; i < m->nr_inodes; i++) {
 		struct fsck_ino *c = &t[i];
 		u32 want;
@@ -416,8 +407,12 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 				    (unsigned long long)c->ino);
 		}
 	}
+}
 
-	/* blocks claimed twice */
+/* Blocks claimed twice, from every file's extents at once. */
+static void check_runs(struct simfs_fsck_report *r, struct fsck_run *runs,
+		       u64 nr_runs)
+{
 	qsort(runs, nr_runs, sizeof(*runs), cmp_run);
 	for (u64 i = 1; i < nr_runs; i++)
 		if (runs[i].pblk < runs[i - 1].pblk + runs[i - 1].len)
@@ -427,6 +422,52 @@ int simfs_check_meta(const struct simfs_dsb *dsb,
 			    (unsigned long long)runs[i].pblk,
 			    (unsigned long long)runs[i - 1].ino,
 			    (unsigned long long)runs[i].ino);
+}
+
+int simfs_check_meta(const struct simfs_dsb *dsb,
+		     const struct simfs_geometry *g, const struct simfs_meta *m,
+		     struct simfs_fsck_report *r)
+{
+	bool feat_inline = simfs_le32_to_cpu(dsb->s_features) &
+			   SIMFS_FEAT_INLINE_DATA;
+	struct fsck_ino *t = NULL;
+	struct fsck_run *runs = NULL;
+	u64 nr_runs = 0, total_ext = 0;
+	int ret;
+
+	check_header(r, g, m);
+	t = kcalloc(m->nr_inodes + 1, sizeof(*t), GFP_KERNEL);
+	for (u64 i = 0; i < m->nr_inodes; i++)
+		total_ext += m->recs[i].nr_extents;
+	runs = kcalloc(total_ext + 1, sizeof(*runs), GFP_KERNEL);
+	if (!t || !runs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	/* the inode table, sorted, without duplicates */
+	for (u64 i = 0; i < m->nr_inodes; i++) {
+		t[i].ino = m->recs[i].ino;
+		t[i].rec = &m->recs[i];
+	}
+	qsort(t, m->nr_inodes, sizeof(*t), cmp_ino);
+	for (u64 i = 1; i < m->nr_inodes; i++)
+		if (t[i].ino == t[i - 1].ino)
+			say(r, true, "inode %llu is stored twice",
+			    (unsigned long long)t[i].ino);
+
+	for (u64 i = 0; i < m->nr_inodes; i++) {
+		struct simfs_rec *rec = &m->recs[i];
+
+		check_inode_fields(r, m, rec, feat_inline);
+		check_inode_type(r, m, t, rec);
+		check_extents(r, g, rec, runs, &nr_runs);
+		check_xattrs(r, rec);
+		check_dirents(r, m, t, rec);
+	}
+	check_root(r, m, t);
+	check_links(r, m, t);
+	check_runs(r, runs, nr_runs);
 	ret = 0;
 out:
 	kfree(t);
