@@ -609,18 +609,199 @@ static bool iter_past_segments(const struct iov_iter *i)
 	return i->count > held - min(held, i->iov_offset);
 }
 
+/*
+ * The gauges iomapsim_run() reads before a request, so that its outcome
+ * counts only what the request itself did or left behind.
+ */
+struct run_gauges {
+	long warnings, violations, deadlocks, fserrors;
+	long cache_hits, live, pins, bios;
+	long bio_allocs, fs_set_allocs, dops_set_allocs, split_allocs;
+};
+
+static void run_gauges_read(struct run_gauges *g, struct testfs *tf)
+{
+	g->warnings = sim_warnings();
+	g->violations = sim_context_violations();
+	g->deadlocks = sim_deadlocks();
+	g->fserrors = sim_fserror_count();
+	g->cache_hits = stat_of("bio_cache_hit", &st_hit);
+	/* cache_hits counts this request's hits: start with empty caches */
+	bio_sim_drain_caches();
+	g->live = sim_alloc_live();
+	g->pins = stat_of("pages_pinned", &st_pinned);
+	g->bios = stat_of("bio_live", &st_live);
+	g->bio_allocs = stat_of("bio_alloc", &st_alloc);
+	g->fs_set_allocs = atomic_long_read(&fs_bio_set.sim_allocs);
+	g->dops_set_allocs =
+		atomic_long_read(&testfs_dops_bio_set(tf)->sim_allocs);
+	g->split_allocs = blk_sim_split_allocs();
+}
+
+/* What the request scripts the file system's callbacks to do. */
+static void testfs_script(struct testfs *tf, const struct iomapsim_request *req)
+{
+	tf->mode = req->mode;
+	tf->begin_error = req->begin_error;
+	tf->begin_error_nth = req->begin_error_nth;
+	tf->end_error = req->end_error;
+	tf->fsync_error = req->fsync_error;
+	tf->pc_on_begin = req->pc_on_begin;
+	tf->pc_on_begin_index = req->pc_begin.index;
+	tf->pc_on_begin_flags = req->pc_begin.flags;
+}
+
+/*
+ * The kernel-side faults the request asks for; returns whether the
+ * allocation fault is armed (run_faults_clear() disarms it).
+ */
+static bool run_faults_set(const struct iomapsim_request *req,
+			   const struct iomapsim_buf *b)
+{
+	if (req->short_pin_nth)
+		sim_fault_short_pin_set(req->short_pin_nth,
+					req->short_pin_bytes);
+	if (req->unmapped)
+		sim_fault_unmapped_set((unsigned long)b->data +
+				       req->unmapped_from);
+	if (!req->alloc_fail_nth)
+		return false;
+	sim_fault_alloc_set(
+		&(struct sim_fault_alloc){ .nth = req->alloc_fail_nth });
+	sim_fault_arm(true);
+	return true;
+}
+
+/*
+ * The direct call itself, as a file system's ->read_iter or ->write_iter
+ * makes it, and for -EIOCBQUEUED the wait for ki_complete.
+ */
+static ssize_t run_dio(struct testfs *tf, const struct iomapsim_request *req,
+		       const struct iomapsim_buf *b, struct kiocb *iocb,
+		       struct iov_iter *iter, struct iomap_dio_obs *obs,
+		       struct iomapsim_outcome *out)
+{
+	bool armed;
+	ssize_t ret;
+
+	memset(iocb, 0, sizeof(*iocb));
+	iocb->ki_filp = &tf->file;
+	iocb->ki_pos = req->pos;
+	iocb->ki_flags = IOCB_DIRECT | req->ki_flags |
+			 (req->write ? IOCB_WRITE : 0);
+	if (req->async)
+		iocb->ki_complete = runner_ki_complete;
+	memset(&issuer, 0, sizeof(issuer));
+	issuer.iocb = iocb;
+
+	armed = run_faults_set(req, b);
+	iomap_dio_obs_start(obs);
+	issuer.in_submit = true;
+	tf->dio_private = req->private_data ? tf : NULL;
+	ret = testfs_dio_rw(
+		tf, iocb, iter,
+		req->dio_flags | (req->no_simple ? IOMAP_DIO_SIM_NO_SIMPLE : 0),
+		req->done_before);
+	issuer.in_submit = false;
+	tf->dio_private = NULL;
+	if (issuer.poisoned) {
+		out->kiocb_written_after_complete =
+			!all_poison(iocb, sizeof(*iocb));
+		*iocb = issuer.saved;
+	}
+	if (armed) {
+		sim_fault_arm(false);
+		out->alloc_injected = sim_fault_alloc_injected();
+		out->alloc_seen = sim_fault_alloc_seen();
+		sim_fault_alloc_set(&(struct sim_fault_alloc){ 0 });
+	}
+	out->direct_ret = ret;
+	out->ki_flags_after = iocb->ki_flags;
+
+	if (ret == -EIOCBQUEUED)
+		wait_async(tf, iocb);
+	if (issuer.deferred) {
+		/* io_req_rw_complete(): the real result, in task context */
+		issuer.ret = iocb->dio_complete(iocb->private);
+		iocb->dio_complete = NULL;
+		issuer.ki_pos = iocb->ki_pos;
+	}
+	sim_engine_drain();
+	iomap_dio_obs_stop();
+	if (req->short_pin_nth)
+		sim_fault_short_pin_set(0, 0);
+	if (req->unmapped)
+		sim_fault_unmapped_set(0);
+	return ret;
+}
+
+/* The path taken, the bios by source and the completion, from @obs. */
+static void outcome_path(struct iomapsim_outcome *out, struct testfs *tf,
+			 const struct iomap_dio_obs *obs,
+			 const struct run_gauges *g)
+{
+	out->simple = IOMAPSIM_SIMPLE_PATH != IOMAPSIM_SIMPLE_NONE &&
+		      !obs->generic;
+	out->why_mismatch = obs->why_mismatch;
+	out->bios_fs_bio_set =
+		atomic_long_read(&fs_bio_set.sim_allocs) - g->fs_set_allocs;
+	out->bios_dops_set =
+		atomic_long_read(&testfs_dops_bio_set(tf)->sim_allocs) -
+		g->dops_set_allocs;
+	out->bios_simple_pool = stat_of("bio_alloc", &st_alloc) -
+				g->bio_allocs - out->bios_fs_bio_set -
+				out->bios_dops_set -
+				(blk_sim_split_allocs() - g->split_allocs);
+	if (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE)
+		out->fallback = IOMAP_SIMPLE_ABSENT;
+	else
+		out->fallback = obs->generic ? obs->fallback : IOMAP_SIMPLE_OK;
+	out->punted = obs->punted;
+	out->completions = obs->completions;
+	out->completion = obs->completions ? obs->completion :
+					     IOMAP_DIO_COMP_NONE;
+	out->simple_submitted = obs->simple_submitting;
+}
+
+/* What the file system's callbacks saw and what the inode is left with. */
+static void outcome_fs(struct iomapsim_outcome *out, struct testfs *tf,
+		       const struct run_gauges *g)
+{
+	sim_bdev_get_counters(tf->bdev, &out->dev);
+	out->bios = out->dev.read_bios + out->dev.write_bios;
+	out->cache_hits = stat_of("bio_cache_hit", &st_hit) - g->cache_hits;
+	out->begin_calls = tf->begin_calls;
+	out->end_calls = tf->end_calls;
+	out->next_calls = tf->next_calls;
+	out->end_io_calls = tf->end_io_calls;
+	out->submit_io_calls = tf->submit_io_calls;
+	out->fsync_calls = tf->fsync_calls;
+	out->allocations = tf->allocations;
+	out->conversions = tf->conversions;
+	out->end_io_flags = tf->end_io_flags;
+	out->fsync_datasync = tf->fsync_datasync;
+	out->nr_cbs = tf->nr_cbs;
+	memcpy(out->cbs, tf->cbs,
+	       min_t(size_t, tf->nr_cbs, TESTFS_MAX_CBS) * sizeof(out->cbs[0]));
+	out->i_size = i_size_read(&tf->inode);
+	out->i_dio_count = atomic_read(&tf->inode.i_dio_count);
+	out->wq_created = tf->sb.s_dio_done_wq != NULL;
+	sim_pc_get_stats(tf->inode.i_mapping, &out->pc);
+	out->fserror_reports = sim_fserror_count() - g->fserrors;
+	if (out->fserror_reports)
+		sim_fserror_last(&out->fserror_last);
+}
+
 int iomapsim_run(const struct iomapsim_request *req,
 		 struct iomapsim_outcome *out, char *err, size_t errlen)
 {
 	struct iomapsim_buf b = { 0 };
 	struct iomap_dio_obs obs;
+	struct run_gauges g;
 	struct iov_iter iter;
 	struct kiocb iocb;
 	struct testfs *tf;
-	long warn0, viol0, dead0, fse0, hits0, live0, pins0, bios0;
-	long allocs0, fs_set0, own_set0, split0;
 	unsigned int i;
-	bool armed = false;
 	ssize_t ret;
 	int rc;
 
@@ -643,29 +824,8 @@ int iomapsim_run(const struct iomapsim_request *req,
 	if (IS_ERR(tf))
 		return PTR_ERR(tf);
 
-	warn0 = sim_warnings();
-	viol0 = sim_context_violations();
-	dead0 = sim_deadlocks();
-	fse0 = sim_fserror_count();
-	hits0 = stat_of("bio_cache_hit", &st_hit);
-	/* cache_hits counts this request's hits: start with empty caches */
-	bio_sim_drain_caches();
-	live0 = sim_alloc_live();
-	pins0 = stat_of("pages_pinned", &st_pinned);
-	bios0 = stat_of("bio_live", &st_live);
-	allocs0 = stat_of("bio_alloc", &st_alloc);
-	fs_set0 = atomic_long_read(&fs_bio_set.sim_allocs);
-	own_set0 = atomic_long_read(&testfs_dops_bio_set(tf)->sim_allocs);
-	split0 = blk_sim_split_allocs();
-
-	tf->mode = req->mode;
-	tf->begin_error = req->begin_error;
-	tf->begin_error_nth = req->begin_error_nth;
-	tf->end_error = req->end_error;
-	tf->fsync_error = req->fsync_error;
-	tf->pc_on_begin = req->pc_on_begin;
-	tf->pc_on_begin_index = req->pc_begin.index;
-	tf->pc_on_begin_flags = req->pc_begin.flags;
+	run_gauges_read(&g, tf);
+	testfs_script(tf, req);
 
 	for (i = 0; i < req->nr_pc; i++) {
 		rc = sim_pc_add(tf->inode.i_mapping, req->pc[i].index,
@@ -685,90 +845,12 @@ int iomapsim_run(const struct iomapsim_request *req,
 	set_completion(tf, req->complete);
 	set_queue(tf, req);
 
-	memset(&iocb, 0, sizeof(iocb));
-	iocb.ki_filp = &tf->file;
-	iocb.ki_pos = req->pos;
-	iocb.ki_flags = IOCB_DIRECT | req->ki_flags |
-			(req->write ? IOCB_WRITE : 0);
-	if (req->async)
-		iocb.ki_complete = runner_ki_complete;
-	memset(&issuer, 0, sizeof(issuer));
-	issuer.iocb = &iocb;
-
-	if (req->short_pin_nth)
-		sim_fault_short_pin_set(req->short_pin_nth,
-					req->short_pin_bytes);
-	if (req->unmapped)
-		sim_fault_unmapped_set((unsigned long)b.data +
-				       req->unmapped_from);
-	if (req->alloc_fail_nth) {
-		sim_fault_alloc_set(&(struct sim_fault_alloc){
-			.nth = req->alloc_fail_nth });
-		sim_fault_arm(true);
-		armed = true;
-	}
-
-	iomap_dio_obs_start(&obs);
-	issuer.in_submit = true;
-	tf->dio_private = req->private_data ? tf : NULL;
-	ret = testfs_dio_rw(
-		tf, &iocb, &iter,
-		req->dio_flags | (req->no_simple ? IOMAP_DIO_SIM_NO_SIMPLE : 0),
-		req->done_before);
-	issuer.in_submit = false;
-	tf->dio_private = NULL;
-	if (issuer.poisoned) {
-		out->kiocb_written_after_complete =
-			!all_poison(&iocb, sizeof(iocb));
-		iocb = issuer.saved;
-	}
-	if (armed) {
-		sim_fault_arm(false);
-		out->alloc_injected = sim_fault_alloc_injected();
-		out->alloc_seen = sim_fault_alloc_seen();
-		sim_fault_alloc_set(&(struct sim_fault_alloc){ 0 });
-	}
-	out->direct_ret = ret;
-	out->ki_flags_after = iocb.ki_flags;
-
-	if (ret == -EIOCBQUEUED)
-		wait_async(tf, &iocb);
-	if (issuer.deferred) {
-		/* io_req_rw_complete(): the real result, in task context */
-		issuer.ret = iocb.dio_complete(iocb.private);
-		iocb.dio_complete = NULL;
-		issuer.ki_pos = iocb.ki_pos;
-	}
-	sim_engine_drain();
-	iomap_dio_obs_stop();
-	if (req->short_pin_nth)
-		sim_fault_short_pin_set(0, 0);
-	if (req->unmapped)
-		sim_fault_unmapped_set(0);
+	ret = run_dio(tf, req, &b, &iocb, &iter, &obs, out);
 
 	out->queued = ret == -EIOCBQUEUED;
 	out->ret = out->queued ? (issuer.calls ? issuer.ret : ret) : ret;
 	/* a path is observed; code without a simple path has one path */
-	out->simple = IOMAPSIM_SIMPLE_PATH != IOMAPSIM_SIMPLE_NONE &&
-		      !obs.generic;
-	out->why_mismatch = obs.why_mismatch;
-	out->bios_fs_bio_set =
-		atomic_long_read(&fs_bio_set.sim_allocs) - fs_set0;
-	out->bios_dops_set =
-		atomic_long_read(&testfs_dops_bio_set(tf)->sim_allocs) -
-		own_set0;
-	out->bios_simple_pool = stat_of("bio_alloc", &st_alloc) - allocs0 -
-				out->bios_fs_bio_set - out->bios_dops_set -
-				(blk_sim_split_allocs() - split0);
-	if (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE)
-		out->fallback = IOMAP_SIMPLE_ABSENT;
-	else
-		out->fallback = obs.generic ? obs.fallback : IOMAP_SIMPLE_OK;
-	out->punted = obs.punted;
-	out->completions = obs.completions;
-	out->completion = obs.completions ? obs.completion :
-					    IOMAP_DIO_COMP_NONE;
-	out->simple_submitted = obs.simple_submitting;
+	outcome_path(out, tf, &obs, &g);
 	out->ki_complete_calls = issuer.calls;
 	out->ki_complete_ret = issuer.ret;
 	out->ki_complete_ctx = issuer.ctx;
@@ -777,30 +859,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	out->ki_pos = iocb.ki_pos;
 	out->iter_count = iov_iter_count(&iter);
 	out->iter_past_segments = iter_past_segments(&iter);
-
-	sim_bdev_get_counters(tf->bdev, &out->dev);
-	out->bios = out->dev.read_bios + out->dev.write_bios;
-	out->cache_hits = stat_of("bio_cache_hit", &st_hit) - hits0;
-	out->begin_calls = tf->begin_calls;
-	out->end_calls = tf->end_calls;
-	out->next_calls = tf->next_calls;
-	out->end_io_calls = tf->end_io_calls;
-	out->submit_io_calls = tf->submit_io_calls;
-	out->fsync_calls = tf->fsync_calls;
-	out->allocations = tf->allocations;
-	out->conversions = tf->conversions;
-	out->end_io_flags = tf->end_io_flags;
-	out->fsync_datasync = tf->fsync_datasync;
-	out->nr_cbs = tf->nr_cbs;
-	memcpy(out->cbs, tf->cbs,
-	       min_t(size_t, tf->nr_cbs, TESTFS_MAX_CBS) * sizeof(out->cbs[0]));
-	out->i_size = i_size_read(&tf->inode);
-	out->i_dio_count = atomic_read(&tf->inode.i_dio_count);
-	out->wq_created = tf->sb.s_dio_done_wq != NULL;
-	sim_pc_get_stats(tf->inode.i_mapping, &out->pc);
-	out->fserror_reports = sim_fserror_count() - fse0;
-	if (out->fserror_reports)
-		sim_fserror_last(&out->fserror_last);
+	outcome_fs(out, tf, &g);
 
 	rc = iomapsim_buf_gather(req, &b);
 	if (rc)
@@ -821,12 +880,12 @@ out_fs:
 	put_testfs(tf, req);
 	/* cached bios are not leaks: give them back before counting */
 	bio_sim_drain_caches();
-	out->leaks = (sim_alloc_live() - live0) +
-		     (stat_of("pages_pinned", &st_pinned) - pins0) +
-		     (stat_of("bio_live", &st_live) - bios0);
-	out->warnings = sim_warnings() - warn0;
-	out->context_violations = sim_context_violations() - viol0;
-	out->deadlocks = sim_deadlocks() - dead0;
+	out->leaks = (sim_alloc_live() - g.live) +
+		     (stat_of("pages_pinned", &st_pinned) - g.pins) +
+		     (stat_of("bio_live", &st_live) - g.bios);
+	out->warnings = sim_warnings() - g.warnings;
+	out->context_violations = sim_context_violations() - g.violations;
+	out->deadlocks = sim_deadlocks() - g.deadlocks;
 	return rc;
 }
 
