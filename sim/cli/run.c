@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,50 +340,379 @@ static int parse_iov_list(const char *arg, struct iomapsim_request *req)
 	return 0;
 }
 
+/* Where parse_run_args() puts what the options say. */
+struct run_parse {
+	struct iomapsim_request *req;
+	uint64_t *seed;
+	bool *trace;
+	const char **trace_json;
+	bool *help;
+	bool len_given;
+	const struct run_opt *opt; /* the option being parsed */
+};
+
+/* The options that take a number, for opt_number(). */
+enum run_num {
+	RUN_FS_BLOCK,
+	RUN_LBS,
+	RUN_SIZE,
+	RUN_POS,
+	RUN_LEN,
+	RUN_BUF_OFFSET,
+	RUN_DONE_BEFORE,
+};
+
+/*
+ * An option of `iomapsim run` (and of a line of `iomapsim batch`):
+ * @arg is the shape of its value in --help, NULL for an option without
+ * one; @help its description, a line a line ("" for none), NULL to leave
+ * the option off --help's list (it is described with the one before);
+ * @usage replaces "--NAME ARG" as the list's left column.  A left column
+ * wider than the list's is followed by two blanks, or three where the
+ * description starts with one (--iter's and --complete's defaults).
+ * @parse takes the option; opt_number() reads @num, opt_switch() @flag.
+ */
+struct run_opt {
+	const char *name;
+	const char *arg;
+	const char *help;
+	int (*parse)(struct run_parse *p, const char *name, const char *arg);
+	const char *usage;
+	enum run_num num;
+	size_t flag; /* offsetof() a bool in struct iomapsim_request */
+};
+
+static int pick(const char *opt, const char *arg, const char *const *names,
+		int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	return -1;
+}
+
+static int opt_number(struct run_parse *p, const char *name, const char *arg)
+{
+	struct iomapsim_request *req = p->req;
+	uint64_t v;
+
+	if (!cli_parse_u64(arg, &v))
+		return bad("%s: '%s' is not a number", name, arg);
+	switch (p->opt->num) {
+	case RUN_FS_BLOCK:
+		req->fs_block = v > 65536 ? 0 : v;
+		if (!req->fs_block)
+			return bad("%s %s: out of range", name, arg);
+		break;
+	case RUN_LBS:
+		req->lbs = v > 65536 ? 0 : v;
+		if (!req->lbs)
+			return bad("%s %s: out of range", name, arg);
+		break;
+	/* --size and --pos: too large is -1, refused after the last option */
+	case RUN_SIZE:
+		req->size = v > IOMAPSIM_MAX_OFFSET ? -1 : (loff_t)v;
+		break;
+	case RUN_POS:
+		req->pos = v > IOMAPSIM_MAX_OFFSET ? -1 : (loff_t)v;
+		break;
+	case RUN_LEN:
+		req->len = v;
+		p->len_given = true;
+		break;
+	case RUN_BUF_OFFSET:
+		req->buf_offset = v;
+		break;
+	case RUN_DONE_BEFORE:
+		req->done_before = v;
+		break;
+	}
+	return 0;
+}
+
+/* An option without a value that sets a flag of the request. */
+static int opt_switch(struct run_parse *p, const char *name, const char *arg)
+{
+	*(bool *)((char *)p->req + p->opt->flag) = true;
+	return 0;
+}
+
+static int opt_map(struct run_parse *p, const char *name, const char *arg)
+{
+	struct iomapsim_request *req = p->req;
+	int rc;
+
+	if (req->nr_map >= IOMAPSIM_MAX_MAP)
+		return bad("--map: at most %d extents", IOMAPSIM_MAX_MAP);
+	rc = parse_map(arg, &req->map[req->nr_map]);
+	if (rc)
+		return rc;
+	req->nr_map++;
+	return 0;
+}
+
+static int opt_dma_alignment(struct run_parse *p, const char *name,
+			     const char *arg)
+{
+	uint64_t v;
+
+	if (!cli_parse_u64(arg, &v) || !v || v >= 4096 || (v & (v + 1)))
+		return bad(
+			"--dma-alignment %s: want a mask 2^n - 1 from 1 to 4095",
+			arg);
+	p->req->dma_alignment = (unsigned int)v;
+	return 0;
+}
+
+static int opt_dops(struct run_parse *p, const char *name, const char *arg)
+{
+	static const char *const dops[] = { "none", "end_io", "submit_io",
+					    "bio_set", "ioend" };
+	int i = pick(name, arg, dops, ARRAY_SIZE(dops));
+
+	if (i < 0)
+		return bad(
+			"--dops %s: want none, end_io, submit_io, bio_set or ioend",
+			arg);
+	p->req->dops = i;
+	return 0;
+}
+
+static int opt_op(struct run_parse *p, const char *name, const char *arg)
+{
+	static const char *const ops[] = { "read", "write" };
+	int i = pick(name, arg, ops, ARRAY_SIZE(ops));
+
+	if (i < 0)
+		return bad("--op %s: want read or write", arg);
+	p->req->write = i == 1;
+	return 0;
+}
+
+static int opt_iter(struct run_parse *p, const char *name, const char *arg)
+{
+	struct iomapsim_request *req = p->req;
+	uint64_t v;
+
+	if (!strcmp(arg, "ubuf")) {
+		req->iter = IOMAPSIM_ITER_UBUF;
+	} else if (!strcmp(arg, "kvec")) {
+		req->iter = IOMAPSIM_ITER_KVEC;
+	} else if (!strcmp(arg, "bvec")) {
+		req->iter = IOMAPSIM_ITER_BVEC;
+	} else if (!strncmp(arg, "iovec:", 6) && cli_parse_u64(arg + 6, &v) &&
+		   v >= 1 && v <= 1024) {
+		req->iter = IOMAPSIM_ITER_IOVEC;
+		req->iovec_segs = v;
+		req->nr_iov = 0;
+	} else if (!strncmp(arg, "iovec:", 6) && strpbrk(arg + 6, ",@")) {
+		return parse_iov_list(arg + 6, req);
+	} else {
+		return bad(
+			"--iter %s: want ubuf, iovec:K (1..1024), kvec or bvec",
+			arg);
+	}
+	return 0;
+}
+
+static int opt_iocb(struct run_parse *p, const char *name, const char *arg)
+{
+	unsigned int f = 0;
+	int rc;
+
+	rc = parse_list("--iocb", arg, iocb_names, ARRAY_SIZE(iocb_names), &f);
+	if (rc)
+		return rc;
+	p->req->ki_flags |= f;
+	return 0;
+}
+
+static int opt_dio_flags(struct run_parse *p, const char *name, const char *arg)
+{
+	return parse_list("--dio-flags", arg, dio_names, ARRAY_SIZE(dio_names),
+			  &p->req->dio_flags);
+}
+
+static int opt_fault(struct run_parse *p, const char *name, const char *arg)
+{
+	return parse_fault(arg, p->req);
+}
+
+static int opt_complete(struct run_parse *p, const char *name, const char *arg)
+{
+	static const char *const completes[] = { "irq", "inline", "deferred",
+						 "random" };
+	int i = pick(name, arg, completes, ARRAY_SIZE(completes));
+
+	if (i < 0)
+		return bad(
+			"--complete %s: want inline, irq, deferred or random",
+			arg);
+	p->req->complete = i == 0 ? IOMAPSIM_COMPLETE_IRQ :
+			   i == 1 ? IOMAPSIM_COMPLETE_INLINE :
+			   i == 2 ? IOMAPSIM_COMPLETE_DEFERRED :
+				    IOMAPSIM_COMPLETE_RANDOM;
+	return 0;
+}
+
+static int opt_seed(struct run_parse *p, const char *name, const char *arg)
+{
+	if (!cli_parse_u64(arg, p->seed))
+		return bad("--seed %s: not a number", arg);
+	return 0;
+}
+
+static int opt_iomap(struct run_parse *p, const char *name, const char *arg)
+{
+	static const char *const modes[] = { "ops", "next", "begin" };
+	int i = pick(name, arg, modes, ARRAY_SIZE(modes));
+
+	if (i < 0)
+		return bad("--iomap %s: want ops, next or begin", arg);
+	/* N-06..N-14 exist only in the embedded copy */
+	if (i != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL)
+		return bad(
+			"--iomap %s: the proposal entry points are not in this build's iomap code (see --version)",
+			arg);
+	p->req->mode = i;
+	return 0;
+}
+
+static int opt_trace(struct run_parse *p, const char *name, const char *arg)
+{
+	*p->trace = true;
+	return 0;
+}
+
+static int opt_trace_json(struct run_parse *p, const char *name,
+			  const char *arg)
+{
+	*p->trace_json = arg;
+	return 0;
+}
+
+/* --help ends the parse: what follows it is not looked at */
+static int opt_help(struct run_parse *p, const char *name, const char *arg)
+{
+	*p->help = true;
+	return 0;
+}
+
+/* The options, in the order --help lists them. */
+static const struct run_opt run_opts[] = {
+	{ "fs-block", "N", "file system block size (4096)", opt_number,
+	  .num = RUN_FS_BLOCK },
+	{ "lbs", "N", "device logical block size (512)", opt_number,
+	  .num = RUN_LBS },
+	{ "size", "N", "i_size (1048576)", opt_number, .num = RUN_SIZE },
+	{ "map", "TYPE:OFF:LEN[:FLAG+FLAG]",
+	  "extent (repeatable; TYPE mapped|unwritten|hole|inline|delalloc,\n"
+	  "FLAG new|shared|dirty|integrity|stale|atomic); default: all mapped;\n"
+	  "inline data may be any length; atomic (IOMAP_F_ATOMIC_BIO) gives\n"
+	  "the device 64 KiB atomic writes",
+	  opt_map },
+	{ "encrypted", NULL, "the inode is encrypted", opt_switch,
+	  .flag = offsetof(struct iomapsim_request, encrypted) },
+	{ "dops", "none|end_io|submit_io|bio_set|ioend", "", opt_dops },
+	{ "op", "read|write", "(read)", opt_op },
+	{ "pos", "N", "file range (0, 4096)", opt_number, "--pos N --len N",
+	  .num = RUN_POS },
+	{ "len", "N", NULL, opt_number, .num = RUN_LEN },
+	{ "iter", "ubuf|iovec:K|iovec:L1,L2,...|kvec|bvec",
+	  " (ubuf)\n"
+	  "iovec:K: K equal pieces of one buffer; iovec:L1,L2,...:\n"
+	  "segments of these lengths (--len defaults to their sum),\n"
+	  "each right after the one before, or with L@OFF OFF bytes\n"
+	  "into a page of its own (iovec:4096,4096@1)",
+	  opt_iter },
+	{ "buf-offset", "N",
+	  "buffer (the first segment) starts N bytes past a page boundary",
+	  opt_number, .num = RUN_BUF_OFFSET },
+	{ "dma-alignment", "M",
+	  "device DMA alignment mask, 2^n - 1 (511); misaligned\n"
+	  "buffers or segment lengths fail with EINVAL (B-29, B-30)",
+	  opt_dma_alignment },
+	{ "no-poll", NULL,
+	  "device without poll queues: HIPRI (polled) I/O gets EOPNOTSUPP",
+	  opt_switch, .flag = offsetof(struct iomapsim_request, no_poll) },
+	{ "iocb", "LIST",
+	  "NOWAIT,HIPRI,DSYNC,SYNC,ATOMIC,CALLER_COMP\n"
+	  "(CALLER_COMP: an async write on code with\n"
+	  "caller completion, as io_uring asks)",
+	  opt_iocb },
+	{ "async", NULL, "kiocb with ki_complete", opt_switch,
+	  .flag = offsetof(struct iomapsim_request, async) },
+	{ "dio-flags", "LIST",
+	  "FORCE_WAIT,OVERWRITE_ONLY,PARTIAL,FSBLOCK_ALIGNED,BOUNCE,NO_IOMAP_END",
+	  opt_dio_flags },
+	{ "done-before", "N", "", opt_number, .num = RUN_DONE_BEFORE },
+	{ "no-simple", NULL, "keep this call off the simple path (simple=0)",
+	  opt_switch, .flag = offsetof(struct iomapsim_request, no_simple) },
+	{ "no-simple-mount", NULL, "same, for the whole mount", opt_switch,
+	  .flag = offsetof(struct iomapsim_request, no_simple_mount) },
+	{ "fault", "SPEC",
+	  "bio-error:N[:STATUS] | alloc-fail:N | short-pin:N:BYTES |\n"
+	  "unmapped:OFF | begin-error:ERRNO[:CALL]  (repeatable);\n"
+	  "unmapped:OFF: a write's source memory is unmapped (or\n"
+	  "PROT_NONE) from OFF bytes past the buffer's start, a page\n"
+	  "boundary: pinning stops there (0: nothing is readable)",
+	  opt_fault },
+	{ "complete", "inline|irq|deferred|random", " (irq)", opt_complete },
+	{ "seed", "S", "deterministic engine seed (1)", opt_seed },
+	{ "iomap", "ops|next|begin",
+	  "baseline ops, or the ->iomap_next proposal through\n"
+	  "iomap_dio_rw_next() / iomap_dio_rw_begin()  (ops)",
+	  opt_iomap },
+	{ "write-cache", NULL, "device with a volatile cache / with FUA",
+	  opt_switch, "--write-cache, --fua",
+	  .flag = offsetof(struct iomapsim_request, write_cache) },
+	{ "fua", NULL, NULL, opt_switch,
+	  .flag = offsetof(struct iomapsim_request, fua) },
+	{ "trace", NULL, "dump the trace ring to stderr afterwards",
+	  opt_trace },
+	{ "trace-json", "FILE",
+	  "the trace ring as a Chrome trace-event timeline", opt_trace_json },
+	{ "help", NULL, NULL, opt_help },
+};
+
+/* getopt_long()'s value for run_opts[i] */
+#define RUN_OPT_VAL(i) (256 + (i))
+
+/* One option's entry in --help: its left column, then its description. */
+static void run_usage_opt(const struct run_opt *o)
+{
+	const char *line = o->help, *nl;
+	char left[64];
+
+	if (o->usage)
+		snprintf(left, sizeof(left), "%s", o->usage);
+	else
+		snprintf(left, sizeof(left), "--%s%s%s", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	if (!*line) {
+		printf("  %s\n", left);
+		return;
+	}
+	nl = strchr(line, '\n');
+	printf("  %-18s  %.*s\n", left,
+	       nl ? (int)(nl - line) : (int)strlen(line), line);
+	while (nl) {
+		line = nl + 1;
+		nl = strchr(line, '\n');
+		printf("%22s%.*s\n", "",
+		       nl ? (int)(nl - line) : (int)strlen(line), line);
+	}
+}
+
 static void run_usage(void)
 {
-	printf("usage: iomapsim run [OPTIONS]\n"
-	       "  --fs-block N        file system block size (4096)\n"
-	       "  --lbs N             device logical block size (512)\n"
-	       "  --size N            i_size (1048576)\n"
-	       "  --map TYPE:OFF:LEN[:FLAG+FLAG]  extent (repeatable; TYPE mapped|unwritten|hole|inline|delalloc,\n"
-	       "                      FLAG new|shared|dirty|integrity|stale|atomic); default: all mapped;\n"
-	       "                      inline data may be any length; atomic (IOMAP_F_ATOMIC_BIO) gives\n"
-	       "                      the device 64 KiB atomic writes\n"
-	       "  --encrypted         the inode is encrypted\n"
-	       "  --dops none|end_io|submit_io|bio_set|ioend\n"
-	       "  --op read|write     (read)\n"
-	       "  --pos N --len N     file range (0, 4096)\n"
-	       "  --iter ubuf|iovec:K|iovec:L1,L2,...|kvec|bvec   (ubuf)\n"
-	       "                      iovec:K: K equal pieces of one buffer; iovec:L1,L2,...:\n"
-	       "                      segments of these lengths (--len defaults to their sum),\n"
-	       "                      each right after the one before, or with L@OFF OFF bytes\n"
-	       "                      into a page of its own (iovec:4096,4096@1)\n"
-	       "  --buf-offset N      buffer (the first segment) starts N bytes past a page boundary\n"
-	       "  --dma-alignment M   device DMA alignment mask, 2^n - 1 (511); misaligned\n"
-	       "                      buffers or segment lengths fail with EINVAL (B-29, B-30)\n"
-	       "  --no-poll           device without poll queues: HIPRI (polled) I/O gets EOPNOTSUPP\n"
-	       "  --iocb LIST         NOWAIT,HIPRI,DSYNC,SYNC,ATOMIC,CALLER_COMP\n"
-	       "                      (CALLER_COMP: an async write on code with\n"
-	       "                      caller completion, as io_uring asks)\n"
-	       "  --async             kiocb with ki_complete\n"
-	       "  --dio-flags LIST    FORCE_WAIT,OVERWRITE_ONLY,PARTIAL,FSBLOCK_ALIGNED,BOUNCE,NO_IOMAP_END\n"
-	       "  --done-before N\n"
-	       "  --no-simple         keep this call off the simple path (simple=0)\n"
-	       "  --no-simple-mount   same, for the whole mount\n"
-	       "  --fault SPEC        bio-error:N[:STATUS] | alloc-fail:N | short-pin:N:BYTES |\n"
-	       "                      unmapped:OFF | begin-error:ERRNO[:CALL]  (repeatable);\n"
-	       "                      unmapped:OFF: a write's source memory is unmapped (or\n"
-	       "                      PROT_NONE) from OFF bytes past the buffer's start, a page\n"
-	       "                      boundary: pinning stops there (0: nothing is readable)\n"
-	       "  --complete inline|irq|deferred|random   (irq)\n"
-	       "  --seed S            deterministic engine seed (1)\n"
-	       "  --iomap ops|next|begin  baseline ops, or the ->iomap_next proposal through\n"
-	       "                      iomap_dio_rw_next() / iomap_dio_rw_begin()  (ops)\n"
-	       "  --write-cache, --fua  device with a volatile cache / with FUA\n"
-	       "  --trace             dump the trace ring to stderr afterwards\n"
-	       "  --trace-json FILE   the trace ring as a Chrome trace-event timeline\n"
-	       "\n"
+	printf("usage: iomapsim run [OPTIONS]\n");
+	for (size_t i = 0; i < ARRAY_SIZE(run_opts); i++)
+		if (run_opts[i].help)
+			run_usage_opt(&run_opts[i]);
+	printf("\n"
 	       "The outcome is one JSON line: ret, queued, path, fallback, bios, cache_hits,\n"
 	       "punted, ki_complete_calls, completion, ki_pos, iter_count,\n"
 	       "iter_past_segments, data, leaks, warnings, context_violations, code.\n"
@@ -399,272 +729,43 @@ static void run_usage(void)
 	       iomap_sim_code_text());
 }
 
-enum {
-	OPT_FS_BLOCK = 256,
-	OPT_LBS,
-	OPT_SIZE,
-	OPT_MAP,
-	OPT_ENCRYPTED,
-	OPT_DOPS,
-	OPT_OP,
-	OPT_POS,
-	OPT_LEN,
-	OPT_ITER,
-	OPT_BUF_OFFSET,
-	OPT_IOCB,
-	OPT_ASYNC,
-	OPT_DIO_FLAGS,
-	OPT_DONE_BEFORE,
-	OPT_NO_SIMPLE,
-	OPT_NO_SIMPLE_MOUNT,
-	OPT_FAULT,
-	OPT_COMPLETE,
-	OPT_SEED,
-	OPT_IOMAP,
-	OPT_WRITE_CACHE,
-	OPT_FUA,
-	OPT_TRACE,
-	OPT_TRACE_JSON,
-	OPT_HELP,
-	OPT_DMA_ALIGNMENT,
-	OPT_NO_POLL,
-};
-
-static const struct option run_opts[] = {
-	{ "fs-block", required_argument, NULL, OPT_FS_BLOCK },
-	{ "lbs", required_argument, NULL, OPT_LBS },
-	{ "size", required_argument, NULL, OPT_SIZE },
-	{ "map", required_argument, NULL, OPT_MAP },
-	{ "encrypted", no_argument, NULL, OPT_ENCRYPTED },
-	{ "dops", required_argument, NULL, OPT_DOPS },
-	{ "op", required_argument, NULL, OPT_OP },
-	{ "pos", required_argument, NULL, OPT_POS },
-	{ "len", required_argument, NULL, OPT_LEN },
-	{ "iter", required_argument, NULL, OPT_ITER },
-	{ "buf-offset", required_argument, NULL, OPT_BUF_OFFSET },
-	{ "iocb", required_argument, NULL, OPT_IOCB },
-	{ "async", no_argument, NULL, OPT_ASYNC },
-	{ "dio-flags", required_argument, NULL, OPT_DIO_FLAGS },
-	{ "done-before", required_argument, NULL, OPT_DONE_BEFORE },
-	{ "no-simple", no_argument, NULL, OPT_NO_SIMPLE },
-	{ "no-simple-mount", no_argument, NULL, OPT_NO_SIMPLE_MOUNT },
-	{ "fault", required_argument, NULL, OPT_FAULT },
-	{ "complete", required_argument, NULL, OPT_COMPLETE },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "iomap", required_argument, NULL, OPT_IOMAP },
-	{ "write-cache", no_argument, NULL, OPT_WRITE_CACHE },
-	{ "fua", no_argument, NULL, OPT_FUA },
-	{ "trace", no_argument, NULL, OPT_TRACE },
-	{ "trace-json", required_argument, NULL, OPT_TRACE_JSON },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "dma-alignment", required_argument, NULL, OPT_DMA_ALIGNMENT },
-	{ "no-poll", no_argument, NULL, OPT_NO_POLL },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int pick(const char *opt, const char *arg, const char *const *names,
-		int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(arg, names[i]))
-			return i;
-	return -1;
-}
-
 /* Parse argv into @req; 0, or 2 after printing the one error line. */
 static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 			  uint64_t *seed, bool *trace, const char **trace_json,
 			  bool *help)
 {
-	static const char *const dops[] = { "none", "end_io", "submit_io",
-					    "bio_set", "ioend" };
-	static const char *const ops[] = { "read", "write" };
-	static const char *const completes[] = { "irq", "inline", "deferred",
-						 "random" };
-	static const char *const modes[] = { "ops", "next", "begin" };
-	bool len_given = false;
-	uint64_t v;
+	struct run_parse p = { .req = req,
+			       .seed = seed,
+			       .trace = trace,
+			       .trace_json = trace_json,
+			       .help = help };
+	struct option longopts[ARRAY_SIZE(run_opts) + 1] = { 0 };
 	int c, i, rc;
 
+	for (i = 0; i < (int)ARRAY_SIZE(run_opts); i++)
+		longopts[i] = (struct option){
+			.name = run_opts[i].name,
+			.has_arg = run_opts[i].arg ? required_argument :
+						     no_argument,
+			.val = RUN_OPT_VAL(i),
+		};
 	opterr = 0;
 	optind = 0; /* 0: glibc starts over, as for a new argv (batch) */
-	while ((c = getopt_long(argc, argv, ":", run_opts, NULL)) != -1) {
-		const char *arg = optarg;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		const char *name =
 			optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 
-		switch (c) {
-		case OPT_FS_BLOCK:
-		case OPT_LBS:
-		case OPT_SIZE:
-		case OPT_POS:
-		case OPT_LEN:
-		case OPT_BUF_OFFSET:
-		case OPT_DONE_BEFORE:
-			if (!cli_parse_u64(arg, &v))
-				return bad("%s: '%s' is not a number", name,
-					   arg);
-			if (c == OPT_FS_BLOCK)
-				req->fs_block = v > 65536 ? 0 : v;
-			else if (c == OPT_LBS)
-				req->lbs = v > 65536 ? 0 : v;
-			else if (c == OPT_SIZE)
-				req->size = v > IOMAPSIM_MAX_OFFSET ? -1 :
-								      (loff_t)v;
-			else if (c == OPT_POS)
-				req->pos = v > IOMAPSIM_MAX_OFFSET ? -1 :
-								     (loff_t)v;
-			else if (c == OPT_LEN)
-				req->len = v, len_given = true;
-			else if (c == OPT_BUF_OFFSET)
-				req->buf_offset = v;
-			else
-				req->done_before = v;
-			if ((c == OPT_FS_BLOCK && !req->fs_block) ||
-			    (c == OPT_LBS && !req->lbs))
-				return bad("%s %s: out of range", name, arg);
-			break;
-		case OPT_MAP:
-			if (req->nr_map >= IOMAPSIM_MAX_MAP)
-				return bad("--map: at most %d extents",
-					   IOMAPSIM_MAX_MAP);
-			rc = parse_map(arg, &req->map[req->nr_map]);
-			if (rc)
-				return rc;
-			req->nr_map++;
-			break;
-		case OPT_ENCRYPTED:
-			req->encrypted = true;
-			break;
-		case OPT_DMA_ALIGNMENT:
-			if (!cli_parse_u64(arg, &v) || !v || v >= 4096 ||
-			    (v & (v + 1)))
-				return bad(
-					"--dma-alignment %s: want a mask 2^n - 1 from 1 to 4095",
-					arg);
-			req->dma_alignment = (unsigned int)v;
-			break;
-		case OPT_NO_POLL:
-			req->no_poll = true;
-			break;
-		case OPT_DOPS:
-			i = pick(name, arg, dops, ARRAY_SIZE(dops));
-			if (i < 0)
-				return bad(
-					"--dops %s: want none, end_io, submit_io, bio_set or ioend",
-					arg);
-			req->dops = i;
-			break;
-		case OPT_OP:
-			i = pick(name, arg, ops, ARRAY_SIZE(ops));
-			if (i < 0)
-				return bad("--op %s: want read or write", arg);
-			req->write = i == 1;
-			break;
-		case OPT_ITER:
-			if (!strcmp(arg, "ubuf")) {
-				req->iter = IOMAPSIM_ITER_UBUF;
-			} else if (!strcmp(arg, "kvec")) {
-				req->iter = IOMAPSIM_ITER_KVEC;
-			} else if (!strcmp(arg, "bvec")) {
-				req->iter = IOMAPSIM_ITER_BVEC;
-			} else if (!strncmp(arg, "iovec:", 6) &&
-				   cli_parse_u64(arg + 6, &v) && v >= 1 &&
-				   v <= 1024) {
-				req->iter = IOMAPSIM_ITER_IOVEC;
-				req->iovec_segs = v;
-				req->nr_iov = 0;
-			} else if (!strncmp(arg, "iovec:", 6) &&
-				   strpbrk(arg + 6, ",@")) {
-				rc = parse_iov_list(arg + 6, req);
-				if (rc)
-					return rc;
-			} else {
-				return bad(
-					"--iter %s: want ubuf, iovec:K (1..1024), kvec or bvec",
-					arg);
-			}
-			break;
-		case OPT_IOCB: {
-			unsigned int f = 0;
-
-			rc = parse_list("--iocb", arg, iocb_names,
-					ARRAY_SIZE(iocb_names), &f);
-			if (rc)
-				return rc;
-			req->ki_flags |= f;
-			break;
-		}
-		case OPT_ASYNC:
-			req->async = true;
-			break;
-		case OPT_DIO_FLAGS:
-			rc = parse_list("--dio-flags", arg, dio_names,
-					ARRAY_SIZE(dio_names), &req->dio_flags);
-			if (rc)
-				return rc;
-			break;
-		case OPT_NO_SIMPLE:
-			req->no_simple = true;
-			break;
-		case OPT_NO_SIMPLE_MOUNT:
-			req->no_simple_mount = true;
-			break;
-		case OPT_FAULT:
-			rc = parse_fault(arg, req);
-			if (rc)
-				return rc;
-			break;
-		case OPT_COMPLETE:
-			i = pick(name, arg, completes, ARRAY_SIZE(completes));
-			if (i < 0)
-				return bad(
-					"--complete %s: want inline, irq, deferred or random",
-					arg);
-			req->complete = i == 0 ? IOMAPSIM_COMPLETE_IRQ :
-					i == 1 ? IOMAPSIM_COMPLETE_INLINE :
-					i == 2 ? IOMAPSIM_COMPLETE_DEFERRED :
-						 IOMAPSIM_COMPLETE_RANDOM;
-			break;
-		case OPT_SEED:
-			if (!cli_parse_u64(arg, seed))
-				return bad("--seed %s: not a number", arg);
-			break;
-		case OPT_IOMAP:
-			i = pick(name, arg, modes, ARRAY_SIZE(modes));
-			if (i < 0)
-				return bad(
-					"--iomap %s: want ops, next or begin",
-					arg);
-			/* N-06..N-14 exist only in the embedded copy */
-			if (i != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL)
-				return bad(
-					"--iomap %s: the proposal entry points are not in this build's iomap code (see --version)",
-					arg);
-			req->mode = i;
-			break;
-		case OPT_WRITE_CACHE:
-			req->write_cache = true;
-			break;
-		case OPT_FUA:
-			req->fua = true;
-			break;
-		case OPT_TRACE:
-			*trace = true;
-			break;
-		case OPT_TRACE_JSON:
-			*trace_json = arg;
-			break;
-		case OPT_HELP:
-			*help = true;
-			return 0;
-		case ':':
+		if (c == ':')
 			return bad("%s: needs a value", name);
-		default:
+		if (c < RUN_OPT_VAL(0) ||
+		    c >= RUN_OPT_VAL((int)ARRAY_SIZE(run_opts)))
 			return bad("unknown option '%s' (try --help)", name);
-		}
+		p.opt = &run_opts[c - RUN_OPT_VAL(0)];
+		rc = p.opt->parse(&p, name, optarg);
+		if (rc)
+			return rc;
+		if (*help)
+			return 0;
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
@@ -672,7 +773,7 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		return bad("--size and --pos must be at most %lld",
 			   (long long)IOMAPSIM_MAX_OFFSET);
 	/* explicit segments: the request is their sum unless --len says */
-	if (req->nr_iov && !len_given) {
+	if (req->nr_iov && !p.len_given) {
 		req->len = 0;
 		for (i = 0; i < (int)req->nr_iov; i++)
 			req->len += req->iov[i].len;
