@@ -207,184 +207,231 @@ static void print_result(const struct wl_opts *o, const struct wl_result *r)
 		       (unsigned long long)r->hashed, r->max_parallel);
 }
 
-int cmd_bench(int argc, char **argv)
+/* What cmd_bench() is asked for besides the workload. */
+struct bench_args {
+	struct wl_opts o;
+	bool profile, child, warmup_set, help;
+	unsigned int top;
+};
+
+/*
+ * An option that says what each request and the device are: 0 taken,
+ * 2 bad (the reason printed), -1 not one of them.
+ */
+static int bench_opt_request(int c, const char *arg, struct wl_opts *o)
 {
-	struct wl_opts o = { .simple = true, .seed = 1 };
-	struct wl_result r;
-	bool profile = false, child = false, warmup_set = false;
-	unsigned int top = 12;
 	uint64_t v;
-	char err[256] = "";
+	int ret;
+
+	switch (c) {
+	case OPT_OP:
+		if (!strcmp(arg, "read") || !strcmp(arg, "write"))
+			o->write = arg[0] == 'w';
+		else
+			return bad("--op %s: read or write", arg);
+		return 0;
+	case OPT_SIZE:
+		if (!cli_parse_u64(arg, &v) || !v || v > (1u << 20))
+			return bad("--size %s: 1 .. 1m bytes", arg);
+		o->size = v;
+		return 0;
+	case OPT_QD:
+		if (!cli_parse_u64(arg, &v) || !v || v > 4096)
+			return bad("--qd %s: 1 .. 4096", arg);
+		o->qd = v;
+		return 0;
+	case OPT_SUBMITTERS:
+		if (!cli_parse_u64(arg, &v) || !v || v > 64)
+			return bad("--submitters %s: 1 .. 64", arg);
+		o->submitters = v;
+		return 0;
+	case OPT_MODE:
+		if ((ret = pick(arg, mode_names, 3)) < 0)
+			return bad("--mode %s: sync, async or polled", arg);
+		o->mode = ret;
+		return 0;
+	case OPT_SIMPLE:
+		if (!parse_on_off(arg, &o->simple))
+			return bad("--simple %s: on or off", arg);
+		return 0;
+	case OPT_IOMAP:
+		if ((ret = pick(arg, iomap_names, 3)) < 0)
+			return bad("--iomap %s: ops, next or begin", arg);
+		/* N-06..N-14 exist only in the embedded copy */
+		if (ret != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL)
+			return bad(
+				"--iomap %s: the proposal entry points are not in this build's iomap code (see iomapsim --version)",
+				arg);
+		o->iomap_mode = ret;
+		return 0;
+	case OPT_NO_END:
+		o->dio_flags |= IOMAP_DIO_NO_IOMAP_END;
+		return 0;
+	case OPT_DEV:
+		if ((ret = pick(arg, dev_names, 3)) < 0)
+			return bad("--dev %s: null, ram or file", arg);
+		o->dev = ret;
+		return 0;
+	case OPT_LATENCY:
+		if (!parse_time_ns(arg, &v))
+			return bad("--latency %s: a time, e.g. 10us", arg);
+		o->latency_ns = v;
+		return 0;
+	case OPT_PATH:
+		o->path = arg;
+		return 0;
+	case OPT_FILE_SIZE:
+		if (!cli_parse_u64(arg, &v) || !v)
+			return bad("--file-size %s: bytes", arg);
+		o->file_size = v;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * An option that says how the requests are run and measured: 0 taken,
+ * 2 bad (the reason printed), -1 not one of them.
+ */
+static int bench_opt_run(int c, const char *arg, struct bench_args *b)
+{
+	struct wl_opts *o = &b->o;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_SEQ:
+		o->sequential = true;
+		return 0;
+	case OPT_COUNT:
+		if (!cli_parse_u64(arg, &v) || !v)
+			return bad("--count %s: a positive number", arg);
+		o->count = v;
+		return 0;
+	case OPT_DURATION:
+		if (!parse_time_ns(arg, &v) || !v)
+			return bad("--duration %s: a time, e.g. 2s", arg);
+		o->duration_ns = v;
+		return 0;
+	case OPT_WARMUP:
+		if (!cli_parse_u64(arg, &v))
+			return bad("--warmup %s: a number", arg);
+		o->warmup = v;
+		b->warmup_set = true;
+		return 0;
+	case OPT_SEED:
+		if (!cli_parse_u64(arg, &v))
+			return bad("--seed %s: a number", arg);
+		o->seed = v;
+		return 0;
+	case OPT_ENGINE:
+		if (!strcmp(arg, "det") || !strcmp(arg, "deterministic"))
+			o->threaded = false;
+		else if (!strcmp(arg, "threaded"))
+			o->threaded = true;
+		else
+			return bad("--engine %s: det or threaded", arg);
+		return 0;
+	case OPT_IOWQ:
+		o->iowq = true;
+		return 0;
+	case OPT_PARALLEL:
+		if (!parse_on_off(arg, &o->parallel_write))
+			return bad("--parallel-write %s: on or off", arg);
+		return 0;
+	case OPT_IOPOLL:
+		o->ring_iopoll = true;
+		return 0;
+	case OPT_PROFILE:
+		b->profile = true;
+		return 0;
+	case OPT_TOP:
+		if (!cli_parse_u64(arg, &v) || v > 100000)
+			return bad("--top %s: 0 .. 100000", arg);
+		b->top = v;
+		return 0;
+	case OPT_PROFILE_CHILD:
+		b->child = true;
+		return 0;
+	}
+	return -1;
+}
+
+/* Parse argv into @b: 0 (with b->help for --help), else the exit status. */
+static int parse_bench_args(int argc, char **argv, struct bench_args *b)
+{
 	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_OP:
-			if (!strcmp(optarg, "read") || !strcmp(optarg, "write"))
-				o.write = optarg[0] == 'w';
-			else
-				return bad("--op %s: read or write", optarg);
-			break;
-		case OPT_SIZE:
-			if (!cli_parse_u64(optarg, &v) || !v || v > (1u << 20))
-				return bad("--size %s: 1 .. 1m bytes", optarg);
-			o.size = v;
-			break;
-		case OPT_QD:
-			if (!cli_parse_u64(optarg, &v) || !v || v > 4096)
-				return bad("--qd %s: 1 .. 4096", optarg);
-			o.qd = v;
-			break;
-		case OPT_SUBMITTERS:
-			if (!cli_parse_u64(optarg, &v) || !v || v > 64)
-				return bad("--submitters %s: 1 .. 64", optarg);
-			o.submitters = v;
-			break;
-		case OPT_MODE:
-			if ((ret = pick(optarg, mode_names, 3)) < 0)
-				return bad("--mode %s: sync, async or polled",
-					   optarg);
-			o.mode = ret;
-			break;
-		case OPT_SIMPLE:
-			if (!parse_on_off(optarg, &o.simple))
-				return bad("--simple %s: on or off", optarg);
-			break;
-		case OPT_IOMAP:
-			if ((ret = pick(optarg, iomap_names, 3)) < 0)
-				return bad("--iomap %s: ops, next or begin",
-					   optarg);
-			/* N-06..N-14 exist only in the embedded copy */
-			if (ret != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL)
-				return bad(
-					"--iomap %s: the proposal entry points are not in this build's iomap code (see iomapsim --version)",
-					optarg);
-			o.iomap_mode = ret;
-			break;
-		case OPT_NO_END:
-			o.dio_flags |= IOMAP_DIO_NO_IOMAP_END;
-			break;
-		case OPT_DEV:
-			if ((ret = pick(optarg, dev_names, 3)) < 0)
-				return bad("--dev %s: null, ram or file",
-					   optarg);
-			o.dev = ret;
-			break;
-		case OPT_LATENCY:
-			if (!parse_time_ns(optarg, &v))
-				return bad("--latency %s: a time, e.g. 10us",
-					   optarg);
-			o.latency_ns = v;
-			break;
-		case OPT_PATH:
-			o.path = optarg;
-			break;
-		case OPT_FILE_SIZE:
-			if (!cli_parse_u64(optarg, &v) || !v)
-				return bad("--file-size %s: bytes", optarg);
-			o.file_size = v;
-			break;
-		case OPT_SEQ:
-			o.sequential = true;
-			break;
-		case OPT_COUNT:
-			if (!cli_parse_u64(optarg, &v) || !v)
-				return bad("--count %s: a positive number",
-					   optarg);
-			o.count = v;
-			break;
-		case OPT_DURATION:
-			if (!parse_time_ns(optarg, &v) || !v)
-				return bad("--duration %s: a time, e.g. 2s",
-					   optarg);
-			o.duration_ns = v;
-			break;
-		case OPT_WARMUP:
-			if (!cli_parse_u64(optarg, &v))
-				return bad("--warmup %s: a number", optarg);
-			o.warmup = v;
-			warmup_set = true;
-			break;
-		case OPT_SEED:
-			if (!cli_parse_u64(optarg, &v))
-				return bad("--seed %s: a number", optarg);
-			o.seed = v;
-			break;
-		case OPT_ENGINE:
-			if (!strcmp(optarg, "det") ||
-			    !strcmp(optarg, "deterministic"))
-				o.threaded = false;
-			else if (!strcmp(optarg, "threaded"))
-				o.threaded = true;
-			else
-				return bad("--engine %s: det or threaded",
-					   optarg);
-			break;
-		case OPT_IOWQ:
-			o.iowq = true;
-			break;
-		case OPT_PARALLEL:
-			if (!parse_on_off(optarg, &o.parallel_write))
-				return bad("--parallel-write %s: on or off",
-					   optarg);
-			break;
-		case OPT_IOPOLL:
-			o.ring_iopoll = true;
-			break;
-		case OPT_PROFILE:
-			profile = true;
-			break;
-		case OPT_TOP:
-			if (!cli_parse_u64(optarg, &v) || v > 100000)
-				return bad("--top %s: 0 .. 100000", optarg);
-			top = v;
-			break;
-		case OPT_PROFILE_CHILD:
-			child = true;
-			break;
-		case 'h':
-		case OPT_HELP:
-			fputs(usage_text, stdout);
+		if (c == 'h' || c == OPT_HELP) {
+			b->help = true;
 			return 0;
-		default:
+		}
+		ret = bench_opt_request(c, optarg, &b->o);
+		if (ret < 0)
+			ret = bench_opt_run(c, optarg, b);
+		if (ret < 0) {
 			fprintf(stderr, "try 'iomapsim bench --help'\n");
 			return 2;
 		}
+		if (ret)
+			return ret;
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
-	if (profile && o.threaded)
+	if (b->profile && b->o.threaded)
 		return bad(
 			"%s",
 			"--profile counts instructions on the deterministic engine; drop --engine threaded");
-	if (profile && !o.count && !o.duration_ns)
-		o.count = 20000;
-	ret = wl_check(&o, err, sizeof(err));
+	return 0;
+}
+
+/* Without --warmup, a run warms up briefly: at qd 1 a request is slow. */
+static void bench_default_warmup(struct wl_opts *o)
+{
+	o->warmup = o->count ? o->count / 10 : 64;
+	if (o->warmup > 10000)
+		o->warmup = 10000;
+	if (o->warmup < o->qd * o->submitters)
+		o->warmup = o->qd * o->submitters;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_args b = { .o = { .simple = true, .seed = 1 }, .top = 12 };
+	struct wl_opts *o = &b.o;
+	struct wl_result r;
+	char err[256] = "";
+	int ret;
+
+	ret = parse_bench_args(argc, argv, &b);
+	if (ret)
+		return ret;
+	if (b.help) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (b.profile && !o->count && !o->duration_ns)
+		o->count = 20000;
+	ret = wl_check(o, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "iomapsim bench: %s\n", err);
 		return 2;
 	}
-	if (!warmup_set) {
-		/* a timed run warms up briefly: at qd 1 a request is slow */
-		o.warmup = o.count ? o.count / 10 : 64;
-		if (o.warmup > 10000)
-			o.warmup = 10000;
-		if (o.warmup < o.qd * o.submitters)
-			o.warmup = o.qd * o.submitters;
-	}
+	if (!b.warmup_set)
+		bench_default_warmup(o);
 
-	ret = wl_run(&o, &r, err, sizeof(err));
+	ret = wl_run(o, &r, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "iomapsim bench: %s\n", err);
 		return 1;
 	}
-	if (child)
+	if (b.child)
 		return r.errors ? 1 : 0;
-	print_result(&o, &r);
-	if (profile) {
+	print_result(o, &r);
+	if (b.profile) {
 		fflush(stdout);
-		ret = bench_profile(argc, argv, r.ios, top);
+		ret = bench_profile(argc, argv, r.ios, b.top);
 		if (ret)
 			return ret;
 	}
