@@ -829,15 +829,10 @@ static bool error_completion_ok(const struct iomapsim_request *r,
 	       (r->ki_flags & IOCB_DIO_CALLER_COMP);
 }
 
-static void check_outcome(const struct dio_input *in, struct run *run)
+/* 2, 3: accounting, contexts, warnings */
+static void check_accounting(const struct iomapsim_request *r,
+			     const struct iomapsim_outcome *o)
 {
-	const struct iomapsim_request *r = &in->req;
-	const struct iomapsim_outcome *o = &run->out;
-	long ret = o->ret, db = r->done_before;
-	size_t consumed = r->len - min(o->iter_count, r->len);
-	long moved = ret > 0 ? ret - db : 0; /* bytes this call did */
-
-	/* 2, 3: accounting, contexts, warnings */
 	FUZZ_CHECK(o->leaks == 0, "%ld object(s)/pin(s)/bio(s) leaked",
 		   o->leaks);
 	FUZZ_CHECK(o->i_dio_count == 0, "i_dio_count %d after the request",
@@ -850,8 +845,14 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 		   sim_report_last());
 	FUZZ_CHECK(o->iter_count <= r->len, "iterator grew to %zu",
 		   o->iter_count);
+}
 
-	/* 5: ki_complete, completion context */
+/* 5: ki_complete, completion context */
+static void check_completion(const struct iomapsim_request *r,
+			     const struct iomapsim_outcome *o)
+{
+	long ret = o->ret;
+
 	FUZZ_CHECK(!o->queued || r->async, "-EIOCBQUEUED for a sync kiocb");
 	FUZZ_CHECK(o->ki_complete_calls == (o->queued ? 1 : 0),
 		   "ki_complete called %d time(s), request %s",
@@ -901,8 +902,16 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 	FUZZ_CHECK(o->completion != IOMAP_DIO_COMP_IOEND_WORKER ||
 			   (r->write && r->dops == TESTFS_DOPS_IOEND),
 		   "a dio completed in an ioend worker it never used (G-54)");
+}
 
-	/* 5: return value, ki_pos, iterator */
+/* 5: return value, ki_pos, iterator */
+static void check_result(const struct iomapsim_request *r,
+			 const struct run *run, long moved)
+{
+	const struct iomapsim_outcome *o = &run->out;
+	long ret = o->ret, db = r->done_before;
+	size_t consumed = r->len - min(o->iter_count, r->len);
+
 	FUZZ_CHECK(ret != -EIOCBQUEUED && ret >= -4095, "final result %ld",
 		   ret);
 	FUZZ_CHECK(ret <= (long)(r->len + db), "returned %ld for %zu bytes",
@@ -943,7 +952,14 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			   "read returned %ld bytes past EOF %lld (G-55)",
 			   moved, (long long)r->size);
 	}
-	/* the path is observed; the reason mirror must agree with it */
+}
+
+/* the path is observed; the reason mirror must agree with it */
+static void check_path(const struct iomapsim_request *r,
+		       const struct iomapsim_outcome *o)
+{
+	long ret = o->ret;
+
 	FUZZ_CHECK(!o->why_mismatch,
 		   "fallback reason mirror contradicts the observed path "
 		   "(S-01..S-07)");
@@ -965,8 +981,15 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			   "simple path returned %ld of %zu (S-31)", ret,
 			   r->len);
 	}
+}
 
-	/* 4: data */
+/* 4: data */
+static void check_data(const struct iomapsim_request *r, struct run *run,
+		       long moved)
+{
+	const struct iomapsim_outcome *o = &run->out;
+	long ret = o->ret;
+
 	FUZZ_CHECK(o->data != IOMAPSIM_DATA_MISMATCH || runner_model_gap(r) ||
 			   rezeroed_head(r, moved),
 		   "the runner's data check failed (%s)",
@@ -1004,6 +1027,20 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 			   i < r->len ? run->buf[i] : 0, i, ret,
 			   i < r->len ? expect[i] : 0);
 	}
+}
+
+static void check_outcome(const struct dio_input *in, struct run *run)
+{
+	const struct iomapsim_request *r = &in->req;
+	const struct iomapsim_outcome *o = &run->out;
+	long ret = o->ret, db = r->done_before;
+	long moved = ret > 0 ? ret - db : 0; /* bytes this call did */
+
+	check_accounting(r, o);
+	check_completion(r, o);
+	check_result(r, run, moved);
+	check_path(r, o);
+	check_data(r, run, moved);
 }
 
 /* The parts of two outcomes that must be identical for the same input. */
