@@ -270,13 +270,57 @@ static void decode_fault(struct dio_input *in, const u8 *f, unsigned int *n)
 	}
 }
 
+/*
+ * @nr_ext extents from @fin, each after the one before: one that would
+ * end past DIO_MAX_SPAN is dropped, its bytes read all the same.
+ */
+static void decode_extents(struct dio_input *in, struct fuzz_in *fin,
+			   unsigned int nr_ext)
+{
+	struct iomapsim_request *r = &in->req;
+	unsigned int fsb = r->fs_block, i;
+	u64 span_limit = DIO_MAX_SPAN / fsb, cursor = 0;
+
+	for (i = 0; i < nr_ext; i++) {
+		u8 e[DIO_EXT_SIZE];
+		struct testfs_extent *x = &r->map[r->nr_map];
+		u64 gap, len;
+
+		for (unsigned int k = 0; k < sizeof(e); k++)
+			e[k] = fuzz_u8(fin);
+		gap = blocks_of(get16(e + 2), SMALL_GAP, span_limit) * fsb;
+		len = (1 + blocks_of(get16(e + 4), SMALL_EXT, span_limit - 1)) *
+		      fsb;
+		if (cursor + gap + len > DIO_MAX_SPAN)
+			continue; /* keeps the layout: later ones may fit */
+		x->off = cursor + gap;
+		x->type = e[0] % 5;
+		x->len = len - (x->type == IOMAP_INLINE ?
+					inline_short(get16(e + 2), get16(e + 4),
+						     fsb) :
+					0);
+		in->ext_bits[r->nr_map] = e[1] &
+					  ((1 << ARRAY_SIZE(ext_bits)) - 1);
+		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++) {
+			if (!(e[1] & 1 << k))
+				continue;
+			x->flags |= ext_bits[k].flag;
+			if (!ext_bits[k].flag)
+				in->missing = ext_bits[k].name;
+		}
+		x->addr = TESTFS_ADDR_AUTO;
+		cursor = x->off + len;
+		r->nr_map++;
+	}
+}
+
 void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 {
 	struct iomapsim_request *r = &in->req;
 	u8 h[DIO_HDR_SIZE];
 	struct fuzz_in fin;
 	unsigned int fsb, nr_ext, nr_faults, i, nspec = 0;
-	u64 span_limit, len_limit, cursor = 0;
+	u64 span_limit, len_limit;
 
 	/*
 	 * The request is zeroed by iomapsim_request_init(), once; the rest
@@ -351,37 +395,7 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 
 	nr_ext = h[32] % (DIO_MAX_EXT + 1);
 	nr_faults = h[33] % (DIO_MAX_FAULTS + 1);
-	for (i = 0; i < nr_ext; i++) {
-		u8 e[DIO_EXT_SIZE];
-		struct testfs_extent *x = &r->map[r->nr_map];
-		u64 gap, len;
-
-		for (unsigned int k = 0; k < sizeof(e); k++)
-			e[k] = fuzz_u8(&fin);
-		gap = blocks_of(get16(e + 2), SMALL_GAP, span_limit) * fsb;
-		len = (1 + blocks_of(get16(e + 4), SMALL_EXT, span_limit - 1)) *
-		      fsb;
-		if (cursor + gap + len > DIO_MAX_SPAN)
-			continue; /* keeps the layout: later ones may fit */
-		x->off = cursor + gap;
-		x->type = e[0] % 5;
-		x->len = len - (x->type == IOMAP_INLINE ?
-					inline_short(get16(e + 2), get16(e + 4),
-						     fsb) :
-					0);
-		in->ext_bits[r->nr_map] = e[1] &
-					  ((1 << ARRAY_SIZE(ext_bits)) - 1);
-		for (unsigned int k = 0; k < ARRAY_SIZE(ext_bits); k++) {
-			if (!(e[1] & 1 << k))
-				continue;
-			x->flags |= ext_bits[k].flag;
-			if (!ext_bits[k].flag)
-				in->missing = ext_bits[k].name;
-		}
-		x->addr = TESTFS_ADDR_AUTO;
-		cursor = x->off + len;
-		r->nr_map++;
-	}
+	decode_extents(in, &fin, nr_ext);
 	iomapsim_request_atomic_device(r);
 	for (i = 0; i < nr_faults; i++) {
 		u8 f[DIO_FAULT_SIZE];
@@ -467,15 +481,12 @@ static int enc_iov(const struct iomapsim_request *r, u8 *h)
 	return 0;
 }
 
-int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
-	       char *why, size_t whylen)
+/* What the format cannot hold at all, before any byte is written. */
+static int enc_refused(const struct iomapsim_request *r, char *why,
+		       size_t whylen)
 {
-	u8 *h = buf, *p;
-	unsigned int fsb = r->fs_block, i, nf = 0, dflags;
-	u64 span_limit, len_limit, cursor = 0;
-	int flags = r->ki_flags;
+	unsigned int fsb = r->fs_block, i, dflags;
 
-	memset(buf, 0, DIO_MAX_INPUT);
 	if (!is_power_of_2(fsb) || fsb < 512 || fsb > 65536 ||
 	    !is_power_of_2(r->lbs) || r->lbs < 512 || r->lbs > 4096 ||
 	    r->lbs > fsb)
@@ -500,6 +511,16 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 	    (r->dma_alignment >= 4096 || !is_power_of_2(r->dma_alignment + 1)))
 		return refuse(why, whylen, "dma_alignment %#x",
 			      r->dma_alignment);
+	return 0;
+}
+
+/* The header, DIO_HDR_SIZE bytes at @h but for the fault count (h[33]). */
+static int enc_header(const struct iomapsim_request *r, u64 seed, u8 *h,
+		      char *why, size_t whylen)
+{
+	unsigned int fsb = r->fs_block, i;
+	u64 span_limit = DIO_MAX_SPAN / fsb, len_limit = DIO_MAX_LEN / fsb;
+	int flags = r->ki_flags;
 
 	h[0] = __builtin_ctz(fsb) - 9;
 	h[1] = __builtin_ctz(r->lbs) - 9;
@@ -513,8 +534,6 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 	       (r->done_before ? RF_DONE_BEFORE : 0);
 	h[6] = r->iter;
 	h[7] = r->complete;
-	span_limit = DIO_MAX_SPAN / fsb;
-	len_limit = DIO_MAX_LEN / fsb;
 	if (r->size < 0 || r->pos < 0 ||
 	    !span_enc(h + 8, r->size, fsb, SMALL_SPAN, span_limit) ||
 	    !span_enc(h + 12, r->pos, fsb, SMALL_SPAN, span_limit) ||
@@ -548,8 +567,17 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 		return refuse(why, whylen, "seed");
 	put32(h + 28, seed);
 	h[32] = r->nr_map;
+	return 0;
+}
 
-	p = buf + DIO_HDR_SIZE;
+/* The extents, DIO_EXT_SIZE bytes each from *@pp, which is moved on. */
+static int enc_extents(const struct iomapsim_request *r, u8 **pp, char *why,
+		       size_t whylen)
+{
+	unsigned int fsb = r->fs_block, i;
+	u64 cursor = 0;
+	u8 *p = *pp;
+
 	for (i = 0; i < r->nr_map; i++, p += DIO_EXT_SIZE) {
 		const struct testfs_extent *x = &r->map[i];
 		u64 gap, blocks, len = (x->len + fsb - 1) / fsb * fsb;
@@ -585,12 +613,21 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 		}
 		cursor = x->off + len;
 	}
-	/* the decoder gives the device the unit atomic mappings imply */
-	if (r->atomic_max != iomapsim_atomic_max_of(r))
-		return refuse(why, whylen, "atomic write unit %u",
-			      r->atomic_max);
+	*pp = p;
+	return 0;
+}
 
-	for (i = 0; i < r->nr_bio_faults; i++, p += DIO_FAULT_SIZE, nf++)
+/*
+ * The faults, DIO_FAULT_SIZE bytes each from *@pp, which is moved on;
+ * their count in *@nf.
+ */
+static int enc_faults(const struct iomapsim_request *r, u8 **pp,
+		      unsigned int *nf, char *why, size_t whylen)
+{
+	u8 *p = *pp;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_bio_faults; i++, p += DIO_FAULT_SIZE, (*nf)++)
 		if (!enc_bio_fault(r->bio_faults[i], p))
 			return refuse(why, whylen, "fault %s",
 				      r->bio_faults[i]);
@@ -600,7 +637,7 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 		p[0] = K_ALLOC_FAIL;
 		put16(p + 2, r->alloc_fail_nth - 1);
 		p += DIO_FAULT_SIZE;
-		nf++;
+		(*nf)++;
 	}
 	if (r->short_pin_nth) {
 		if (r->short_pin_nth > 8 || r->short_pin_bytes > DIO_MAX_LEN)
@@ -609,7 +646,7 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 		p[1] = r->short_pin_nth - 1;
 		put32(p + 4, r->short_pin_bytes);
 		p += DIO_FAULT_SIZE;
-		nf++;
+		(*nf)++;
 	}
 	if (r->begin_error) {
 		if (r->begin_error >= 0 || -r->begin_error >= 134 ||
@@ -619,8 +656,34 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 		p[1] = (r->begin_error_nth ? r->begin_error_nth : 1) - 1;
 		put16(p + 2, -r->begin_error);
 		p += DIO_FAULT_SIZE;
-		nf++;
+		(*nf)++;
 	}
+	*pp = p;
+	return 0;
+}
+
+int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
+	       char *why, size_t whylen)
+{
+	u8 *h = buf, *p = buf + DIO_HDR_SIZE;
+	unsigned int nf = 0;
+	int rc;
+
+	memset(buf, 0, DIO_MAX_INPUT);
+	rc = enc_refused(r, why, whylen);
+	if (!rc)
+		rc = enc_header(r, seed, h, why, whylen);
+	if (!rc)
+		rc = enc_extents(r, &p, why, whylen);
+	if (rc)
+		return rc;
+	/* the decoder gives the device the unit atomic mappings imply */
+	if (r->atomic_max != iomapsim_atomic_max_of(r))
+		return refuse(why, whylen, "atomic write unit %u",
+			      r->atomic_max);
+	rc = enc_faults(r, &p, &nf, why, whylen);
+	if (rc)
+		return rc;
 	if (nf > DIO_MAX_FAULTS)
 		return refuse(why, whylen, "%u faults", nf);
 	h[33] = nf;
