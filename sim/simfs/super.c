@@ -346,6 +346,111 @@ static void free_all_inodes(struct simfs_sb_info *sbi)
 	sbi->ihash = NULL;
 }
 
+/*
+ * The record's extents into @ei (whose array holds them all), marked used
+ * in the allocator: -EUCLEAN with the reason in @err for one that
+ * overlaps, is out of order or out of range.
+ */
+static int load_extents(struct simfs_sb_info *sbi, struct simfs_inode_info *ei,
+			const struct simfs_rec *r, char *err, size_t errlen)
+{
+	for (u32 i = 0; i < r->nr_extents; i++) {
+		struct simfs_dextent de;
+		struct simfs_extent *e = &ei->ext[i];
+
+		memcpy(&de, &r->extents[i], sizeof(de));
+		e->lblk = simfs_le64_to_cpu(de.e_lblk);
+		e->pblk = simfs_le64_to_cpu(de.e_pblk);
+		e->len = simfs_le32_to_cpu(de.e_len);
+		e->flags = simfs_le32_to_cpu(de.e_flags);
+		if (!e->len ||
+		    (i && e->lblk < ei->ext[i - 1].lblk + ei->ext[i - 1].len) ||
+		    simfs_alloc_mark_used(sbi, e->pblk, e->len)) {
+			snprintf(err, errlen,
+				 "inode %llu: extent %u "
+				 "(%llu+%u -> %llu) overlaps or is out of "
+				 "range; run iomapsim fsck",
+				 (unsigned long long)r->ino, i,
+				 (unsigned long long)e->lblk, e->len,
+				 (unsigned long long)e->pblk);
+			ei->nr_ext = i;
+			return -EUCLEAN;
+		}
+		ei->nr_ext = i + 1;
+	}
+	atomic_long_add((long)ei->nr_ext * sizeof(struct simfs_dextent),
+			&sbi->meta_bytes);
+	return 0;
+}
+
+static int load_dirents(struct simfs_sb_info *sbi, struct simfs_inode_info *ei,
+			const struct simfs_rec *r)
+{
+	for (u32 i = 0; i < r->nr_dirents; i++) {
+		const struct simfs_rec_dirent *d = &r->dirents[i];
+		struct simfs_dirent *nd;
+
+		if (ei->nr_dents == ei->cap_dents) {
+			u32 cap = ei->cap_dents ? 2 * ei->cap_dents : 8;
+			struct simfs_dirent *n =
+				kmalloc_array(cap, sizeof(*n), GFP_KERNEL);
+
+			if (!n)
+				return -ENOMEM;
+			if (ei->nr_dents)
+				memcpy(n, ei->dents, ei->nr_dents * sizeof(*n));
+			kfree(ei->dents);
+			ei->dents = n;
+			ei->cap_dents = cap;
+		}
+		nd = &ei->dents[ei->nr_dents];
+		nd->name = kmalloc(d->name_len, GFP_KERNEL);
+		if (!nd->name)
+			return -ENOMEM;
+		memcpy(nd->name, d->name, d->name_len);
+		nd->name_len = d->name_len;
+		nd->ino = d->ino;
+		nd->cookie = ei->next_cookie++;
+		ei->nr_dents++;
+		atomic_long_add(simfs_dirent_bytes(d->name_len),
+				&sbi->meta_bytes);
+	}
+	return 0;
+}
+
+static int load_xattrs(struct simfs_sb_info *sbi, struct simfs_inode_info *ei,
+		       const struct simfs_rec *r)
+{
+	if (r->nr_xattrs) {
+		ei->xattrs =
+			kcalloc(r->nr_xattrs, sizeof(*ei->xattrs), GFP_KERNEL);
+		if (!ei->xattrs)
+			return -ENOMEM;
+	}
+	for (u32 i = 0; i < r->nr_xattrs; i++) {
+		const struct simfs_rec_xattr *x = &r->xattrs[i];
+		struct simfs_xattr *nx = &ei->xattrs[i];
+
+		nx->name = kmalloc(x->name_len, GFP_KERNEL);
+		nx->value =
+			kmalloc(x->value_len ? x->value_len : 1, GFP_KERNEL);
+		if (!nx->name || !nx->value) {
+			kfree(nx->name);
+			kfree(nx->value);
+			return -ENOMEM;
+		}
+		memcpy(nx->name, x->name, x->name_len);
+		memcpy(nx->value, x->value, x->value_len);
+		nx->name_len = x->name_len;
+		nx->value_len = x->value_len;
+		ei->nr_xattrs++;
+		atomic_long_add(sizeof(struct simfs_dxattr) +
+					ALIGN(x->name_len + x->value_len, 8),
+				&sbi->meta_bytes);
+	}
+	return 0;
+}
+
 static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 		      char *err, size_t errlen)
 {
@@ -377,33 +482,9 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 			goto fail;
 		ei->cap_ext = r->nr_extents;
 	}
-	for (u32 i = 0; i < r->nr_extents; i++) {
-		struct simfs_dextent de;
-		struct simfs_extent *e = &ei->ext[i];
-
-		memcpy(&de, &r->extents[i], sizeof(de));
-		e->lblk = simfs_le64_to_cpu(de.e_lblk);
-		e->pblk = simfs_le64_to_cpu(de.e_pblk);
-		e->len = simfs_le32_to_cpu(de.e_len);
-		e->flags = simfs_le32_to_cpu(de.e_flags);
-		if (!e->len ||
-		    (i && e->lblk < ei->ext[i - 1].lblk + ei->ext[i - 1].len) ||
-		    simfs_alloc_mark_used(sbi, e->pblk, e->len)) {
-			snprintf(err, errlen,
-				 "inode %llu: extent %u "
-				 "(%llu+%u -> %llu) overlaps or is out of "
-				 "range; run iomapsim fsck",
-				 (unsigned long long)r->ino, i,
-				 (unsigned long long)e->lblk, e->len,
-				 (unsigned long long)e->pblk);
-			ei->nr_ext = i;
-			ret = -EUCLEAN;
-			goto fail_hash;
-		}
-		ei->nr_ext = i + 1;
-	}
-	atomic_long_add((long)ei->nr_ext * sizeof(struct simfs_dextent),
-			&sbi->meta_bytes);
+	ret = load_extents(sbi, ei, r, err, errlen);
+	if (ret)
+		goto fail_hash;
 	/*
 	 * F-01: written blocks past EOF are what a crash leaves of an
 	 * extending write whose new size was not committed (fsck notes
@@ -420,68 +501,18 @@ static int load_inode(struct simfs_sb_info *sbi, const struct simfs_rec *r,
 		}
 	}
 
+	ret = -ENOMEM;
 	if (r->flags & SIMFS_IFL_INLINE) {
 		if (simfs_inline_alloc(ei))
 			goto fail_hash;
 		memcpy(ei->inline_data, r->inline_data,
 		       min_t(u32, r->inline_len, SIMFS_INLINE_MAX));
 	}
-	for (u32 i = 0; i < r->nr_dirents; i++) {
-		const struct simfs_rec_dirent *d = &r->dirents[i];
-		struct simfs_dirent *nd;
-
-		if (ei->nr_dents == ei->cap_dents) {
-			u32 cap = ei->cap_dents ? 2 * ei->cap_dents : 8;
-			struct simfs_dirent *n =
-				kmalloc_array(cap, sizeof(*n), GFP_KERNEL);
-
-			if (!n)
-				goto fail_hash;
-			if (ei->nr_dents)
-				memcpy(n, ei->dents, ei->nr_dents * sizeof(*n));
-			kfree(ei->dents);
-			ei->dents = n;
-			ei->cap_dents = cap;
-		}
-		nd = &ei->dents[ei->nr_dents];
-		nd->name = kmalloc(d->name_len, GFP_KERNEL);
-		if (!nd->name)
-			goto fail_hash;
-		memcpy(nd->name, d->name, d->name_len);
-		nd->name_len = d->name_len;
-		nd->ino = d->ino;
-		nd->cookie = ei->next_cookie++;
-		ei->nr_dents++;
-		atomic_long_add(simfs_dirent_bytes(d->name_len),
-				&sbi->meta_bytes);
-	}
-	if (r->nr_xattrs) {
-		ei->xattrs =
-			kcalloc(r->nr_xattrs, sizeof(*ei->xattrs), GFP_KERNEL);
-		if (!ei->xattrs)
-			goto fail_hash;
-	}
-	for (u32 i = 0; i < r->nr_xattrs; i++) {
-		const struct simfs_rec_xattr *x = &r->xattrs[i];
-		struct simfs_xattr *nx = &ei->xattrs[i];
-
-		nx->name = kmalloc(x->name_len, GFP_KERNEL);
-		nx->value =
-			kmalloc(x->value_len ? x->value_len : 1, GFP_KERNEL);
-		if (!nx->name || !nx->value) {
-			kfree(nx->name);
-			kfree(nx->value);
-			goto fail_hash;
-		}
-		memcpy(nx->name, x->name, x->name_len);
-		memcpy(nx->value, x->value, x->value_len);
-		nx->name_len = x->name_len;
-		nx->value_len = x->value_len;
-		ei->nr_xattrs++;
-		atomic_long_add(sizeof(struct simfs_dxattr) +
-					ALIGN(x->name_len + x->value_len, 8),
-				&sbi->meta_bytes);
-	}
+	ret = load_dirents(sbi, ei, r);
+	if (!ret)
+		ret = load_xattrs(sbi, ei, r);
+	if (ret)
+		goto fail_hash;
 	simfs_inode_set_switches(ei);
 	simfs_inode_hash(sbi, ei);
 	return 0;
