@@ -763,16 +763,14 @@ static void mount_failed_msg(const char *target, const char *err, char *msg,
 			 target);
 }
 
-static int serve(const struct iomapsim_mount_opts *o, int status_fd)
+/*
+ * Lock the image and open it as a simfs mount into @c: 0, or 1 with the
+ * reason reported (and nothing left held).
+ */
+static int serve_open(const struct iomapsim_mount_opts *o, struct ctx *c,
+		      struct simfs_host_lock *lk, int status_fd)
 {
-	struct ctx c = { .o = o };
-	char err[512], fsname[600], opts[800], msg[700];
-	char *argv[4];
-	struct fuse_args args;
-	struct commit_arg ca;
-	pthread_t ct;
-	bool ct_started = false;
-	struct simfs_host_lock lk;
+	char err[512], msg[700];
 	int ret;
 
 	if (o->uring == IOMAPSIM_URING_ON && !fuse_uring_enabled()) {
@@ -787,24 +785,37 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 	 * remount racing our final commit is refused or waits.
 	 */
 	ret = simfs_host_lock(o->target, SIMFS_HOLD_MOUNT, o->read_only,
-			      SIMFS_HOST_LOCK_WAIT_MS, &lk, err, sizeof(err));
+			      SIMFS_HOST_LOCK_WAIT_MS, lk, err, sizeof(err));
 	/* a target that cannot be opened: the device open says why */
 	if (ret == -EBUSY) {
 		snprintf(msg, sizeof(msg), "%s: %s", o->target, err);
 		report(status_fd, msg);
 		return 1;
 	}
-	ret = fusevfs_mount_open(o, &c.m, err, sizeof(err));
+	ret = fusevfs_mount_open(o, &c->m, err, sizeof(err));
 	/* opening the device may close(2) the file: tag again */
-	simfs_host_lock_retag(&lk, SIMFS_HOLD_MOUNT);
+	simfs_host_lock_retag(lk, SIMFS_HOLD_MOUNT);
 	if (ret) {
 		mount_failed_msg(o->target, err, msg, sizeof(msg));
 		report(status_fd, msg);
-		simfs_host_unlock(&lk);
+		simfs_host_unlock(lk);
 		return 1;
 	}
+	return 0;
+}
+
+/*
+ * The session's arguments: @argv (which @args points into until an
+ * argument is added) and @opts hold them.
+ */
+static void serve_args(const struct iomapsim_mount_opts *o,
+		       struct fuse_args *args, char **argv, char *opts,
+		       size_t opts_len)
+{
+	char fsname[600];
+
 	escape_opt(fsname, sizeof(fsname), o->target);
-	snprintf(opts, sizeof(opts),
+	snprintf(opts, opts_len,
 		 "fsname=%s,subtype=iomapsim,"
 		 "default_permissions%s%s",
 		 fsname, o->allow_other ? ",allow_other" : "",
@@ -813,9 +824,78 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 	argv[1] = "-o";
 	argv[2] = opts;
 	argv[3] = NULL;
-	args = (struct fuse_args)FUSE_ARGS_INIT(3, argv);
+	*args = (struct fuse_args)FUSE_ARGS_INIT(3, argv);
 	if (o->debug)
-		fuse_opt_add_arg(&args, "-d");
+		fuse_opt_add_arg(args, "-d");
+}
+
+/*
+ * Mounted, and the caller told so through @status_fd: the daemon lets
+ * go of the caller's terminal and directory.
+ */
+static void serve_detach(int status_fd)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	close(status_fd);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+	/* a daemon must not keep the caller's directory busy */
+	if (chdir("/") < 0)
+		return;
+}
+
+static void commit_thread_stop(pthread_t ct)
+{
+	pthread_mutex_lock(&commit_lock);
+	commit_stop = true;
+	pthread_cond_signal(&commit_cond);
+	pthread_mutex_unlock(&commit_lock);
+	pthread_join(ct, NULL);
+}
+
+/* Serve requests until the mount goes away: 0, or 1 when that failed. */
+static int serve_loop(const struct iomapsim_mount_opts *o, struct ctx *c)
+{
+	/*
+	 * Each worker owns a ring of the device's (submitter_polls) and
+	 * keeps reads in flight on it (fuse-loop.c): they all start now and
+	 * live as long as the mount.  Few: a worker does not wait for each
+	 * read, so more than a couple per CPU only switch between themselves
+	 * (on 2 CPUs, 16 workers served about 6% fewer random reads at queue
+	 * depth 64 than 4 or 6 did).
+	 */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int nr = o->max_threads ? o->max_threads :
+			  cpus > 2	 ? (unsigned int)(2 * cpus) :
+					   4;
+
+	return fuse_loop_serve(c->se, c->m, nr, o->poll_us,
+			       o->uring != IOMAPSIM_URING_OFF) ?
+		       1 :
+		       0;
+}
+
+static int serve(const struct iomapsim_mount_opts *o, int status_fd)
+{
+	struct ctx c = { .o = o };
+	char opts[800], msg[700];
+	char *argv[4];
+	struct fuse_args args;
+	struct commit_arg ca;
+	pthread_t ct;
+	bool ct_started = false;
+	struct simfs_host_lock lk;
+	int ret;
+
+	if (serve_open(o, &c, &lk, status_fd))
+		return 1;
+	serve_args(o, &args, argv, opts, sizeof(opts));
 
 	c.se = fuse_session_new(&args, &ll_ops, sizeof(ll_ops), &c);
 	if (!c.se) {
@@ -838,21 +918,8 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		goto out_signals;
 	}
 	report(status_fd, "OK");
-	if (status_fd >= 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		close(status_fd);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-			if (null > 2)
-				close(null);
-		}
-		/* a daemon must not keep the caller's directory busy */
-		if (chdir("/") < 0)
-			ret = 0;
-	}
+	if (status_fd >= 0)
+		serve_detach(status_fd);
 
 	if (o->commit_interval && !o->read_only) {
 		ca.m = c.m;
@@ -860,35 +927,9 @@ static int serve(const struct iomapsim_mount_opts *o, int status_fd)
 		commit_stop = false;
 		ct_started = !pthread_create(&ct, NULL, commit_thread, &ca);
 	}
-
-	{
-		/*
-		 * Each worker owns a ring of the device's
-		 * (submitter_polls) and keeps reads in flight on it
-		 * (fuse-loop.c): they all start now and live as long as
-		 * the mount.  Few: a worker does not wait for each read,
-		 * so more than a couple per CPU only switch between
-		 * themselves (on 2 CPUs, 16 workers served about 6% fewer
-		 * random reads at queue depth 64 than 4 or 6 did).
-		 */
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		unsigned int nr = o->max_threads ? o->max_threads :
-				  cpus > 2	 ? (unsigned int)(2 * cpus) :
-						   4;
-
-		ret = fuse_loop_serve(c.se, c.m, nr, o->poll_us,
-				      o->uring != IOMAPSIM_URING_OFF) ?
-			      1 :
-			      0;
-	}
-
-	if (ct_started) {
-		pthread_mutex_lock(&commit_lock);
-		commit_stop = true;
-		pthread_cond_signal(&commit_cond);
-		pthread_mutex_unlock(&commit_lock);
-		pthread_join(ct, NULL);
-	}
+	ret = serve_loop(o, &c);
+	if (ct_started)
+		commit_thread_stop(ct);
 	fuse_session_unmount(c.se);
 	/* unmounted, still committing: a new mount waits for us */
 	simfs_host_lock_retag(&lk, SIMFS_HOLD_CLOSING);
