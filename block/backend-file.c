@@ -570,6 +570,130 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/*
+ * The logical block size: @lbs if given, else the device's (at least its
+ * O_DIRECT alignment); it and the size must suit each other and O_DIRECT.
+ */
+static int bfile_pick_lbs(struct bfile_dev *dev, const char *path,
+			  unsigned int lbs, unsigned int *out,
+			  char *err, size_t errlen)
+{
+	if (!lbs)
+		lbs = max(dev->t.is_blockdev ? dev->t.logical_block_size : 0,
+			  max(dev->t.dio_offset_align, (unsigned int)SECTOR_SIZE));
+	if (!is_power_of_2(lbs) || lbs < SECTOR_SIZE || lbs > 4096 ||
+	    lbs < dev->t.dio_offset_align ||
+	    lbs < dev->t.logical_block_size) {
+		sim_bdev_err(err, errlen,
+			     "%s: logical block size %u: need a power of two from 512 to 4096, at least the device's O_DIRECT alignment %u",
+			     path, lbs,
+			     max(dev->t.dio_offset_align,
+				 dev->t.logical_block_size));
+		return -EINVAL;
+	}
+	if (dev->t.size < SIM_BDEV_FILE_MIN_SIZE) {
+		sim_bdev_err(err, errlen,
+			     "%s: too small: %llu bytes, at least %llu needed",
+			     path, (unsigned long long)dev->t.size,
+			     SIM_BDEV_FILE_MIN_SIZE);
+		return -EINVAL;
+	}
+	if (dev->t.size % lbs) {
+		sim_bdev_err(err, errlen,
+			     "%s: size %llu is not a multiple of the logical block size %u",
+			     path, (unsigned long long)dev->t.size, lbs);
+		return -EINVAL;
+	}
+	*out = lbs;
+	return 0;
+}
+
+/* The ring and the request tags, all on the free list. */
+static int bfile_alloc_ring(struct bfile_dev *dev, const char *path,
+			    char *err, size_t errlen)
+{
+	int ret;
+
+	/* one spare entry: destroy's NOP to stop the reaper */
+	ret = bfu_ring_create(dev->depth + 1, 0, &dev->ring);
+	if (ret) {
+		sim_bdev_err(err, errlen, "%s: io_uring_queue_init: %s", path,
+			     strerror(-ret));
+		return ret;
+	}
+	dev->rqs = kcalloc(dev->depth, sizeof(*dev->rqs), GFP_KERNEL);
+	dev->order = kcalloc(dev->depth, sizeof(*dev->order), GFP_KERNEL);
+	if (!dev->rqs || !dev->order) {
+		sim_bdev_err(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (unsigned int i = dev->depth; i-- > 0;) {
+		dev->rqs[i].dev = dev;
+		dev->rqs[i].next_free = dev->free;
+		dev->free = &dev->rqs[i];
+	}
+	return 0;
+}
+
+/* The queue limits: the device's own, as the host reports them. */
+static void bfile_limits(struct bfile_dev *dev, const struct sim_file_opts *o,
+			 unsigned int lbs, struct queue_limits *lim)
+{
+	lim->logical_block_size = lbs;
+	lim->physical_block_size = dev->t.is_blockdev ?
+		dev->t.physical_block_size : dev->t.blksize;
+	if (!is_power_of_2(lim->physical_block_size) ||
+	    lim->physical_block_size > 65536)
+		lim->physical_block_size = lbs;
+	lim->io_min = dev->t.io_min;
+	lim->io_opt = dev->t.io_opt;
+	lim->max_sectors = dev->t.max_sectors;
+	lim->max_hw_sectors = dev->t.max_hw_sectors;
+	lim->max_segments = (unsigned short)min(dev->t.max_segments, 65535u);
+	lim->max_segment_size = dev->t.max_segment_size;
+	lim->dma_alignment = dev->t.dio_mem_align - 1;
+	lim->features = BLK_FEAT_NOWAIT | (o->no_poll ? 0 : BLK_FEAT_POLL);
+	if (dev->t.write_cache)
+		lim->features |= BLK_FEAT_WRITE_CACHE;
+	if (dev->t.fua)
+		lim->features |= BLK_FEAT_FUA;
+	if (dev->t.rotational)
+		lim->features |= BLK_FEAT_ROTATIONAL;
+}
+
+/* completions: a reaper thread, or the deterministic engine's source */
+static int bfile_start_completions(struct bfile_dev *dev,
+				   const struct sim_file_opts *o,
+				   const char *path, char *err, size_t errlen)
+{
+	dev->threaded = sim_backend_threaded();
+	dev->poll_us = o->poll_us;
+	/* the reaper's sweep needs a wait with a timeout */
+	dev->submitter_polls = dev->threaded && o->submitter_polls &&
+			       bfu_has_ext_arg(dev->ring);
+	if (dev->threaded) {
+		char comm[16];
+		int ret;
+
+		snprintf(comm, sizeof(comm), "%.10s-cq", o->name);
+		ret = sim_thread_create(&dev->reaper, comm, -1,
+					SIM_CTX_HARDIRQ, bfile_reaper, dev);
+		if (ret) {
+			sim_bdev_err(err, errlen,
+				     "%s: cannot start the reaper thread",
+				     path);
+			return ret;
+		}
+		dev->reaper_started = true;
+	} else {
+		dev->src.poll = bfile_src_poll;
+		dev->src.inflight = bfile_src_inflight;
+		sim_engine_add_source(&dev->src);
+		dev->src_added = true;
+	}
+	return 0;
+}
+
 struct block_device *sim_bdev_file_open(const char *path,
 					const struct sim_file_opts *opts,
 					char *err, size_t errlen)
@@ -608,106 +732,19 @@ struct block_device *sim_bdev_file_open(const char *path,
 	ret = bfh_open(path, o.read_only, &dev->t, err, errlen);
 	if (ret)
 		goto fail;
-
-	lbs = o.logical_block_size;
-	if (!lbs)
-		lbs = max(dev->t.is_blockdev ? dev->t.logical_block_size : 0,
-			  max(dev->t.dio_offset_align, (unsigned int)SECTOR_SIZE));
-	if (!is_power_of_2(lbs) || lbs < SECTOR_SIZE || lbs > 4096 ||
-	    lbs < dev->t.dio_offset_align ||
-	    lbs < dev->t.logical_block_size) {
-		sim_bdev_err(err, errlen,
-			     "%s: logical block size %u: need a power of two from 512 to 4096, at least the device's O_DIRECT alignment %u",
-			     path, lbs,
-			     max(dev->t.dio_offset_align,
-				 dev->t.logical_block_size));
-		ret = -EINVAL;
+	ret = bfile_pick_lbs(dev, path, o.logical_block_size, &lbs, err,
+			     errlen);
+	if (ret)
 		goto fail;
-	}
-	if (dev->t.size < SIM_BDEV_FILE_MIN_SIZE) {
-		sim_bdev_err(err, errlen,
-			     "%s: too small: %llu bytes, at least %llu needed",
-			     path, (unsigned long long)dev->t.size,
-			     SIM_BDEV_FILE_MIN_SIZE);
-		ret = -EINVAL;
+	ret = bfile_alloc_ring(dev, path, err, errlen);
+	if (ret)
 		goto fail;
-	}
-	if (dev->t.size % lbs) {
-		sim_bdev_err(err, errlen,
-			     "%s: size %llu is not a multiple of the logical block size %u",
-			     path, (unsigned long long)dev->t.size, lbs);
-		ret = -EINVAL;
-		goto fail;
-	}
-
-	/* one spare entry: destroy's NOP to stop the reaper */
-	ret = bfu_ring_create(dev->depth + 1, 0, &dev->ring);
-	if (ret) {
-		sim_bdev_err(err, errlen, "%s: io_uring_queue_init: %s", path,
-			     strerror(-ret));
-		goto fail;
-	}
-	dev->rqs = kcalloc(dev->depth, sizeof(*dev->rqs), GFP_KERNEL);
-	dev->order = kcalloc(dev->depth, sizeof(*dev->order), GFP_KERNEL);
-	if (!dev->rqs || !dev->order) {
-		sim_bdev_err(err, errlen, "%s: out of memory", path);
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (unsigned int i = dev->depth; i-- > 0;) {
-		dev->rqs[i].dev = dev;
-		dev->rqs[i].next_free = dev->free;
-		dev->free = &dev->rqs[i];
-	}
-
-	lim.logical_block_size = lbs;
-	lim.physical_block_size = dev->t.is_blockdev ?
-		dev->t.physical_block_size : dev->t.blksize;
-	if (!is_power_of_2(lim.physical_block_size) ||
-	    lim.physical_block_size > 65536)
-		lim.physical_block_size = lbs;
-	lim.io_min = dev->t.io_min;
-	lim.io_opt = dev->t.io_opt;
-	lim.max_sectors = dev->t.max_sectors;
-	lim.max_hw_sectors = dev->t.max_hw_sectors;
-	lim.max_segments = (unsigned short)min(dev->t.max_segments, 65535u);
-	lim.max_segment_size = dev->t.max_segment_size;
-	lim.dma_alignment = dev->t.dio_mem_align - 1;
-	lim.features = BLK_FEAT_NOWAIT | (o.no_poll ? 0 : BLK_FEAT_POLL);
-	if (dev->t.write_cache)
-		lim.features |= BLK_FEAT_WRITE_CACHE;
-	if (dev->t.fua)
-		lim.features |= BLK_FEAT_FUA;
-	if (dev->t.rotational)
-		lim.features |= BLK_FEAT_ROTATIONAL;
+	bfile_limits(dev, &o, lbs, &lim);
 	sim_backend_init(&dev->be, &sim_file_ops, o.name,
 			 dev->t.size >> SECTOR_SHIFT, &lim, o.read_only);
-
-	/* completions: a reaper thread, or the deterministic engine's source */
-	dev->threaded = sim_backend_threaded();
-	dev->poll_us = o.poll_us;
-	/* the reaper's sweep needs a wait with a timeout */
-	dev->submitter_polls = dev->threaded && o.submitter_polls &&
-			       bfu_has_ext_arg(dev->ring);
-	if (dev->threaded) {
-		char comm[16];
-
-		snprintf(comm, sizeof(comm), "%.10s-cq", o.name);
-		ret = sim_thread_create(&dev->reaper, comm, -1,
-					SIM_CTX_HARDIRQ, bfile_reaper, dev);
-		if (ret) {
-			sim_bdev_err(err, errlen,
-				     "%s: cannot start the reaper thread",
-				     path);
-			goto fail;
-		}
-		dev->reaper_started = true;
-	} else {
-		dev->src.poll = bfile_src_poll;
-		dev->src.inflight = bfile_src_inflight;
-		sim_engine_add_source(&dev->src);
-		dev->src_added = true;
-	}
+	ret = bfile_start_completions(dev, &o, path, err, errlen);
+	if (ret)
+		goto fail;
 	return &dev->be.bdev;
 
 fail:
