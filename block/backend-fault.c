@@ -218,13 +218,113 @@ static bool parse_ns(const char *s, u64 *v)
 	return false;
 }
 
+/* The kind's own field, the second: @arg, in @spec. */
+static int fault_parse_arg(struct fault_rule *r, const char *spec, char *arg,
+			   char *err, size_t errlen)
+{
+	switch (r->kind) {
+	case FAULT_BIO_ERROR:
+		if (!parse_u64(arg, &r->nth) || !r->nth) {
+			sim_bdev_err(err, errlen,
+				     "fault spec \"%s\": bio number \"%s\" is not an integer >= 1",
+				     spec, arg);
+			return -EINVAL;
+		}
+		break;
+	case FAULT_SECTOR: {
+		char *dash = strchr(arg, '-');
+		u64 s, e;
+
+		if (dash)
+			*dash = '\0';
+		if (!dash || !parse_u64(arg, &s) ||
+		    !parse_u64(dash + 1, &e) || s > e) {
+			if (dash)
+				*dash = '-';
+			sim_bdev_err(err, errlen,
+				     "fault spec \"%s\": sector range \"%s\" is not START-END with START <= END",
+				     spec, arg);
+			return -EINVAL;
+		}
+		r->start = s;
+		r->end = e;
+		break;
+	}
+	case FAULT_PROB: {
+		u64 ppm;
+
+		if (!parse_u64(arg, &ppm) || ppm > FAULT_PPM) {
+			sim_bdev_err(err, errlen,
+				     "fault spec \"%s\": probability \"%s\" is not 0..1000000 (per million)",
+				     spec, arg);
+			return -EINVAL;
+		}
+		r->ppm = (u32)ppm;
+		break;
+	}
+	case FAULT_LATENCY:
+		if (!parse_ns(arg, &r->latency_ns)) {
+			sim_bdev_err(err, errlen,
+				     "fault spec \"%s\": latency \"%s\" is not a number of ns (or with us, ms, s)",
+				     spec, arg);
+			return -EINVAL;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* The fields after the second: directions, a status, a seed. */
+static int fault_parse_opts(struct fault_rule *r, const char *spec,
+			    char *const *field, unsigned int nr,
+			    char *err, size_t errlen)
+{
+	bool have_status = false;
+
+	for (unsigned int i = 2; i < nr; i++) {
+		const char *f = field[i];
+		int st;
+
+		if (name_is(f, "read", false, false)) {
+			r->dirs |= FAULT_READ;
+		} else if (name_is(f, "write", false, false)) {
+			r->dirs |= FAULT_WRITE;
+		} else if (name_is(f, "flush", false, false) &&
+			   r->kind != FAULT_SECTOR) {
+			r->dirs |= FAULT_FLUSH;
+		} else if (name_is(f, "seed=", false, true) &&
+			   r->kind == FAULT_PROB &&
+			   parse_u64(f + 5, &r->seed)) {
+			r->seeded = true;
+		} else if (r->kind != FAULT_LATENCY && !have_status &&
+			   status_field(f, &st)) {
+			if (st == BLK_STS_OK) {
+				sim_bdev_err(err, errlen,
+					     "fault spec \"%s\": status OK is not a failure",
+					     spec);
+				return -EINVAL;
+			}
+			r->status = (blk_status_t)st;
+			have_status = true;
+		} else {
+			sim_bdev_err(err, errlen,
+				     "fault spec \"%s\": unexpected field \"%s\" (a status such as IOERR, NOSPC, AGAIN, MEDIUM; read, write%s%s)",
+				     spec, f,
+				     r->kind == FAULT_SECTOR ? "" : ", flush",
+				     r->kind == FAULT_PROB ? "; seed=N" : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int fault_parse(const char *spec, struct fault_rule *r, char *err,
 		       size_t errlen)
 {
 	char buf[256], *field[FAULT_MAX_FIELDS], *save, *tok;
 	unsigned int nr = 0;
-	bool have_status = false;
 	int kind = -1;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->status = BLK_STS_IOERR;
@@ -272,91 +372,10 @@ static int fault_parse(const char *spec, struct fault_rule *r, char *err,
 		return -EINVAL;
 	}
 
-	switch (r->kind) {
-	case FAULT_BIO_ERROR:
-		if (!parse_u64(field[1], &r->nth) || !r->nth) {
-			sim_bdev_err(err, errlen,
-				     "fault spec \"%s\": bio number \"%s\" is not an integer >= 1",
-				     spec, field[1]);
-			return -EINVAL;
-		}
-		break;
-	case FAULT_SECTOR: {
-		char *dash = strchr(field[1], '-');
-		u64 s, e;
-
-		if (dash)
-			*dash = '\0';
-		if (!dash || !parse_u64(field[1], &s) ||
-		    !parse_u64(dash + 1, &e) || s > e) {
-			if (dash)
-				*dash = '-';
-			sim_bdev_err(err, errlen,
-				     "fault spec \"%s\": sector range \"%s\" is not START-END with START <= END",
-				     spec, field[1]);
-			return -EINVAL;
-		}
-		r->start = s;
-		r->end = e;
-		break;
-	}
-	case FAULT_PROB: {
-		u64 ppm;
-
-		if (!parse_u64(field[1], &ppm) || ppm > FAULT_PPM) {
-			sim_bdev_err(err, errlen,
-				     "fault spec \"%s\": probability \"%s\" is not 0..1000000 (per million)",
-				     spec, field[1]);
-			return -EINVAL;
-		}
-		r->ppm = (u32)ppm;
-		break;
-	}
-	case FAULT_LATENCY:
-		if (!parse_ns(field[1], &r->latency_ns)) {
-			sim_bdev_err(err, errlen,
-				     "fault spec \"%s\": latency \"%s\" is not a number of ns (or with us, ms, s)",
-				     spec, field[1]);
-			return -EINVAL;
-		}
-		break;
-	}
-
-	for (unsigned int i = 2; i < nr; i++) {
-		const char *f = field[i];
-		int st;
-
-		if (name_is(f, "read", false, false)) {
-			r->dirs |= FAULT_READ;
-		} else if (name_is(f, "write", false, false)) {
-			r->dirs |= FAULT_WRITE;
-		} else if (name_is(f, "flush", false, false) &&
-			   r->kind != FAULT_SECTOR) {
-			r->dirs |= FAULT_FLUSH;
-		} else if (name_is(f, "seed=", false, true) &&
-			   r->kind == FAULT_PROB &&
-			   parse_u64(f + 5, &r->seed)) {
-			r->seeded = true;
-		} else if (r->kind != FAULT_LATENCY && !have_status &&
-			   status_field(f, &st)) {
-			if (st == BLK_STS_OK) {
-				sim_bdev_err(err, errlen,
-					     "fault spec \"%s\": status OK is not a failure",
-					     spec);
-				return -EINVAL;
-			}
-			r->status = (blk_status_t)st;
-			have_status = true;
-		} else {
-			sim_bdev_err(err, errlen,
-				     "fault spec \"%s\": unexpected field \"%s\" (a status such as IOERR, NOSPC, AGAIN, MEDIUM; read, write%s%s)",
-				     spec, f,
-				     r->kind == FAULT_SECTOR ? "" : ", flush",
-				     r->kind == FAULT_PROB ? "; seed=N" : "");
-			return -EINVAL;
-		}
-	}
-	return 0;
+	ret = fault_parse_arg(r, spec, field[1], err, errlen);
+	if (ret)
+		return ret;
+	return fault_parse_opts(r, spec, field, nr, err, errlen);
 }
 
 /* The canonical text of a rule, for listings. */
