@@ -100,27 +100,12 @@ static long first_nonzero(const void *p, size_t len)
 	return -1;
 }
 
-/* F-02, F-03: the table above format.h's struct simfs_dsb, in its order. */
-int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
-		    size_t errlen)
+/* The magic, the checksum, and what this build can read at all. */
+static int dsb_check_header(const struct simfs_dsb *dsb, char *err,
+			    size_t errlen)
 {
 	u32 crc = simfs_crc32c(0, dsb, offsetof(struct simfs_dsb, s_crc));
-	u32 bs = simfs_le32_to_cpu(dsb->s_block_size);
-	u32 lbs = simfs_le32_to_cpu(dsb->s_lbs);
-	u32 io_opt = simfs_le32_to_cpu(dsb->s_io_opt);
-	u32 state = simfs_le32_to_cpu(dsb->s_state);
 	u32 feat = simfs_le32_to_cpu(dsb->s_features);
-	u32 inl = simfs_le32_to_cpu(dsb->s_inline_max);
-	u32 want_inl = feat & SIMFS_FEAT_INLINE_DATA ? SIMFS_INLINE_MAX : 0;
-	u64 nr = simfs_le64_to_cpu(dsb->s_nr_blocks);
-	u64 mstart = simfs_le64_to_cpu(dsb->s_meta_start);
-	u64 mblocks = simfs_le64_to_cpu(dsb->s_meta_blocks);
-	u64 dstart = simfs_le64_to_cpu(dsb->s_data_start);
-	u64 gen = simfs_le64_to_cpu(dsb->s_generation);
-	u64 mlen = simfs_le64_to_cpu(dsb->s_meta_len);
-	u64 min_mb, max_mb;
-	size_t label_len;
-	long at;
 
 	if (!simfs_dsb_has_magic(dsb)) {
 		snprintf(err, errlen, "no simfs magic");
@@ -143,6 +128,22 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
 			      "unknown feature bits (s_features) "
 			      "%#x",
 			      feat & ~SIMFS_FEAT_KNOWN);
+	return 0;
+}
+
+/* Block sizes and the areas' places and sizes. */
+static int dsb_check_geometry(const struct simfs_dsb *dsb, char *err,
+			      size_t errlen)
+{
+	u32 bs = simfs_le32_to_cpu(dsb->s_block_size);
+	u32 lbs = simfs_le32_to_cpu(dsb->s_lbs);
+	u32 io_opt = simfs_le32_to_cpu(dsb->s_io_opt);
+	u64 nr = simfs_le64_to_cpu(dsb->s_nr_blocks);
+	u64 mstart = simfs_le64_to_cpu(dsb->s_meta_start);
+	u64 mblocks = simfs_le64_to_cpu(dsb->s_meta_blocks);
+	u64 dstart = simfs_le64_to_cpu(dsb->s_data_start);
+	u64 min_mb, max_mb;
+
 	if (bs < SIMFS_MIN_BLOCK_SIZE || bs > SIMFS_MAX_BLOCK_SIZE ||
 	    !is_power_of_2(bs))
 		return refuse(err, errlen,
@@ -189,6 +190,22 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
 			      (unsigned long long)nr,
 			      (unsigned long long)dstart,
 			      SIMFS_MIN_DATA_BLOCKS);
+	return 0;
+}
+
+/* The generation in @slot, the metadata copy it names, state, inline. */
+static int dsb_check_state(const struct simfs_dsb *dsb, int slot, char *err,
+			   size_t errlen)
+{
+	u32 bs = simfs_le32_to_cpu(dsb->s_block_size);
+	u32 state = simfs_le32_to_cpu(dsb->s_state);
+	u32 feat = simfs_le32_to_cpu(dsb->s_features);
+	u32 inl = simfs_le32_to_cpu(dsb->s_inline_max);
+	u32 want_inl = feat & SIMFS_FEAT_INLINE_DATA ? SIMFS_INLINE_MAX : 0;
+	u64 mblocks = simfs_le64_to_cpu(dsb->s_meta_blocks);
+	u64 gen = simfs_le64_to_cpu(dsb->s_generation);
+	u64 mlen = simfs_le64_to_cpu(dsb->s_meta_len);
+
 	if (!gen || gen >= SIMFS_MAX_GENERATION)
 		return refuse(err, errlen,
 			      "generation (s_generation) %llu out "
@@ -220,6 +237,16 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
 			      "inline limit (s_inline_max) %u: "
 			      "not %u %s the inline_data feature (s_features)",
 			      inl, want_inl, want_inl ? "with" : "without");
+	return 0;
+}
+
+/* The label and the reserved bytes: nothing after their ends. */
+static int dsb_check_label(const struct simfs_dsb *dsb, char *err,
+			   size_t errlen)
+{
+	size_t label_len;
+	long at;
+
 	label_len = strnlen(dsb->s_label, SIMFS_LABEL_LEN);
 	if (label_len == SIMFS_LABEL_LEN)
 		return refuse(err, errlen,
@@ -240,6 +267,22 @@ int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
 			      "%ld is not zero",
 			      at);
 	return 0;
+}
+
+/* F-02, F-03: the table above format.h's struct simfs_dsb, in its order. */
+int simfs_dsb_check(const struct simfs_dsb *dsb, int slot, char *err,
+		    size_t errlen)
+{
+	int ret;
+
+	ret = dsb_check_header(dsb, err, errlen);
+	if (!ret)
+		ret = dsb_check_geometry(dsb, err, errlen);
+	if (!ret)
+		ret = dsb_check_state(dsb, slot, err, errlen);
+	if (!ret)
+		ret = dsb_check_label(dsb, err, errlen);
+	return ret;
 }
 
 /* What only mkfs writes: the same in both slots (F-02). */
