@@ -38,6 +38,95 @@ DEFINE_SIM_STAT(stat_bioset_bios, "simfs_dops_bio_set_bios");
 static const char *const iomap_type_names[] = { "hole", "delalloc", "mapped",
 						"unwritten", "inline" };
 
+/*
+ * Lookups share the lock (concurrent direct reads and overwrites of one
+ * file must not queue up here); a write may allocate.
+ */
+static int simfs_map_lock(struct simfs_inode_info *ei, unsigned int flags,
+			  bool write)
+{
+	if (flags & IOMAP_NOWAIT) {
+		if (write ? !down_write_trylock(&ei->map_lock) :
+			    !down_read_trylock(&ei->map_lock)) {
+			sim_stat_inc(&stat_iomap_eagain);
+			return -EAGAIN;
+		}
+	} else if (write) {
+		down_write(&ei->map_lock);
+	} else {
+		down_read(&ei->map_lock);
+	}
+	return 0;
+}
+
+static void simfs_map_unlock(struct simfs_inode_info *ei, bool write)
+{
+	if (write)
+		up_write(&ei->map_lock);
+	else
+		up_read(&ei->map_lock);
+}
+
+/* An inline file: its data up to SIMFS_INLINE_MAX, a hole past it. */
+static int simfs_iomap_inline(struct simfs_inode_info *ei, loff_t pos, u64 want,
+			      unsigned int flags, struct iomap *iomap)
+{
+	if (pos < SIMFS_INLINE_MAX) {
+		iomap->type = IOMAP_INLINE;
+		iomap->addr = IOMAP_NULL_ADDR;
+		iomap->offset = 0;
+		iomap->length = SIMFS_INLINE_MAX;
+		iomap->inline_data = ei->inline_data;
+		return 0;
+	}
+	/* write_iter moves data out of the inode before this */
+	if (WARN_ON_ONCE(flags & IOMAP_WRITE))
+		return -EIO;
+	iomap->type = IOMAP_HOLE;
+	iomap->addr = IOMAP_NULL_ADDR;
+	iomap->length = want << ei->vfs_inode.i_blkbits;
+	return 0;
+}
+
+/*
+ * A write into the hole at @lblk, before extent @idx: up to @n new
+ * blocks, unwritten and IOMAP_F_NEW (xfs_iomap_write_direct()), placed
+ * after the extent before the hole where they can be.
+ */
+static int simfs_iomap_alloc(struct simfs_inode_info *ei, u64 lblk, u32 idx,
+			     u64 n, struct iomap *iomap)
+{
+	struct simfs_sb_info *sbi = ei->sbi;
+	unsigned int bits = ei->vfs_inode.i_blkbits;
+	u64 goal = 0, pblk, got;
+	int ret;
+
+	ret = simfs_meta_room(sbi, 2 * sizeof(struct simfs_dextent));
+	if (ret)
+		return ret;
+	if (idx > 0) {
+		struct simfs_extent *p = &ei->ext[idx - 1];
+
+		goal = p->pblk + p->len + (lblk - p->lblk - p->len);
+	}
+	ret = simfs_alloc_blocks(sbi, goal, n, &pblk, &got);
+	if (!ret) {
+		ret = simfs_ext_insert(ei, lblk, pblk, got,
+				       SIMFS_EXT_UNWRITTEN);
+		if (ret)
+			simfs_free_blocks_now(sbi, pblk, got);
+	}
+	if (ret)
+		return ret;
+	sim_stat_inc(&stat_iomap_alloc);
+	simfs_mark_data_dirty(sbi);
+	iomap->type = IOMAP_UNWRITTEN;
+	iomap->flags |= IOMAP_F_NEW;
+	iomap->addr = pblk << bits;
+	iomap->length = got << bits;
+	return 0;
+}
+
 static int __simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 			       unsigned flags, struct iomap *iomap)
 {
@@ -53,43 +142,18 @@ static int __simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	int ret = 0;
 
 	sim_stat_inc(&stat_iomap_begin);
-	/*
-	 * Lookups share the lock (concurrent direct reads and overwrites
-	 * of one file must not queue up here); a write may allocate.
-	 */
-	if (flags & IOMAP_NOWAIT) {
-		if (write ? !down_write_trylock(&ei->map_lock) :
-			    !down_read_trylock(&ei->map_lock)) {
-			sim_stat_inc(&stat_iomap_eagain);
-			return -EAGAIN;
-		}
-	} else if (write) {
-		down_write(&ei->map_lock);
-	} else {
-		down_read(&ei->map_lock);
-	}
+	ret = simfs_map_lock(ei, flags, write);
+	if (ret)
+		return ret;
 
 	iomap->bdev = sbi->sb.s_bdev;
 	iomap->flags = 0;
 	iomap->offset = lblk << bits;
 
 	if (ei->flags & SIMFS_IFL_INLINE) {
-		if (pos < SIMFS_INLINE_MAX) {
-			iomap->type = IOMAP_INLINE;
-			iomap->addr = IOMAP_NULL_ADDR;
-			iomap->offset = 0;
-			iomap->length = SIMFS_INLINE_MAX;
-			iomap->inline_data = ei->inline_data;
-			goto out;
-		}
-		/* write_iter moves data out of the inode before this */
-		if (WARN_ON_ONCE(flags & IOMAP_WRITE)) {
-			ret = -EIO;
+		ret = simfs_iomap_inline(ei, pos, want, flags, iomap);
+		if (ret)
 			goto unlock;
-		}
-		iomap->type = IOMAP_HOLE;
-		iomap->addr = IOMAP_NULL_ADDR;
-		iomap->length = want << bits;
 		goto out;
 	}
 
@@ -118,32 +182,7 @@ static int __simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 			ret = -EAGAIN;
 			goto unlock;
 		}
-		ret = simfs_meta_room(sbi, 2 * sizeof(struct simfs_dextent));
-		if (!ret) {
-			u64 goal = 0, pblk, got;
-
-			if (idx > 0) {
-				struct simfs_extent *p = &ei->ext[idx - 1];
-
-				goal = p->pblk + p->len +
-				       (lblk - p->lblk - p->len);
-			}
-			ret = simfs_alloc_blocks(sbi, goal, n, &pblk, &got);
-			if (!ret) {
-				ret = simfs_ext_insert(ei, lblk, pblk, got,
-						       SIMFS_EXT_UNWRITTEN);
-				if (ret)
-					simfs_free_blocks_now(sbi, pblk, got);
-			}
-			if (!ret) {
-				sim_stat_inc(&stat_iomap_alloc);
-				simfs_mark_data_dirty(sbi);
-				iomap->type = IOMAP_UNWRITTEN;
-				iomap->flags |= IOMAP_F_NEW;
-				iomap->addr = pblk << bits;
-				iomap->length = got << bits;
-			}
-		}
+		ret = simfs_iomap_alloc(ei, lblk, idx, n, iomap);
 		if (ret)
 			goto unlock;
 	}
@@ -166,10 +205,7 @@ out:
 		  iomap_type_names[iomap->type], (long long)iomap->offset,
 		  (unsigned long long)iomap->length, iomap->flags);
 unlock:
-	if (write)
-		up_write(&ei->map_lock);
-	else
-		up_read(&ei->map_lock);
+	simfs_map_unlock(ei, write);
 	return ret;
 }
 
