@@ -283,16 +283,92 @@ static bool is_below(struct simfs_sb_info *sbi, struct simfs_inode_info *dir,
 	return false;
 }
 
+/* A rename's two names, once looked up under ns_lock. */
+struct rename_names {
+	struct simfs_inode_info *odir, *ndir;
+	const char *oname, *nname;
+	struct simfs_dirent *od, *nd;
+	struct simfs_inode_info *src, *dst;
+	bool src_dir, dst_dir;
+	u32 oidx;
+};
+
+/* RENAME_EXCHANGE: the two entries swap inodes. */
+static int rename_exchange(struct simfs_sb_info *sbi, struct rename_names *r)
+{
+	if (!r->dst)
+		return -ENOENT;
+	if (r->dst_dir && is_below(sbi, r->odir, r->dst))
+		return -EINVAL;
+	r->od->ino = r->dst->vfs_inode.i_ino;
+	r->nd->ino = r->src->vfs_inode.i_ino;
+	if (r->src_dir) {
+		r->src->parent = r->ndir->vfs_inode.i_ino;
+		r->odir->nlink--;
+		r->ndir->nlink++;
+	}
+	if (r->dst_dir) {
+		r->dst->parent = r->odir->vfs_inode.i_ino;
+		r->ndir->nlink--;
+		r->odir->nlink++;
+	}
+	return 0;
+}
+
+/* A plain rename: the new name, replacing what it named, if anything. */
+static int rename_move(struct simfs_sb_info *sbi, struct rename_names *r,
+		       unsigned int flags, s64 now)
+{
+	int ret;
+
+	if (r->dst) {
+		if (flags & SIMFS_RENAME_NOREPLACE)
+			return -EEXIST;
+		if (r->src_dir && !r->dst_dir)
+			return -ENOTDIR;
+		if (!r->src_dir && r->dst_dir)
+			return -EISDIR;
+		if (r->dst_dir && r->dst->nr_dents)
+			return -ENOTEMPTY;
+	} else {
+		ret = simfs_meta_room(sbi,
+				      simfs_dirent_bytes(strlen(r->nname)));
+		if (ret)
+			return ret;
+	}
+
+	if (r->dst) {
+		/* the new name takes over the entry of the one it replaces */
+		r->nd->ino = r->src->vfs_inode.i_ino;
+		if (r->dst_dir)
+			r->ndir->nlink--;
+		drop_link(r->dst, now);
+	} else {
+		ret = dent_add(r->ndir, r->nname, r->src->vfs_inode.i_ino);
+		if (ret)
+			return ret;
+		/* dent_add may have moved odir's array if odir == ndir */
+		r->od = dent_find(r->odir, r->oname, &r->oidx);
+	}
+	dent_del(r->odir, r->oidx);
+	if (r->src_dir) {
+		r->src->parent = r->ndir->vfs_inode.i_ino;
+		r->odir->nlink--;
+		r->ndir->nlink++;
+	}
+	return 0;
+}
+
 int simfs_rename(struct simfs_inode_info *odir, const char *oname,
 		 struct simfs_inode_info *ndir, const char *nname,
 		 unsigned int flags)
 {
 	struct simfs_sb_info *sbi = odir->sbi;
-	struct simfs_inode_info *src, *dst = NULL;
-	struct simfs_dirent *od, *nd;
-	bool src_dir, dst_dir = false;
+	struct rename_names r = {
+		.odir = odir, .ndir = ndir, .oname = oname, .nname = nname
+	};
 	s64 now = simfs_now();
-	u32 oidx, nidx;
+	u32 nidx;
 	int ret;
 
 	if (sbi->opts.read_only)
@@ -309,19 +385,19 @@ int simfs_rename(struct simfs_inode_info *odir, const char *oname,
 		return -ENOTDIR;
 
 	mutex_lock(&sbi->ns_lock);
-	od = dent_find(odir, oname, &oidx);
-	src = od ? simfs_iget(sbi, od->ino) : NULL;
-	if (!src) {
+	r.od = dent_find(odir, oname, &r.oidx);
+	r.src = r.od ? simfs_iget(sbi, r.od->ino) : NULL;
+	if (!r.src) {
 		ret = -ENOENT;
 		goto out;
 	}
-	src_dir = S_ISDIR(src->vfs_inode.i_mode);
-	nd = dent_find(ndir, nname, &nidx);
-	if (nd) {
-		dst = simfs_iget(sbi, nd->ino);
-		dst_dir = dst && S_ISDIR(dst->vfs_inode.i_mode);
+	r.src_dir = S_ISDIR(r.src->vfs_inode.i_mode);
+	r.nd = dent_find(ndir, nname, &nidx);
+	if (r.nd) {
+		r.dst = simfs_iget(sbi, r.nd->ino);
+		r.dst_dir = r.dst && S_ISDIR(r.dst->vfs_inode.i_mode);
 	}
-	if (dst == src) {
+	if (r.dst == r.src) {
 		ret = 0; /* same inode: nothing to do, as POSIX says */
 		goto out;
 	}
@@ -330,84 +406,23 @@ int simfs_rename(struct simfs_inode_info *odir, const char *oname,
 		goto out;
 	}
 	/* a directory must not move below itself */
-	if (src_dir && is_below(sbi, ndir, src)) {
+	if (r.src_dir && is_below(sbi, ndir, r.src)) {
 		ret = -EINVAL;
 		goto out;
 	}
 
-	if (flags & SIMFS_RENAME_EXCHANGE) {
-		if (!dst) {
-			ret = -ENOENT;
-			goto out;
-		}
-		if (dst_dir && is_below(sbi, odir, dst)) {
-			ret = -EINVAL;
-			goto out;
-		}
-		od->ino = dst->vfs_inode.i_ino;
-		nd->ino = src->vfs_inode.i_ino;
-		if (src_dir) {
-			src->parent = ndir->vfs_inode.i_ino;
-			odir->nlink--;
-			ndir->nlink++;
-		}
-		if (dst_dir) {
-			dst->parent = odir->vfs_inode.i_ino;
-			ndir->nlink--;
-			odir->nlink++;
-		}
-		goto done;
-	}
-
-	if (dst) {
-		if (flags & SIMFS_RENAME_NOREPLACE) {
-			ret = -EEXIST;
-			goto out;
-		}
-		if (src_dir && !dst_dir) {
-			ret = -ENOTDIR;
-			goto out;
-		}
-		if (!src_dir && dst_dir) {
-			ret = -EISDIR;
-			goto out;
-		}
-		if (dst_dir && dst->nr_dents) {
-			ret = -ENOTEMPTY;
-			goto out;
-		}
-	} else {
-		ret = simfs_meta_room(sbi, simfs_dirent_bytes(strlen(nname)));
-		if (ret)
-			goto out;
-	}
-
-	if (dst) {
-		/* the new name takes over the entry of the one it replaces */
-		nd->ino = src->vfs_inode.i_ino;
-		if (dst_dir)
-			ndir->nlink--;
-		drop_link(dst, now);
-	} else {
-		ret = dent_add(ndir, nname, src->vfs_inode.i_ino);
-		if (ret)
-			goto out;
-		/* dent_add may have moved odir's array if odir == ndir */
-		od = dent_find(odir, oname, &oidx);
-	}
-	dent_del(odir, oidx);
-	if (src_dir) {
-		src->parent = ndir->vfs_inode.i_ino;
-		odir->nlink--;
-		ndir->nlink++;
-	}
-done:
+	if (flags & SIMFS_RENAME_EXCHANGE)
+		ret = rename_exchange(sbi, &r);
+	else
+		ret = rename_move(sbi, &r, flags, now);
+	if (ret)
+		goto out;
 	touch(odir, now);
 	if (ndir != odir)
 		touch(ndir, now);
-	down_write(&src->map_lock);
-	src->ctime = now;
-	up_write(&src->map_lock);
+	down_write(&r.src->map_lock);
+	r.src->ctime = now;
+	up_write(&r.src->map_lock);
 	simfs_mark_data_dirty(sbi);
 	ret = 0;
 out:
