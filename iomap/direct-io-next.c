@@ -91,6 +91,56 @@ iomap_dio_simple_finish_iter(struct iomap_iter *iomi,
 }
 
 /*
+ * The baseline simple path's steps 4 to 6: the mapping gate (S-13), the
+ * alignment (S-14) and the completion workqueue an async read needs
+ * (S-15).  -ENOTBLK sends the request to the generic path.
+ */
+static int
+iomap_dio_simple_next_gate(struct kiocb *iocb, struct iomap_iter *iomi,
+			   size_t count, unsigned int dio_flags,
+			   unsigned int *alignment)
+{
+	struct inode *inode = iomi->inode;
+	int ret;
+
+	if (iomi->iomap.type != IOMAP_MAPPED ||
+	    iomi->iomap.offset + iomi->iomap.length < iomi->pos + count ||
+	    (iomi->iomap.flags & IOMAP_F_INTEGRITY))
+		return -ENOTBLK;
+
+	*alignment = iomap_dio_alignment(inode, iomi->iomap.bdev, dio_flags);
+	if ((iomi->pos | count) & (*alignment - 1))
+		return -EINVAL;
+
+	if (!is_sync_kiocb(iocb) && unlikely(!inode->i_sb->s_dio_done_wq)) {
+		ret = sb_init_dio_done_wq(inode->i_sb);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The one bio, from the simple path's own pool, at the mapping's sector. */
+static struct bio *
+iomap_dio_simple_next_bio(struct kiocb *iocb, struct iov_iter *iter,
+			  const struct iomap_iter *iomi, unsigned int dio_flags)
+{
+	struct iomap_dio_simple *sr;
+	struct bio *bio;
+
+	bio = bio_alloc_bioset(iomi->iomap.bdev,
+			       bio_iov_vecs_to_alloc(iter, BIO_MAX_VECS),
+			       REQ_OP_READ, GFP_KERNEL, &iomap_dio_simple_pool);
+	sr = container_of(bio, struct iomap_dio_simple, bio);
+	sr->iocb = iocb;
+	sr->dio_flags = dio_flags;
+
+	bio->bi_iter.bi_sector = iomap_sector(&iomi->iomap, iomi->pos);
+	bio->bi_ioprio = iocb->ki_ioprio;
+	return bio;
+}
+
+/*
  * iomap_dio_simple() in the proposal's shape: with @iomap_begin NULL it is
  * the iomap_iter() version (N-08), with it the direct-begin one (N-13).
  * (Named apart from the baseline iomap_dio_simple(), which both trees
@@ -140,39 +190,18 @@ iomap_dio_simple_next(struct kiocb *iocb, struct iov_iter *iter,
 		return ret ?: -ENOTBLK;
 	}
 
-	if (iomi.iomap.type != IOMAP_MAPPED ||
-	    iomi.iomap.offset + iomi.iomap.length < iomi.pos + count ||
-	    (iomi.iomap.flags & IOMAP_F_INTEGRITY)) {
-		ret = -ENOTBLK;
+	ret = iomap_dio_simple_next_gate(iocb, &iomi, count, dio_flags,
+					 &alignment);
+	if (ret < 0)
 		goto out_iomap_end;
-	}
-
-	alignment = iomap_dio_alignment(inode, iomi.iomap.bdev, dio_flags);
-	if ((iomi.pos | count) & (alignment - 1)) {
-		ret = -EINVAL;
-		goto out_iomap_end;
-	}
-
-	if (!wait_for_completion && unlikely(!inode->i_sb->s_dio_done_wq)) {
-		ret = sb_init_dio_done_wq(inode->i_sb);
-		if (ret < 0)
-			goto out_iomap_end;
-	}
 
 	trace_iomap_dio_rw_begin(iocb, iter, dio_flags, 0);
 
 	if (user_backed_iter(iter))
 		dio_flags |= IOMAP_DIO_USER_BACKED;
 
-	bio = bio_alloc_bioset(iomi.iomap.bdev,
-			       bio_iov_vecs_to_alloc(iter, BIO_MAX_VECS),
-			       REQ_OP_READ, GFP_KERNEL, &iomap_dio_simple_pool);
+	bio = iomap_dio_simple_next_bio(iocb, iter, &iomi, dio_flags);
 	sr = container_of(bio, struct iomap_dio_simple, bio);
-	sr->iocb = iocb;
-	sr->dio_flags = dio_flags;
-
-	bio->bi_iter.bi_sector = iomap_sector(&iomi.iomap, iomi.pos);
-	bio->bi_ioprio = iocb->ki_ioprio;
 
 	ret = bio_iov_iter_get_pages(bio, iter, alignment - 1);
 	if (unlikely(ret))
