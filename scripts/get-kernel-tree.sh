@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# scripts/get-kernel-tree.sh [--force] [--version VER] debian-6.12|debian-6.1 DIR
+# scripts/get-kernel-tree.sh [--full] [--force] [--version VER] TREE DIR
+#   TREE: debian-6.12, debian-6.1 or debian-newest
 #
 # A sparse kernel tree for kernel-source mode (cmake -DIOMAPSIM_KERNEL_TREE=DIR)
 # from Debian's linux-source-6.12 or linux-source-6.1 package: only
@@ -11,6 +12,18 @@
 # table with the origin to DIR/README.md, so that tests/ksrc/checksums.sh
 # takes DIR as a fixture.
 #
+# debian-newest is the highest linux-source-SERIES of Debian unstable (7.x
+# at the time of writing): the machine's sources are Debian 12 only, so it
+# is fetched through a private apt configuration under
+# ~/.cache/iomapsim/apt-sid (IOMAPSIM_CACHE moves ~/.cache/iomapsim),
+# checked with the system's Debian archive keyring; the system's sources
+# and package lists are never touched.
+#
+#   --full         the whole tree, not the three files: what a kernel build
+#                  needs (scripts/uml-kernel.sh builds on it).  DIR gets the
+#                  package's tree as is, plus DIR/.iomapsim-origin (package,
+#                  version, the .deb's sha256); no README.md is written, the
+#                  tree has its own
 #   --version VER  that package version (apt-cache policy lists the ones
 #                  the mirror still has), not the candidate
 #   --force        write into a DIR that is not empty (replaces those four
@@ -24,13 +37,23 @@ prog=get-kernel-tree.sh
 # shellcheck source-path=SCRIPTDIR source=lib/linux-source-deb.sh
 . "$(dirname "$0")/lib/linux-source-deb.sh"
 
-usage="usage: $prog [--force] [--version VER] debian-6.12|debian-6.1 DIR"
+usage="usage: $prog [--full] [--force] [--version VER] debian-6.12|debian-6.1|debian-newest DIR"
 files=(fs/iomap/direct-io.c fs/iomap/iter.c include/linux/iomap.h)
-lsd_options "$usage" 1 "$@"
+full=
+rest=()
+for a; do
+	if [ "$a" = --full ]; then full=1; else rest+=("$a"); fi
+done
+lsd_options "$usage" 1 ${rest[@]+"${rest[@]}"}
 [ ${#args[@]} -eq 2 ] || die "$usage"
 case ${args[0]} in
 debian-6.12 | debian-6.1) series=${args[0]#debian-} ;;
-*) die "unknown tree '${args[0]}' (debian-6.12 or debian-6.1); $usage" ;;
+debian-newest)
+	lsd_sid "${IOMAPSIM_CACHE:-$HOME/.cache/iomapsim}/apt-sid"
+	series=$(lsd_newest_series)
+	[ -n "$series" ] || die "Debian unstable lists no linux-source-SERIES package"
+	;;
+*) die "unknown tree '${args[0]}' (debian-6.12, debian-6.1 or debian-newest); $usage" ;;
 esac
 dir=${args[1]}
 pkg=linux-source-$series
@@ -42,10 +65,38 @@ if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ -z "$force" ]; then
 	die "$dir is not empty (--force writes the tree's files into it)"
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/get-kernel-tree.XXXXXX")
+if [ -n "$full" ]; then
+	# unpack next to DIR, so that the finished tree is moved in by rename
+	mkdir -p "$(dirname "$dir")"
+	tmp=$(mktemp -d "$(dirname "$dir")/.get-kernel-tree.XXXXXX")
+else
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/get-kernel-tree.XXXXXX")
+fi
 trap 'rm -rf "$tmp"' EXIT
 
 lsd_fetch "$pkg" "$want_version" "$tmp"
+if [ -n "$full" ]; then
+	deb_sum=$(sha256sum "$lsd_deb" | cut -d' ' -f1)
+	lsd_extract_all "$lsd_deb" "$series" "$tmp/tree"
+	[ -f "$tmp/tree/Makefile" ] || die "$pkg $lsd_version unpacked no Makefile"
+	printf 'package %s\nversion %s\ndeb %s\nsha256 %s\n' "$pkg" \
+		"$lsd_version" "$(basename "$lsd_deb")" "$deb_sum" \
+		>"$tmp/tree/.iomapsim-origin"
+	if [ -d "$dir" ]; then
+		# --force: the old tree goes whole; a half-merged tree builds nothing
+		mv "$dir" "$tmp/old"
+	fi
+	mv "$tmp/tree" "$dir"
+	echo "$pkg $lsd_version (package sha256 $deb_sum) -> $dir (full tree)"
+	{
+		echo "| file | bytes | sha256 |"
+		echo "|---|---|---|"
+		for f in "${files[@]}"; do
+			lsd_row "$dir/$f" "$f"
+		done
+	}
+	exit 0
+fi
 lsd_extract "$lsd_deb" "$series" "$tmp/tree" "${files[@]}"
 for f in "${files[@]}"; do
 	[ -f "$tmp/tree/$f" ] || die "$pkg $lsd_version has no $f"
