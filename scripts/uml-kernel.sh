@@ -235,8 +235,9 @@ need_tools
 # --- config ------------------------------------------------------------
 
 # in_kconfig SRC SYM: whether some Kconfig file of SRC defines SYM
+# (KASAN is a menuconfig)
 in_kconfig() {
-	grep -rqsx --include='Kconfig*' "config $2" "$1/fs" "$1/drivers/block" \
+	grep -rqsxE --include='Kconfig*' "(menu)?config $2" "$1/fs" "$1/drivers/block" \
 		"$1/arch/um" "$1/init" "$1/lib" "$1/mm" "$1/io_uring" 2>/dev/null
 }
 
@@ -320,6 +321,7 @@ if [ "$kind" = full ]; then
 		exit 0
 	fi
 	mkdir -p "$dir/obj"
+	lock "$dir"
 	log=$dir/build.log
 	: >"$log"
 	t0=$(date +%s)
@@ -334,6 +336,14 @@ if [ "$kind" = full ]; then
 fi
 
 # --- a sparse tree over a base ------------------------------------------
+
+# lock DIR: hold DIR.lock until the script ends, so that two runs for
+# the same kernel (the cache is per user, not per shell) build it once
+lock() {
+	command -v flock >/dev/null || return 0
+	exec 9>"$1.lock"
+	flock 9
+}
 
 # base_key SERIES: the cache folder of that base's build with this config
 base_key() {
@@ -351,15 +361,23 @@ ensure_base() {
 	ver=$(origin_field "$src" version)
 	bdir=$(base_key "$s")
 	[ -f "$bdir/done" ] && return 0
-	say "$prog: building base debian-$s $ver (once; later overlays reuse it)"
-	rm -rf "$bdir"
-	mkdir -p "$bdir"
+	lock "$bdir"
+	[ -f "$bdir/done" ] && return 0
 	log=$bdir/build.log
 	t0=$(date +%s)
-	# hard links: the copy costs no space, and the fetched tree stays clean
-	cp -al "$src" "$bdir/src"
-	configure "$bdir/src" "$bdir/src/$objname" ||
-		die "configuring base debian-$s failed: $(first_error "$log")"
+	if [ -f "$bdir/configured" ]; then
+		# an interrupted build: make takes it up where it stopped
+		say "$prog: resuming the build of base debian-$s $ver"
+	else
+		say "$prog: building base debian-$s $ver (once; later overlays reuse it)"
+		rm -rf "$bdir"
+		mkdir -p "$bdir"
+		# hard links: no space, and the fetched tree stays clean
+		cp -al "$src" "$bdir/src"
+		configure "$bdir/src" "$bdir/src/$objname" ||
+			die "configuring base debian-$s failed: $(first_error "$log")"
+		: >"$bdir/configured"
+	fi
 	build "$bdir/src" "$bdir/src/$objname" 10 ||
 		die "base debian-$s $ver does not build: $(first_error "$log")"
 	cp "$bdir/src/$objname/linux" "$bdir/linux"
@@ -387,6 +405,11 @@ overlay() {
 	say "cache: $dir"
 	if [ -f "$dir/done" ]; then
 		say "cached: $(cat "$dir/done")"
+		return 0
+	fi
+	lock "$dir"
+	if [ -f "$dir/done" ]; then
+		say "cached: $(cat "$dir/done") (by another run)"
 		return 0
 	fi
 	rm -rf "$dir"
