@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# scripts/uml-kernel.sh [--kasan] [--base SERIES] [--jobs N] [--fetch] TREE
+# scripts/uml-kernel.sh [--kasan] [--base SERIES] [--jobs N] [--fetch]
+#                       [--cached] TREE
 #
 # Builds a user-mode Linux kernel (make ARCH=um) from TREE and prints the
 # path of its `linux` binary on stdout; what made it (the options set, the
@@ -47,6 +48,9 @@
 #   --fetch        fetch a missing base (~150 MB download, ~1.5 GB
 #                  unpacked) instead of refusing
 #   --kasan        a KASAN kernel (a separate cache entry)
+#   --cached       only a kernel already in the cache: build and fetch
+#                  nothing; exit 77 (one line) when there is none, so
+#                  that the test command runs what earlier runs built
 #
 # Cache: ${IOMAPSIM_CACHE:-~/.cache/iomapsim}/trees/debian-SERIES (the
 # bases' sources) and .../uml/KEY (one folder per kernel: src/ with the
@@ -56,12 +60,13 @@
 # Debian packages are installed with apt-get, as scripts/quickstart.sh
 # does; anyone else is told in one line what is missing.  Exit 0 with the
 # path, 1 when the kernel cannot be had (a missing tool or base, a build
-# error: its first error line), 2 on bad usage.
+# error: its first error line), 2 on bad usage, 77 with --cached and no
+# such kernel in the cache.
 set -euo pipefail
 
 prog="uml-kernel.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: $prog [--kasan] [--base 6.1|6.12|newest] [--jobs N] [--fetch] TREE"
+usage="usage: $prog [--kasan] [--base 6.1|6.12|newest] [--jobs N] [--fetch] [--cached] TREE"
 cache=${IOMAPSIM_CACHE:-$HOME/.cache/iomapsim}
 uml=$cache/uml
 iomap_files=(fs/iomap/direct-io.c fs/iomap/iter.c include/linux/iomap.h)
@@ -71,6 +76,11 @@ objname="uml-obj"
 die() {
 	echo "$prog: $*" >&2
 	exit 1
+}
+# --cached and the kernel is not there: one line, nothing built
+not_cached() {
+	echo "$prog: no cached UML kernel for $tree${kasan:+ (KASAN)}: run without --cached to build it" >&2
+	exit 77
 }
 bad_usage() {
 	echo "$prog: $*; $usage" >&2
@@ -84,11 +94,13 @@ kasan=
 base_arg=
 jobs=$(nproc 2>/dev/null || echo 2)
 fetch=
+cached=
 tree=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kasan) kasan=1 ;;
 	--fetch) fetch=1 ;;
+	--cached) cached=1 ;;
 	--base | --jobs)
 		[ $# -ge 2 ] || bad_usage "$1 needs a value"
 		if [ "$1" = --base ]; then base_arg=$2; else jobs=$2; fi
@@ -134,7 +146,8 @@ series_of_sparse() {
 	local readme s name
 	readme=$tree/README.md
 	if [ -f "$readme" ]; then
-		s=$(grep -o 'linux-source-[0-9]*\.[0-9]*' "$readme" | head -n 1)
+		# || true: no match is no answer here, not the end of the script
+		s=$({ grep -o 'linux-source-[0-9]*\.[0-9]*' "$readme" || true; } | head -n 1)
 		[ -z "$s" ] || { echo "${s#linux-source-} its README.md"; return; }
 	fi
 	name=$(basename "$tree")
@@ -143,10 +156,10 @@ series_of_sparse() {
 		# the section "## NAME" of the fixtures' README (../shared/kernel)
 		s=$(awk -v h="## $name" '$0 == h { on = 1; next }
 			/^## / { on = 0 } on' "$readme" |
-			grep -o 'linux-source-[0-9]*\.[0-9]*' | head -n 1)
+			{ grep -o 'linux-source-[0-9]*\.[0-9]*' || true; } | head -n 1)
 		[ -z "$s" ] || { echo "${s#linux-source-} ../README.md"; return; }
 	fi
-	s=$(echo "$name" | grep -o '^linux-[0-9]*\.[0-9]*' | head -n 1)
+	s=$({ echo "$name" | grep -o '^linux-[0-9]*\.[0-9]*' || true; } | head -n 1)
 	[ -z "$s" ] || { echo "${s#linux-} its folder name"; return; }
 	# by feature, never by a version string: iomap_iter_advance() came
 	# with "iomap: advance the iter directly on buffered writes" (6.15),
@@ -196,6 +209,7 @@ if [ "$kind" = sparse ]; then
 	fi
 	src0=$(base_dir "$base")
 	if [ ! -f "$src0/.iomapsim-origin" ]; then
+		[ -z "$cached" ] || not_cached
 		if [ -z "$fetch" ]; then
 			die "no base tree debian-$base in $cache/trees ($why): run scripts/get-kernel-tree.sh --full debian-$base $src0, or pass --fetch"
 		fi
@@ -230,7 +244,8 @@ need_tools() {
 		  apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null 2>&1; } ||
 		die "needs ${missing[*]}: apt-get install ${pkgs[*]} failed"
 }
-need_tools
+# a cached kernel needs no tools
+[ -n "$cached" ] || need_tools
 
 # --- config ------------------------------------------------------------
 
@@ -320,6 +335,7 @@ if [ "$kind" = full ]; then
 		echo "$dir/linux"
 		exit 0
 	fi
+	[ -z "$cached" ] || not_cached
 	mkdir -p "$dir/obj"
 	lock "$dir"
 	log=$dir/build.log
@@ -361,6 +377,7 @@ ensure_base() {
 	ver=$(origin_field "$src" version)
 	bdir=$(base_key "$s")
 	[ -f "$bdir/done" ] && return 0
+	[ -z "$cached" ] || not_cached
 	lock "$bdir"
 	[ -f "$bdir/done" ] && return 0
 	log=$bdir/build.log
@@ -407,6 +424,7 @@ overlay() {
 		say "cached: $(cat "$dir/done")"
 		return 0
 	fi
+	[ -z "$cached" ] || not_cached
 	lock "$dir"
 	if [ -f "$dir/done" ]; then
 		say "cached: $(cat "$dir/done") (by another run)"

@@ -89,6 +89,18 @@ def checks(tmp):
                     ("no base tree debian-newest",))
     fails += expect(run([UML, empty], home), 1, "not a kernel tree",
                     ("neither a full kernel tree",))
+    fails += expect(run([UML, "--cached", sparse], home), 77,
+                    "--cached, empty cache", ("no cached UML kernel",))
+    # a sparse tree whose README names no series, in a folder whose
+    # README has no section for it either: the base is chosen by what
+    # its files declare, not the end of the script
+    with open(os.path.join(tmp, "README.md"), "w") as fp:
+        fp.write("# trees\n\n## another\n\nlinux-source-6.1\n")
+    with open(os.path.join(sparse, "README.md"), "w") as fp:
+        fp.write("a tree of no series\n")
+    fails += expect(run([UML, "--cached", sparse], home), 77,
+                    "--cached, README naming no series",
+                    ("no cached UML kernel",))
     if os.listdir(home):
         print(f"FAIL: a refusal wrote into HOME: {os.listdir(home)}")
         fails += 1
