@@ -81,6 +81,29 @@ verdict_line() {
 		"$(n KNOWN_BUG) KNOWN BUG, $(n STALE) STALE, $(n FAIL) failed"
 }
 
+# real_oracle LABEL [uml-oracle.sh options]: the real-kernel oracle in a
+# UML kernel, its per-file-system counts into the verdict lines; a skip
+# (77: no root, no UML) is said and passes, anything unexplained fails.
+real_oracle() {
+	local label=$1 out rc=0 l
+	shift
+	out=$(mktemp)
+	"$top/scripts/uml-oracle.sh" "$@" | tee "$out" || rc=${PIPESTATUS[0]}
+	case $rc in
+	0)
+		while read -r l; do
+			summary+=("real kernel ($label) $l")
+		done < <(grep -E '^(ext4|xfs): [0-9]+ cases' "$out")
+		;;
+	77) echo "== real-kernel oracle skipped (the line above says why)" ;;
+	*)
+		rm -f "$out"
+		exit 1
+		;;
+	esac
+	rm -f "$out"
+}
+
 cmd=${1:-}
 case "$cmd" in
 deps)
@@ -130,22 +153,7 @@ test)
 	# files of the linux-source version it was built from.
 	echo "== real-kernel oracle: Debian's UML $(linux.uml --version 2>/dev/null | head -n 1)," \
 		"against kernel-source mode on its own tree"
-	uml_out=$(mktemp)
-	uml_rc=0
-	"$top/scripts/uml-oracle.sh" | tee "$uml_out" || uml_rc=${PIPESTATUS[0]}
-	case $uml_rc in
-	0)
-		while read -r l; do
-			summary+=("real kernel (UML $(linux.uml --version | head -n 1)) $l")
-		done < <(grep -E '^(ext4|xfs): [0-9]+ cases' "$uml_out")
-		;;
-	77) echo "== real-kernel oracle skipped (the line above says why)" ;;
-	*)
-		rm -f "$uml_out"
-		exit 1
-		;;
-	esac
-	rm -f "$uml_out"
+	real_oracle "UML $(linux.uml --version 2>/dev/null | head -n 1)"
 	# Kernel-source mode against every kernel tree there is: each tree
 	# folder under ../shared/kernel/ (or the one tree in
 	# IOMAPSIM_KERNEL_TREE): the whole suite on the tree's own
@@ -178,6 +186,16 @@ test)
 		IOMAPSIM_VERDICTS=$verdicts run_ctest "build-ksrc-$name" \
 			-E "^($skip)\$"
 		summary+=("$(verdict_line "kernel tree $name" "$verdicts")")
+		# the tree's own kernel, where an earlier run built it as UML
+		# (scripts/uml-kernel.sh; building one takes half an hour)
+		if kernel=$("$top/scripts/uml-kernel.sh" --cached "$t" 2>/dev/null); then
+			echo "== real-kernel oracle: $name's own kernel (UML, cached)"
+			real_oracle "UML of $name" --kernel "$kernel" \
+				--build "$top/build-ksrc-$name"
+		else
+			echo "== real-kernel oracle for $name skipped: no UML kernel" \
+				"of it cached (scripts/uml-kernel.sh $t builds one)"
+		fi
 		if [ -x "$top/fuzz/smoke.sh" ]; then
 			echo "== libFuzzer smoke of fuzz_dio on $name"
 			IOMAPSIM_KERNEL_TREE=$t FUZZ_SMOKE_TARGETS=fuzz_dio \
