@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * This file compiles iomap/direct-io.c inside itself (#include below):
+ * there is no direct-io.o, and CMakeLists.txt leaves direct-io.c out of
+ * the build list.  The embedded copy of fs/iomap/direct-io.c and the
+ * proposal here are one translation unit, as iomap/ksrc/kdirect-io.c
+ * compiles a kernel tree's, because the proposal is built on the simple
+ * path's statics (iomap_dio_simple_supported(), the completion helpers,
+ * the simple bio_set) and the generic path, and direct-io.c stays the
+ * kernel's file: exporting those statics would change the file the
+ * kernel has.  Kernel-source mode builds neither file: the proposal is
+ * written against the embedded copy, and a tree's build has no proposal
+ * (IOMAPSIM_PROPOSAL 0).
+ *
  * The ->iomap_next() integration proposed in the review of the "simple dio
  * path" v6 series (v6 3/3 review): iomap_dio_rw_next(), iomap_dio_rw_begin()
  * and IOMAP_DIO_NO_IOMAP_END (N-06..N-14).  Not kernel code, and in no
  * kernel tree.
- *
- * The embedded copy of fs/iomap/direct-io.c is compiled as part of this
- * translation unit, as iomap/ksrc/kdirect-io.c compiles a kernel tree's:
- * the proposal is built on the simple path's statics (the eligibility
- * check, the completion helpers and the simple bio_set) and the generic
- * path, and direct-io.c stays the kernel's file.  The library builds this
- * file in place of direct-io.c (CMakeLists.txt).  Kernel-source mode
- * builds neither: the proposal is written against the embedded copy, and
- * a tree's build has no proposal (IOMAPSIM_PROPOSAL 0).
  *
  * Not in the baseline tree.  The ->iomap_next series replaces the begin/end
  * pair by one ->iomap_next() callback; its sketch for the simple path gets
@@ -30,6 +33,7 @@
  * is passed wrapped in one (struct iomap_ops::iomap_next).
  */
 
+/* The embedded copy, compiled here and nowhere else (see above). */
 #include "direct-io.c"
 
 /* N-13: the sanity checks iomap_iter_done() makes, for a direct begin. */

@@ -16,7 +16,9 @@
  * The ->iomap_next() integration discussed in the series' review thread
  * (N-06..N-14), which is no kernel code, is in direct-io-next.c: that
  * file includes this one, so the library compiles this file once,
- * through it, and the proposal calls the simple path's statics.
+ * through it (there is no direct-io.o: CMakeLists.txt leaves this file
+ * out of the build list), and the proposal calls the simple path's
+ * statics without this file exporting them.
  *
  * Same functions, same steps, same flag values and errnos as the kernel;
  * the simulator learns what happened only through the kernel's own
