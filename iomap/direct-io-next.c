@@ -149,6 +149,26 @@ iomap_dio_simple_next_bio(struct kiocb *iocb, struct iov_iter *iter,
  * the iomap_iter() version (N-08), with it the direct-begin one (N-13).
  * (Named apart from the baseline iomap_dio_simple(), which both trees
  * would call the same.)
+ *
+ * A copy, not a call: the prologue up to inode_dio_begin(), the steps
+ * from trace_iomap_dio_rw_begin() to the REQ_NOWAIT / REQ_POLLED flags,
+ * the submission and the error labels are the baseline's lines again
+ * (about 54 of them, the one exact duplicate `duplicates` reports).  The
+ * baseline iomap_dio_simple() gets its mapping by calling
+ * ops->iomap_begin inline and finishes it by calling ops->iomap_end
+ * inline, in the middle of those lines; the proposal gets it through
+ * iomap_iter() with ->iomap_next (N-08) or a traced direct begin (N-13),
+ * and finishes it by iomap_iter_advance() and a second iomap_iter(), or
+ * not at all under IOMAP_DIO_NO_IOMAP_END (N-09, N-10, N-12).  Sharing the
+ * common lines would take splitting the embedded iomap_dio_simple() into
+ * helpers that "iomap: add simple dio path for small direct I/O" does not
+ * have, and direct-io.c mirrors that patch function for function
+ * (docs/architecture.md, principle 1).  What can be shared is: the
+ * eligibility check, iomap_dio_alignment(), the completion helpers and the
+ * simple bio_set are the baseline's own statics, and the mapping gate and
+ * the bio are this file's helpers above.  A change to the baseline's
+ * steps in direct-io.c is to be made here too; tests/iomap_next.c runs
+ * each style beside the baseline and checks that the results agree.
  */
 static ssize_t
 iomap_dio_simple_next(struct kiocb *iocb, struct iov_iter *iter,
