@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # scripts/uml-kernel.sh [--kasan] [--base SERIES] [--jobs N] [--fetch]
-#                       [--cached] TREE
+#                       [--cached] [--patch FILE]... TREE
 #
 # Builds a user-mode Linux kernel (make ARCH=um) from TREE and prints the
 # path of its `linux` binary on stdout; what made it (the options set, the
@@ -48,6 +48,10 @@
 #   --fetch        fetch a missing base (~150 MB download, ~1.5 GB
 #                  unpacked) instead of refusing
 #   --kasan        a KASAN kernel (a separate cache entry)
+#   --patch FILE   also apply FILE (a patch of the kernel tree, -p1) to
+#                  the base copy under a sparse tree: a fix outside
+#                  fs/iomap (block/bio.c, say) built and run the same way,
+#                  still incrementally (may be given more than once)
 #   --cached       only a kernel already in the cache: build and fetch
 #                  nothing; exit 77 (one line) when there is none, so
 #                  that the test command runs what earlier runs built
@@ -66,7 +70,7 @@ set -euo pipefail
 
 prog="uml-kernel.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: $prog [--kasan] [--base 6.1|6.12|newest] [--jobs N] [--fetch] [--cached] TREE"
+usage="usage: $prog [--kasan] [--base 6.1|6.12|newest] [--jobs N] [--fetch] [--cached] [--patch FILE]... TREE"
 cache=${IOMAPSIM_CACHE:-$HOME/.cache/iomapsim}
 uml=$cache/uml
 iomap_files=(fs/iomap/direct-io.c fs/iomap/iter.c include/linux/iomap.h)
@@ -95,6 +99,7 @@ base_arg=
 jobs=$(nproc 2>/dev/null || echo 2)
 fetch=
 cached=
+patches=()
 tree=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -104,6 +109,11 @@ while [ $# -gt 0 ]; do
 	--base | --jobs)
 		[ $# -ge 2 ] || bad_usage "$1 needs a value"
 		if [ "$1" = --base ]; then base_arg=$2; else jobs=$2; fi
+		shift ;;
+	--patch)
+		[ $# -ge 2 ] || bad_usage "$1 needs a file"
+		[ -f "$2" ] || bad_usage "--patch $2: no such file"
+		patches+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")")
 		shift ;;
 	--base=*) base_arg=${1#--base=} ;;
 	--jobs=*) jobs=${1#--jobs=} ;;
@@ -133,6 +143,7 @@ tree=$(cd "$tree" && pwd)
 if [ -f "$tree/Makefile" ] && [ -d "$tree/arch/um" ]; then
 	kind=full
 	[ -z "$base_arg" ] || bad_usage "--base is for a sparse tree; $tree is a full tree"
+	[ ${#patches[@]} -eq 0 ] || bad_usage "--patch is for a sparse tree; patch a full tree itself"
 else
 	for f in "${iomap_files[@]}"; do
 		[ -f "$tree/$f" ] ||
@@ -402,13 +413,34 @@ ensure_base() {
 	say "$(cat "$bdir/done")"
 }
 
+# apply_patches SRC: each --patch on SRC, every file it touches first made
+# a real copy (SRC's files are hard links into the base); sets ovl_err
+apply_patches() {
+	local p f
+	for p in "${patches[@]}"; do
+		while read -r f; do
+			[ -f "$1/$f" ] || continue
+			cp --remove-destination "$1/$f" "$1/$f.real" &&
+				mv -f "$1/$f.real" "$1/$f"
+		done < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p")
+		say "  patch $p $(sha256sum <"$p" | cut -c1-64)"
+		if ! patch -s -p1 -d "$1" <"$p" >"$dir/patch.log" 2>&1; then
+			ovl_err="--patch $p does not apply: $(head -n 1 "$dir/patch.log")"
+			rm -rf "$dir"
+			return 1
+		fi
+	done
+}
+
 # overlay SERIES: the sparse tree over that base; sets dir, or returns 1
 # with the first error in ovl_err
 overlay() {
 	local s=$1 f e rel
 	ensure_base "$s"
 	local fsum
-	fsum=$(cd "$tree" && sha256sum "${iomap_files[@]}" | sha256sum | cut -c1-12)
+	fsum=$({ (cd "$tree" && sha256sum "${iomap_files[@]}") &&
+		{ [ ${#patches[@]} -eq 0 ] || sha256sum "${patches[@]}" | cut -c1-64; }; } |
+		sha256sum | cut -c1-12)
 	dir=${bdir/\/base-/\/overlay-}-$fsum
 	say "base: $(origin_field "$(base_dir "$s")" package) $(origin_field "$(base_dir "$s")" version) ($why)"
 	for f in "${iomap_files[@]}"; do
@@ -447,6 +479,7 @@ overlay() {
 		rm -f "$dir/src/$f"
 		cp "$tree/$f" "$dir/src/$f"
 	done
+	apply_patches "$dir/src" || return 1
 	log=$dir/build.log
 	: >"$log"
 	if ! build "$dir/src" "$dir/src/$objname"; then
@@ -464,6 +497,9 @@ overlay() {
 			echo "$f $(sha256sum <"$tree/$f" | cut -c1-64)"
 		done
 		echo "config ${set_opts[*]}"
+		for f in "${patches[@]}"; do
+			echo "patch $f $(sha256sum <"$f" | cut -c1-64)"
+		done
 	} >"$dir/info"
 	say "$(cat "$dir/done")"
 }
