@@ -44,12 +44,6 @@ die() {
 	exit 2
 }
 
-# something this needs is not here: one line, and the skip status
-missing() {
-	echo "$prog: $*"
-	exit 77
-}
-
 kernel=/usr/bin/linux.uml
 tree=
 build=
@@ -80,39 +74,19 @@ case $timeout in
 '' | *[!0-9]*) die "--timeout needs a number of seconds, not '$timeout'" ;;
 esac
 
-[ "$(id -u)" -eq 0 ] || missing "needs root (UML formats and mounts its devices as the host's root user)"
-[ -x "$kernel" ] || missing "no UML kernel at $kernel (Debian's user-mode-linux package, or scripts/uml-kernel.sh)"
-for t in mkfs.ext4 mkfs.xfs setsid; do
-	command -v "$t" >/dev/null || missing "needs $t (scripts/quickstart.sh deps)"
-done
+# shellcheck source-path=SCRIPTDIR source=lib/uml.sh
+. "$top/scripts/lib/uml.sh"
+uml_need "$prog" "$kernel"
 
 # The tree and the build judged against the kernel.
 if [ -z "$build" ]; then
 	if [ -z "$tree" ]; then
-		ver=$("$kernel" --version 2>/dev/null | head -n 1)
-		case $ver in
-		6.1.*) series=6.1 ;;
-		6.12.*) series=6.12 ;;
-		*) missing "UML kernel $kernel says version '$ver': give its tree with --tree" ;;
-		esac
-		madison() {
-			apt-cache madison "linux-source-$series" 2>/dev/null |
-				awk -v v="$ver" '$3 ~ "^" v "-" { print $3; exit }'
+		# a subshell: its exit 77 comes back as its status
+		tree=$(uml_kernel_tree "$prog" "$kernel" "$top") || {
+			rc=$?
+			echo "$tree"
+			exit $rc
 		}
-		pkgver=$(madison)
-		# package lists never fetched on this machine: once, as root
-		if [ -z "$pkgver" ]; then
-			apt-get update -qq >/dev/null 2>&1 || true
-			pkgver=$(madison)
-		fi
-		[ -n "$pkgver" ] ||
-			missing "Debian's archive has no linux-source-$series $ver for $kernel (apt-get update, or --tree)"
-		tree=$HOME/.cache/iomapsim/trees/linux-$ver-debian
-		if [ ! -f "$tree/fs/iomap/direct-io.c" ]; then
-			echo "$prog: fetching linux-source-$series $pkgver (the tree of $kernel)"
-			"$top/scripts/get-kernel-tree.sh" --force --version "$pkgver" \
-				"debian-$series" "$tree" >/dev/null
-		fi
 	fi
 	[ -f "$tree/fs/iomap/direct-io.c" ] || die "$tree has no fs/iomap/direct-io.c"
 	tree=$(cd "$tree" && pwd)
@@ -130,60 +104,34 @@ build=$(cd "$build" && pwd)
 # outside /tmp: UML's /tmp is a tmpfs of its own.
 work=$(mktemp -d "$build/uml-oracle.XXXXXX")
 log=${log:-$build/uml-oracle-console.log}
-pid=
 cleanup() {
-	# a UML still running: its whole process group, by its own pid
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
+	uml_kill
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-truncate -s 512M "$work/disk.img"
-cat >"$work/init" <<EOF
-#!/bin/sh
-# init of the UML kernel: the oracle, its output and status into $work
-# (the kernel gives init no PATH, and mkfs.* live in /sbin)
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t tmpfs tmp /tmp
+{
+	uml_init_head
+	cat <<EOF
+# the oracle, its output and status into $work
 cd "$work"
 ORACLE_DEVICE=/dev/ubda IOMAPSIM_BIN="$build" \\
 	ORACLE_CASES="${ORACLE_CASES:-}" ORACLE_VERBOSE="${ORACLE_VERBOSE:-}" \\
 	"$build/oracle_kernel" \\
 	>"$work/out" 2>&1
 echo \$? >"$work/rc"
-echo o >/proc/sysrq-trigger
-sleep 60
 EOF
+	uml_init_tail
+} >"$work/init"
 chmod +x "$work/init"
 
-start=$(date +%s%N)
-setsid "$kernel" mem=512M umid="iomapsim-oracle-$$" uml_dir="$work" \
-	root=/dev/root rootfstype=hostfs rootflags=/ rw \
-	ubd0="$work/disk.img" init="$work/init" con=null con0=fd:0,fd:1 \
-	</dev/null >"$log" 2>&1 &
-pid=$!
-end=$(($(date +%s) + timeout))
-while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
-	sleep 0.2
-done
-if kill -0 "$pid" 2>/dev/null; then
-	kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid"
-	wait "$pid" 2>/dev/null || true
-	pid=
+if ! uml_run "$kernel" "$work" "$work/init" "$log" "$timeout" iomapsim-oracle; then
 	[ -f "$work/out" ] && cat "$work/out"
 	echo "$prog: UML ($kernel) did not finish within ${timeout}s; killed; console log: $log"
 	exit 1
 fi
-wait "$pid" 2>/dev/null || true
-pid=
-ms=$((($(date +%s%N) - start) / 1000000))
+ms=$uml_ms
 
 if [ ! -f "$work/rc" ]; then
 	[ -f "$work/out" ] && cat "$work/out"
