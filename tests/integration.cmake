@@ -31,6 +31,19 @@ if(TARGET testfs AND TARGET iomapsim)
 		ENVIRONMENT "IOMAPSIM_BIN=${CMAKE_BINARY_DIR}")
 endif()
 
+# The real side of `scripts/tree-diff.sh --real` (tests/real/real-batch.c):
+# `iomapsim batch` request lines as system calls on a real file system,
+# built as the oracle is, without the kernel-shaped headers, and linked
+# with testfs for its data patterns.  Its parsing is tested without a
+# kernel by tests/real_batch.py.
+if(TARGET testfs)
+	add_library(real_batch_obj OBJECT tests/real/real-batch.c)
+	target_link_libraries(real_batch_obj PRIVATE PkgConfig::URING)
+	add_executable(real_batch $<TARGET_OBJECTS:real_batch_obj>)
+	target_link_libraries(real_batch PRIVATE testfs PkgConfig::URING
+		${IOMAPSIM_PROGRAM_LIBS})
+endif()
+
 # The poll governor is host code of the FUSE loop: its header is there.
 if(TARGET fuse_poll_gov)
 	target_include_directories(fuse_poll_gov PRIVATE

@@ -1,0 +1,1068 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * real-batch: `iomapsim batch`'s request lines run as system calls on a
+ * real file system, so that scripts/tree-diff.sh --real can compare the
+ * simulator on a tree with the kernel built from that tree (run inside a
+ * UML kernel by scripts/uml-batch.sh).
+ *
+ *   real-batch --dir DIR [FILE]     run each request on DIR/real-batch.f
+ *   real-batch --parse-only [FILE]  only say what each line would run
+ *
+ * Requests come one per line from FILE or standard input, in `iomapsim
+ * run`'s options, split as sim/cli/batch.c splits them ('#' comments and
+ * blank lines skipped, "iomapsim run" allowed in front).  Each answered
+ * line is one JSON object with "line" (the input line number) first and
+ * the outcome keys the simulator also prints, computed the same way:
+ *
+ *   ret         bytes, or -errno (sync) or the CQE's res (--async)
+ *   ki_pos      the file position after it: pos + ret when ret > 0, else
+ *               pos (what iomap_dio_complete() leaves in ki_pos)
+ *   iter_count  len - max(ret, 0): user space sees no iterator
+ *   data        "n/a" when nothing moved; a read's bytes against the file
+ *               as laid out ("ok", "zero" when all of them are zero, or
+ *               "mismatch"); a write's bytes and the rest of the blocks
+ *               it touched read back ("ok" or "mismatch")
+ *
+ * A request the kernel cannot be given from user space (injected bio,
+ * allocation or ->iomap_begin faults, mapping flags and inline or delalloc
+ * extents, IOMAP_DIO_* flags, dio ops but the file system's own, kvec and
+ * bvec iterators, engine seeds and completion policies, device switches,
+ * geometries other than the device's) is answered {"line":N,
+ * "unsupported":"why"}: counted apart, never compared.  A line whose
+ * options are bad is {"line":N,"error":"why"}.
+ *
+ * The file is laid out from --size and --map as testfs lays its file out
+ * (mapped: testfs_pattern_fill()'s bytes at their file offsets, written
+ * with O_DIRECT so that no page stays cached; unwritten: fallocate();
+ * hole: nothing), and laid out again only when the next request wants
+ * another layout or a write may have changed it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <liburing.h>
+#include <linux/fs.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+/*
+ * From the simulator (sim/testfs), declared with plain C types: this file
+ * is built without the simulator's kernel-shaped headers, which would
+ * hide the system's <linux/fs.h> that liburing needs.
+ */
+void testfs_pattern_fill(unsigned char *dst, long long off, size_t len);
+void iomapsim_write_pattern_fill(unsigned char *dst, long long off, size_t len);
+
+#define FSB 4096
+#define PAGE 4096
+#define MAX_WORDS 512
+/* sim/testfs/request.h's limits */
+#define RB_MAX_MAP 64
+#define RB_MAX_IOV 64
+#define RB_MAX_SEGS 1024 /* iovec:K, K up to 1024 (UIO_MAXIOV) */
+#define RB_MAX_LEN (64ULL << 20)
+#define RB_MAX_OFFSET (1LL << 30)
+
+enum rb_type { RB_MAPPED, RB_UNWRITTEN, RB_HOLE };
+enum rb_iter { RB_UBUF, RB_IOVEC };
+
+struct rb_extent {
+	int type;
+	long long off, len;
+};
+
+/* One request line: what the real side runs, or why it cannot. */
+struct rb_req {
+	bool write, async, hipri, no_poll, unmapped;
+	long long size, pos;
+	size_t len, buf_offset, unmapped_from;
+	struct rb_extent map[RB_MAX_MAP];
+	unsigned int nr_map;
+	enum rb_iter iter;
+	unsigned int segs; /* iovec:K */
+	unsigned int nr_iov; /* iovec:L1,L2@OFF */
+	struct {
+		uint32_t len;
+		int32_t page_off; /* -1: right after the one before */
+	} iov[RB_MAX_IOV];
+	int rwf; /* RWF_* but RWF_HIPRI (hipri) */
+	const char *unsupported, *error;
+};
+
+static char why_buf[1280];
+
+/* The first reason wins: it is the one a reader looks for first. */
+static void unsupported(struct rb_req *r, const char *fmt, const char *what)
+{
+	if (r->unsupported)
+		return;
+	snprintf(why_buf, sizeof(why_buf), fmt, what);
+	r->unsupported = why_buf;
+}
+
+static char err_buf[1280];
+
+static int bad(struct rb_req *r, const char *fmt, const char *what)
+{
+	snprintf(err_buf, sizeof(err_buf), fmt, what);
+	r->error = err_buf;
+	return -1;
+}
+
+/* As cli_parse_u64(): decimal, 0x or 0 prefixed, with a k/m/g suffix. */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return false;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	}
+	if (*end || (shift && v > (~0ULL >> shift)))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+/* TYPE:OFF:LEN[:FLAGS]; only what a real file can be given. */
+static int parse_map(struct rb_req *r, const char *arg)
+{
+	char buf[256], *type, *off, *len, *flags, *save = NULL;
+	struct rb_extent *e;
+	uint64_t o, l;
+
+	if (r->nr_map >= RB_MAX_MAP)
+		return bad(r, "--map %s: too many extents", arg);
+	if (strlen(arg) >= sizeof(buf))
+		return bad(r, "--map %s: too long", arg);
+	strcpy(buf, arg);
+	type = strtok_r(buf, ":", &save);
+	off = strtok_r(NULL, ":", &save);
+	len = strtok_r(NULL, ":", &save);
+	flags = strtok_r(NULL, ":", &save);
+	if (!type || !off || !len || strtok_r(NULL, ":", &save) ||
+	    !parse_u64(off, &o) || !parse_u64(len, &l) || !l)
+		return bad(r, "--map %s: want TYPE:OFF:LEN[:FLAG+FLAG]", arg);
+	e = &r->map[r->nr_map++];
+	e->off = o;
+	e->len = l;
+	if (!strcasecmp(type, "mapped"))
+		e->type = RB_MAPPED;
+	else if (!strcasecmp(type, "unwritten"))
+		e->type = RB_UNWRITTEN;
+	else if (!strcasecmp(type, "hole"))
+		e->type = RB_HOLE;
+	else if (!strcasecmp(type, "inline") || !strcasecmp(type, "delalloc"))
+		/* the file system decides these, a file cannot be asked */
+		unsupported(r, "extent type: %s", type);
+	else
+		return bad(r, "--map %s: unknown type", arg);
+	/* IOMAP_F_*: the file system's to set, never the caller's */
+	if (flags)
+		unsupported(r, "mapping flag: %s", flags);
+	/* fallocate() and the layout's writes work in whole blocks */
+	if ((o | l) % FSB)
+		unsupported(r, "extent off the block size: %s", arg);
+	return 0;
+}
+
+/* RWF_* for an `--iocb` list; what has none is not expressible. */
+static int parse_iocb(struct rb_req *r, const char *arg)
+{
+	char buf[256], *t, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return bad(r, "--iocb %s: too long", arg);
+	strcpy(buf, arg);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(t, "NOWAIT"))
+			r->rwf |= RWF_NOWAIT;
+		else if (!strcasecmp(t, "HIPRI"))
+			r->hipri = true;
+		else if (!strcasecmp(t, "DSYNC"))
+			r->rwf |= RWF_DSYNC;
+		else if (!strcasecmp(t, "SYNC"))
+			r->rwf |= RWF_SYNC;
+		else if (!strcasecmp(t, "ATOMIC") ||
+			 !strcasecmp(t, "CALLER_COMP"))
+			/*
+			 * RWF_ATOMIC came after 6.1; IOCB_DIO_CALLER_COMP is
+			 * io_uring's to set, never a caller's
+			 */
+			unsupported(r, "iocb flag: IOCB_%s", t);
+		else
+			return bad(r, "--iocb: unknown flag '%s'", t);
+	}
+	return 0;
+}
+
+/* --iter iovec:L1,L2@OFF,...: as `iomapsim run` reads it (sim/cli/run.c) */
+static int parse_iov_list(struct rb_req *r, const char *arg)
+{
+	char buf[1024], *save = NULL, *tok;
+	unsigned int n = 0;
+
+	if (strlen(arg) >= sizeof(buf))
+		return bad(r, "--iter iovec:%s: too long", arg);
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *at = strchr(tok, '@');
+		uint64_t len, off = 0;
+
+		if (at)
+			*at = '\0';
+		if (n >= RB_MAX_IOV)
+			return bad(r, "--iter iovec:%s: too many segments",
+				   arg);
+		if (!parse_u64(tok, &len) || !len || len > UINT32_MAX)
+			return bad(r, "--iter iovec:%s: bad segment length",
+				   arg);
+		if (at && (!parse_u64(at + 1, &off) || off >= PAGE))
+			return bad(r, "--iter iovec:%s: bad page offset", arg);
+		r->iov[n].len = (uint32_t)len;
+		r->iov[n].page_off = at ? (int32_t)off : -1;
+		n++;
+	}
+	if (!n)
+		return bad(r, "--iter iovec:%s: no segments", arg);
+	r->nr_iov = n;
+	r->segs = n;
+	r->iter = RB_IOVEC;
+	return 0;
+}
+
+/* --fault: only a source or destination the kernel cannot pin */
+static int parse_fault(struct rb_req *r, const char *arg)
+{
+	uint64_t v;
+
+	if (!strncmp(arg, "unmapped:", 9)) {
+		if (!parse_u64(arg + 9, &v) || v > RB_MAX_LEN)
+			return bad(r, "--fault %s: want unmapped:OFF", arg);
+		r->unmapped = true;
+		r->unmapped_from = v;
+		return 0;
+	}
+	if (!strncmp(arg, "bio-error:", 10) ||
+	    !strncmp(arg, "alloc-fail:", 11) ||
+	    !strncmp(arg, "short-pin:", 10) ||
+	    !strncmp(arg, "begin-error:", 12)) {
+		/* the simulator injects these inside the kernel */
+		unsupported(r, "injected fault: %s", arg);
+		return 0;
+	}
+	return bad(r, "--fault %s: unknown fault", arg);
+}
+
+enum {
+	OPT_FS_BLOCK = 256,
+	OPT_LBS,
+	OPT_SIZE,
+	OPT_MAP,
+	OPT_ENCRYPTED,
+	OPT_DOPS,
+	OPT_OP,
+	OPT_POS,
+	OPT_LEN,
+	OPT_ITER,
+	OPT_BUF_OFFSET,
+	OPT_IOCB,
+	OPT_ASYNC,
+	OPT_DIO_FLAGS,
+	OPT_DONE_BEFORE,
+	OPT_NO_SIMPLE,
+	OPT_NO_SIMPLE_MOUNT,
+	OPT_FAULT,
+	OPT_COMPLETE,
+	OPT_SEED,
+	OPT_IOMAP,
+	OPT_WRITE_CACHE,
+	OPT_FUA,
+	OPT_TRACE,
+	OPT_TRACE_JSON,
+	OPT_DMA_ALIGNMENT,
+	OPT_NO_POLL,
+};
+
+/* sim/cli/run.c's run_opts, every one: an option is never "unknown" here */
+static const struct option opts[] = {
+	{ "fs-block", required_argument, NULL, OPT_FS_BLOCK },
+	{ "lbs", required_argument, NULL, OPT_LBS },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "map", required_argument, NULL, OPT_MAP },
+	{ "encrypted", no_argument, NULL, OPT_ENCRYPTED },
+	{ "dops", required_argument, NULL, OPT_DOPS },
+	{ "op", required_argument, NULL, OPT_OP },
+	{ "pos", required_argument, NULL, OPT_POS },
+	{ "len", required_argument, NULL, OPT_LEN },
+	{ "iter", required_argument, NULL, OPT_ITER },
+	{ "buf-offset", required_argument, NULL, OPT_BUF_OFFSET },
+	{ "iocb", required_argument, NULL, OPT_IOCB },
+	{ "async", no_argument, NULL, OPT_ASYNC },
+	{ "dio-flags", required_argument, NULL, OPT_DIO_FLAGS },
+	{ "done-before", required_argument, NULL, OPT_DONE_BEFORE },
+	{ "no-simple", no_argument, NULL, OPT_NO_SIMPLE },
+	{ "no-simple-mount", no_argument, NULL, OPT_NO_SIMPLE_MOUNT },
+	{ "fault", required_argument, NULL, OPT_FAULT },
+	{ "complete", required_argument, NULL, OPT_COMPLETE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "iomap", required_argument, NULL, OPT_IOMAP },
+	{ "write-cache", no_argument, NULL, OPT_WRITE_CACHE },
+	{ "fua", no_argument, NULL, OPT_FUA },
+	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "trace-json", required_argument, NULL, OPT_TRACE_JSON },
+	{ "dma-alignment", required_argument, NULL, OPT_DMA_ALIGNMENT },
+	{ "no-poll", no_argument, NULL, OPT_NO_POLL },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_number(struct rb_req *r, int c, const char *arg,
+			bool *len_given)
+{
+	uint64_t v;
+
+	if (!parse_u64(arg, &v))
+		return bad(r, "'%s' is not a number", arg);
+	switch (c) {
+	case OPT_FS_BLOCK:
+		/* mkfs made 4 KiB blocks: another size is another fs */
+		if (v != FSB)
+			unsupported(r, "file system block: %s", arg);
+		break;
+	case OPT_LBS:
+		/* ubd's logical block is 512 bytes */
+		if (v != 512)
+			unsupported(r, "logical block: %s", arg);
+		break;
+	case OPT_SIZE:
+		if (v > RB_MAX_OFFSET)
+			return bad(r, "--size %s: too large", arg);
+		r->size = (long long)v;
+		break;
+	case OPT_POS:
+		if (v > RB_MAX_OFFSET)
+			return bad(r, "--pos %s: too large", arg);
+		r->pos = (long long)v;
+		break;
+	case OPT_LEN:
+		if (v > RB_MAX_LEN)
+			unsupported(r, "request length: %s", arg);
+		r->len = v;
+		*len_given = true;
+		break;
+	case OPT_BUF_OFFSET:
+		if (v > RB_MAX_LEN)
+			return bad(r, "--buf-offset %s: too large", arg);
+		r->buf_offset = v;
+		break;
+	case OPT_DONE_BEFORE:
+		/* what a caller did earlier in the same kiocb: in-kernel */
+		if (v)
+			unsupported(r, "done before: %s", arg);
+		break;
+	}
+	return 0;
+}
+
+/* The words of one request line into @r; 0, or -1 with r->error set. */
+static int rb_parse(int argc, char **argv, struct rb_req *r)
+{
+	bool len_given = false;
+	uint64_t v;
+	int c;
+
+	memset(r, 0, sizeof(*r));
+	r->size = 1 << 20;
+	r->len = 4096;
+	r->segs = 1;
+	opterr = 0;
+	optind = 0; /* 0: glibc starts over, as for a new argv */
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		const char *arg = optarg;
+
+		switch (c) {
+		case OPT_FS_BLOCK:
+		case OPT_LBS:
+		case OPT_SIZE:
+		case OPT_POS:
+		case OPT_LEN:
+		case OPT_BUF_OFFSET:
+		case OPT_DONE_BEFORE:
+			if (parse_number(r, c, arg, &len_given))
+				return -1;
+			break;
+		case OPT_MAP:
+			if (parse_map(r, arg))
+				return -1;
+			break;
+		case OPT_OP:
+			if (strcmp(arg, "read") && strcmp(arg, "write"))
+				return bad(r, "--op %s: want read or write",
+					   arg);
+			r->write = !strcmp(arg, "write");
+			break;
+		case OPT_ITER:
+			if (!strcmp(arg, "ubuf")) {
+				r->iter = RB_UBUF;
+			} else if (!strcmp(arg, "kvec") ||
+				   !strcmp(arg, "bvec")) {
+				/* kernel callers' iterators (nfsd, loop) */
+				unsupported(r, "iterator: ITER_%s",
+					    !strcmp(arg, "kvec") ? "KVEC" :
+								   "BVEC");
+			} else if (!strncmp(arg, "iovec:", 6) &&
+				   parse_u64(arg + 6, &v) && v >= 1 &&
+				   v <= 1024) {
+				r->iter = RB_IOVEC;
+				r->segs = v;
+				r->nr_iov = 0;
+			} else if (!strncmp(arg, "iovec:", 6) &&
+				   strpbrk(arg + 6, ",@")) {
+				if (parse_iov_list(r, arg + 6))
+					return -1;
+			} else {
+				return bad(r, "--iter %s: unknown", arg);
+			}
+			break;
+		case OPT_IOCB:
+			if (parse_iocb(r, arg))
+				return -1;
+			break;
+		case OPT_ASYNC:
+			r->async = true;
+			break;
+		case OPT_DOPS:
+			/*
+			 * xfs_file_dio_write() and ext4_dio_write_iter() pass
+			 * their write ops (->end_io: unwritten conversion and
+			 * the size update), reads pass none: testfs's "none"
+			 * and "end_io" play that part (the keys compared do
+			 * not depend on which); the rest are other file
+			 * systems' ops
+			 */
+			if (strcmp(arg, "none") && strcmp(arg, "end_io"))
+				unsupported(r, "dio ops: %s", arg);
+			break;
+		case OPT_DIO_FLAGS:
+			unsupported(r, "IOMAP_DIO flags: %s", arg);
+			break;
+		case OPT_FAULT:
+			if (parse_fault(r, arg))
+				return -1;
+			break;
+		case OPT_COMPLETE:
+			if (strcmp(arg, "irq"))
+				unsupported(r, "completion policy: %s", arg);
+			break;
+		case OPT_SEED:
+			if (!parse_u64(arg, &v))
+				return bad(r, "--seed %s: not a number", arg);
+			if (v != 1)
+				unsupported(r, "engine seed: %s", arg);
+			break;
+		case OPT_IOMAP:
+			if (strcmp(arg, "ops"))
+				unsupported(r, "iomap mode: %s", arg);
+			break;
+		case OPT_ENCRYPTED:
+			unsupported(r, "%s", "encrypted inode");
+			break;
+		case OPT_NO_SIMPLE:
+		case OPT_NO_SIMPLE_MOUNT:
+			unsupported(r, "%s", "simple-path switch");
+			break;
+		case OPT_WRITE_CACHE:
+		case OPT_FUA:
+			unsupported(r, "%s", "device cache switch");
+			break;
+		case OPT_DMA_ALIGNMENT:
+			/* ubd keeps the block layer's default mask, 511 */
+			if (!parse_u64(arg, &v))
+				return bad(r, "--dma-alignment %s: bad", arg);
+			if (v != 511)
+				unsupported(r, "DMA alignment mask: %s", arg);
+			break;
+		case OPT_NO_POLL:
+			/* ubd has no poll queues: every request is no-poll */
+			r->no_poll = true;
+			break;
+		case OPT_TRACE:
+		case OPT_TRACE_JSON:
+			break;
+		case ':':
+			return bad(r, "%s: needs a value",
+				   optind > 0 && optind <= argc ?
+					   argv[optind - 1] :
+					   "?");
+		default:
+			return bad(r, "unknown option '%s'",
+				   optind > 0 && optind <= argc ?
+					   argv[optind - 1] :
+					   "?");
+		}
+	}
+	if (optind < argc)
+		return bad(r, "unexpected argument '%s'", argv[optind]);
+	if (r->nr_iov && !len_given) {
+		r->len = 0;
+		for (unsigned int i = 0; i < r->nr_iov; i++)
+			r->len += r->iov[i].len;
+	}
+	if (r->nr_iov) {
+		size_t sum = 0;
+
+		for (unsigned int i = 0; i < r->nr_iov; i++)
+			sum += r->iov[i].len;
+		if (sum != r->len)
+			return bad(r, "%s", "iovec: segments and --len differ");
+	}
+	if (r->iter == RB_IOVEC && !r->nr_iov && r->len && r->segs > r->len)
+		return bad(r, "%s", "iovec:K: more segments than bytes");
+	if (r->unmapped && (r->buf_offset + r->unmapped_from) % PAGE)
+		/* mprotect() works in pages; the simulator in bytes */
+		unsupported(r, "%s", "unmapped offset off a page");
+	return 0;
+}
+
+/* ---- splitting a line, as sim/cli/batch.c does ------------------------ */
+
+static int rb_split_words(char *line, char **words, int max, const char **why)
+{
+	char *r = line, *w = line;
+	int n = 0;
+
+	for (;;) {
+		char quote = 0;
+
+		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+			r++;
+		if (!*r || *r == '#')
+			return n;
+		if (n == max) {
+			*why = "too many words";
+			return -1;
+		}
+		words[n++] = w;
+		for (; *r; r++) {
+			if (quote) {
+				if (*r == quote) {
+					quote = 0;
+					continue;
+				}
+				if (*r == '\\' && quote == '"' && r[1])
+					r++;
+				*w++ = *r;
+				continue;
+			}
+			if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+				break;
+			if (*r == '\'' || *r == '"') {
+				quote = *r;
+				continue;
+			}
+			if (*r == '\\' && r[1])
+				r++;
+			*w++ = *r;
+		}
+		if (quote) {
+			*why = "unterminated quote";
+			return -1;
+		}
+		if (*r)
+			r++;
+		*w++ = '\0';
+	}
+}
+
+/* ---- the buffer, laid out as sim/testfs/request-buf.c lays it ---------- */
+
+static unsigned char *mem;
+static size_t mem_size;
+
+/* Where explicit segment @i starts, given where the one before ended. */
+static size_t seg_start(const struct rb_req *r, unsigned int i, size_t end)
+{
+	if (!i)
+		return r->buf_offset;
+	if (r->iov[i].page_off < 0)
+		return end;
+	return (end + PAGE - 1) / PAGE * PAGE + (size_t)r->iov[i].page_off;
+}
+
+static size_t buf_mem_size(const struct rb_req *r)
+{
+	size_t end = 0;
+
+	if (r->iter != RB_IOVEC || !r->nr_iov)
+		end = r->buf_offset + r->len;
+	else
+		for (unsigned int i = 0; i < r->nr_iov; i++)
+			end = seg_start(r, i, end) + r->iov[i].len;
+	return (end + PAGE - 1) / PAGE * PAGE + PAGE;
+}
+
+/* The request's segments in @iov (at most RB_MAX_SEGS); how many. */
+static unsigned int build_iov(const struct rb_req *r, struct iovec *iov)
+{
+	size_t end = 0, off = 0, base;
+	unsigned int i, k;
+
+	if (r->iter == RB_IOVEC && r->nr_iov) {
+		for (i = 0; i < r->nr_iov; i++) {
+			size_t s = seg_start(r, i, end);
+
+			iov[i].iov_base = mem + s;
+			iov[i].iov_len = r->iov[i].len;
+			end = s + r->iov[i].len;
+		}
+		return r->nr_iov;
+	}
+	k = r->iter == RB_IOVEC ? r->segs : 1;
+	/* equal pieces of one buffer, the last takes the remainder */
+	base = r->len / k;
+	for (i = 0; i < k; i++) {
+		size_t n = i + 1 < k ? base : r->len - off;
+
+		iov[i].iov_base = mem + r->buf_offset + off;
+		iov[i].iov_len = n;
+		off += n;
+	}
+	return k;
+}
+
+static int grow_mem(size_t need)
+{
+	if (need <= mem_size)
+		return 0;
+	if (mem)
+		munmap(mem, mem_size);
+	mem_size = need < (8 << 20) ? 8 << 20 : need;
+	mem = mmap(NULL, mem_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		mem = NULL;
+		mem_size = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the file ----------------------------------------------------------- */
+
+static int fd = -1;
+static char layout[8192]; /* the layout the file has, "" after a write */
+static unsigned char *scratch; /* aligned, for the layout and read-back */
+static size_t scratch_size;
+
+static int grow_scratch(size_t need)
+{
+	if (need <= scratch_size)
+		return 0;
+	free(scratch);
+	scratch_size = need;
+	scratch = aligned_alloc(PAGE, need);
+	return scratch ? 0 : -1;
+}
+
+/* The request's layout, as a key: size and extents. */
+static void layout_key(const struct rb_req *r, char *key, size_t len)
+{
+	size_t n = snprintf(key, len, "%lld", r->size);
+
+	for (unsigned int i = 0; i < r->nr_map && n < len; i++)
+		n += snprintf(key + n, len - n, " %d:%lld:%lld", r->map[i].type,
+			      r->map[i].off, r->map[i].len);
+}
+
+/* What the file holds at [off, off + len) as laid out: into @dst. */
+static void model_fill(const struct rb_req *r, unsigned char *dst,
+		       long long off, size_t len)
+{
+	testfs_pattern_fill(dst, off, len);
+	for (size_t i = 0; i < len; i++) {
+		long long x = off + (long long)i;
+		bool data = !r->nr_map && x < r->size;
+
+		for (unsigned int j = 0; j < r->nr_map && !data; j++)
+			data = r->map[j].type == RB_MAPPED &&
+			       x >= r->map[j].off &&
+			       x < r->map[j].off + r->map[j].len;
+		if (!data || x >= r->size)
+			dst[i] = 0;
+	}
+}
+
+/*
+ * Lay the file out for @r: empty, then i_size, then the mapped extents
+ * written with O_DIRECT (whole blocks, up to the block holding EOF),
+ * unwritten ones fallocate()d without moving i_size, and no page cached.
+ */
+static int lay_out(const struct rb_req *r)
+{
+	long long end = (r->size + FSB - 1) / FSB * FSB;
+	struct rb_extent all = { RB_MAPPED, 0, end };
+	const struct rb_extent *ext = r->nr_map ? r->map : &all;
+	unsigned int n = r->nr_map ? r->nr_map : 1;
+
+	if (ftruncate(fd, 0) || ftruncate(fd, r->size))
+		return -1;
+	for (unsigned int i = 0; i < n; i++) {
+		long long lo = ext[i].off, hi = ext[i].off + ext[i].len;
+
+		if (ext[i].type == RB_UNWRITTEN &&
+		    fallocate(fd, FALLOC_FL_KEEP_SIZE, lo, hi - lo))
+			return -1;
+		if (ext[i].type != RB_MAPPED)
+			continue;
+		/* blocks wholly past EOF: truncate would free them */
+		if (hi > end)
+			hi = end;
+		if (lo >= hi)
+			continue;
+		if (grow_scratch(hi - lo))
+			return -1;
+		model_fill(r, scratch, lo, hi - lo);
+		if (pwrite(fd, scratch, hi - lo, lo) != hi - lo)
+			return -1;
+	}
+	/* the write of the block holding EOF moved i_size past it */
+	if (ftruncate(fd, r->size) || fsync(fd) ||
+	    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return -1;
+	return 0;
+}
+
+/* ---- running a request -------------------------------------------------- */
+
+static struct io_uring ring, poll_ring;
+static bool ring_ok, poll_ring_ok;
+
+static long issue_async(const struct rb_req *r, struct iovec *iov,
+			unsigned int nseg)
+{
+	struct io_uring *rg = r->hipri ? &poll_ring : &ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int rc;
+
+	if (!(r->hipri ? poll_ring_ok : ring_ok))
+		return -ENOSYS;
+	sqe = io_uring_get_sqe(rg);
+	if (r->iter == RB_UBUF) {
+		if (r->write)
+			io_uring_prep_write(sqe, fd, iov[0].iov_base,
+					    iov[0].iov_len, r->pos);
+		else
+			io_uring_prep_read(sqe, fd, iov[0].iov_base,
+					   iov[0].iov_len, r->pos);
+	} else if (r->write) {
+		io_uring_prep_writev(sqe, fd, iov, nseg, r->pos);
+	} else {
+		io_uring_prep_readv(sqe, fd, iov, nseg, r->pos);
+	}
+	/* IOPOLL rings set IOCB_HIPRI themselves (io_rw_init_file()) */
+	sqe->rw_flags = r->rwf;
+	rc = io_uring_submit_and_wait(rg, 1);
+	if (rc >= 0)
+		rc = io_uring_wait_cqe(rg, &cqe);
+	if (rc < 0)
+		return rc;
+	rc = cqe->res;
+	io_uring_cqe_seen(rg, cqe);
+	return rc;
+}
+
+static long issue_sync(const struct rb_req *r, struct iovec *iov,
+		       unsigned int nseg)
+{
+	int rwf = r->rwf | (r->hipri ? RWF_HIPRI : 0);
+	ssize_t ret;
+
+	if (!rwf && r->iter == RB_UBUF)
+		ret = r->write ? pwrite(fd, iov[0].iov_base, iov[0].iov_len,
+					r->pos) :
+				 pread(fd, iov[0].iov_base, iov[0].iov_len,
+				       r->pos);
+	else if (!rwf)
+		ret = r->write ? pwritev(fd, iov, nseg, r->pos) :
+				 preadv(fd, iov, nseg, r->pos);
+	else
+		ret = r->write ? pwritev2(fd, iov, nseg, r->pos, rwf) :
+				 preadv2(fd, iov, nseg, r->pos, rwf);
+	return ret < 0 ? -errno : ret;
+}
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+/* A read's bytes, gathered from its segments, against the layout. */
+static const char *check_read(const struct rb_req *r, const struct iovec *iov,
+			      unsigned int nseg, long ret)
+{
+	size_t done = 0;
+
+	if (ret <= 0)
+		return "n/a";
+	if (r->pos + ret > r->size || grow_scratch(2 * (size_t)ret))
+		return "mismatch";
+	for (unsigned int i = 0; i < nseg && done < (size_t)ret; i++) {
+		size_t n = iov[i].iov_len;
+
+		if (n > (size_t)ret - done)
+			n = ret - done;
+		memcpy(scratch + done, iov[i].iov_base, n);
+		done += n;
+	}
+	model_fill(r, scratch + ret, r->pos, ret);
+	if (memcmp(scratch, scratch + ret, ret))
+		return "mismatch";
+	return all_zero(scratch, ret) ? "zero" : "ok";
+}
+
+/*
+ * A write's bytes where it put them, and the rest of each block it
+ * touched as the layout had it (testfs_device_holds_dio_write()'s
+ * check), read back with O_DIRECT up to the new EOF.
+ */
+static const char *check_write(const struct rb_req *r, long ret)
+{
+	long long lo = r->pos / FSB * FSB;
+	long long hi = (r->pos + ret + FSB - 1) / FSB * FSB;
+	struct stat st;
+	size_t want;
+
+	if (ret <= 0)
+		return "n/a";
+	if (fstat(fd, &st) || grow_scratch(2 * (hi - lo)))
+		return "mismatch";
+	want = (st.st_size < hi ? st.st_size : hi) - lo;
+	if (pread(fd, scratch, hi - lo, lo) != (ssize_t)want)
+		return "mismatch";
+	model_fill(r, scratch + (hi - lo), lo, want);
+	iomapsim_write_pattern_fill(scratch + (hi - lo) + (r->pos - lo), r->pos,
+				    ret);
+	return memcmp(scratch, scratch + (hi - lo), want) ? "mismatch" : "ok";
+}
+
+static void print_outcome(long line, const struct rb_req *r, long ret,
+			  const char *data)
+{
+	long done = ret > 0 ? ret : 0;
+
+	printf("{\"line\":%ld,\"ret\":%ld,\"ki_pos\":%lld,"
+	       "\"iter_count\":%zu,\"data\":\"%s\"}\n",
+	       line, ret, r->pos + done, r->len - (size_t)done, data);
+}
+
+static int run_one(long line, const struct rb_req *r)
+{
+	struct iovec iov[RB_MAX_SEGS];
+	unsigned int nseg;
+	size_t need = buf_mem_size(r);
+	char key[sizeof(layout)];
+	const char *data;
+	long ret;
+
+	layout_key(r, key, sizeof(key));
+	if (strcmp(key, layout)) {
+		if (lay_out(r)) {
+			fprintf(stderr,
+				"real-batch: line %ld: cannot lay "
+				"the file out: %s\n",
+				line, strerror(errno));
+			return -1;
+		}
+		strcpy(layout, key);
+	}
+	if (grow_mem(need))
+		return -1;
+	nseg = build_iov(r, iov);
+	for (unsigned int i = 0, done = 0; i < nseg; i++) {
+		if (r->write)
+			iomapsim_write_pattern_fill(
+				iov[i].iov_base, r->pos + done, iov[i].iov_len);
+		else
+			/* not zero, so that zero-filled holes show */
+			memset(iov[i].iov_base, 0xee, iov[i].iov_len);
+		done += iov[i].iov_len;
+	}
+	if (r->unmapped) {
+		size_t from = r->buf_offset + r->unmapped_from;
+
+		if (from < mem_size &&
+		    mprotect(mem + from, mem_size - from, PROT_NONE))
+			return -1;
+	}
+	ret = r->async ? issue_async(r, iov, nseg) : issue_sync(r, iov, nseg);
+	if (r->unmapped)
+		mprotect(mem, mem_size, PROT_READ | PROT_WRITE);
+	if (r->write) {
+		data = check_write(r, ret);
+		/*
+		 * Anything it wrote, allocated or converted is laid out
+		 * again; a buffered fallback (ext4, R-03) leaves pages
+		 */
+		layout[0] = '\0';
+	} else {
+		data = check_read(r, iov, nseg, ret);
+	}
+	print_outcome(line, r, ret, data);
+	return 0;
+}
+
+static void print_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_marked(long line, const char *key, const char *why)
+{
+	printf("{\"line\":%ld,\"%s\":", line, key);
+	print_json_string(why);
+	fputs("}\n", stdout);
+}
+
+static int usage(int rc)
+{
+	fprintf(rc ? stderr : stdout,
+		"usage: real-batch --dir DIR [FILE]\n"
+		"       real-batch --parse-only [FILE]\n"
+		"  runs `iomapsim batch` request lines as O_DIRECT system calls on\n"
+		"  DIR/real-batch.f; one JSON line each: ret, ki_pos, iter_count,\n"
+		"  data, or \"unsupported\" (not expressible) or \"error\".\n");
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static char obuf[1 << 16];
+	const char *dir = NULL, *file = NULL;
+	char *words[MAX_WORDS + 1], *buf = NULL, path[PATH_MAX];
+	bool parse_only = false;
+	size_t cap = 0;
+	long line = 0;
+	FILE *in = stdin;
+	int status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+			dir = argv[++i];
+		else if (!strcmp(argv[i], "--parse-only"))
+			parse_only = true;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return usage(0);
+		else if (argv[i][0] != '-' && !file)
+			file = argv[i];
+		else
+			return usage(2);
+	}
+	if (!dir == !parse_only)
+		return usage(2);
+	if (file && !(in = fopen(file, "r"))) {
+		perror(file);
+		return 2;
+	}
+	/* the outcomes go to a host folder through hostfs: in big writes */
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/real-batch.f", dir);
+		fd = open(path, O_CREAT | O_RDWR | O_TRUNC | O_DIRECT, 0644);
+		if (fd < 0) {
+			perror(path);
+			return 1;
+		}
+		ring_ok = !io_uring_queue_init(4, &ring, 0);
+		poll_ring_ok = !io_uring_queue_init(4, &poll_ring,
+						    IORING_SETUP_IOPOLL);
+	}
+	while (getline(&buf, &cap, in) >= 0) {
+		const char *why = NULL;
+		struct rb_req r;
+		char **args = words;
+		int n;
+
+		line++;
+		n = rb_split_words(buf, words + 1, MAX_WORDS, &why);
+		if (n < 0) {
+			print_marked(line, "error", why);
+			continue;
+		}
+		if (!n)
+			continue;
+		if (n >= 2 && !strcmp(args[1], "iomapsim") &&
+		    !strcmp(args[2], "run")) {
+			args += 2;
+			n -= 2;
+		}
+		args[0] = "real-batch";
+		args[n + 1] = NULL;
+		if (rb_parse(n + 1, args, &r)) {
+			print_marked(line, "error", r.error);
+			continue;
+		}
+		if (r.unsupported) {
+			print_marked(line, "unsupported", r.unsupported);
+			continue;
+		}
+		if (parse_only) {
+			printf("{\"line\":%ld,\"expressible\":true}\n", line);
+			continue;
+		}
+		if (run_one(line, &r)) {
+			fprintf(stderr, "real-batch: line %ld: stopped: %s\n",
+				line, strerror(errno));
+			status = 1;
+			break;
+		}
+	}
+	free(buf);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		status = 1;
+	return status;
+}
