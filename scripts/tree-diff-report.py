@@ -6,7 +6,7 @@ scripts/tree-diff.sh; usable alone:
 
     tree-diff-report.py [--json | --markdown | --summary]
                         [--name-a A] [--name-b B]
-                        [--features-a WORDS --features-b WORDS]
+                        [--features-a WORDS --features-b WORDS | --real FS]
                         REQUESTS OUT_A OUT_B
 
 --markdown writes the report as Markdown (docs/releases.md is made of
@@ -19,6 +19,14 @@ change between releases that accounts for every changed key of every
 request in it (scripts/tree_diff_explain.py), or UNEXPLAINED -- a
 finding, or an explanation missing.
 
+With --real FS, OUT_A is the simulator's batch and OUT_B the answers of
+a real kernel on file system FS (tests/real/real-batch.c, through
+scripts/uml-batch.sh): the two are compared on the outcome keys both
+have (scripts/tree_diff_real.py), a request the real side cannot express
+or the simulator refuses is counted apart with its reason, and each
+group is explained by a difference by design (docs/rules.md 3.R) or
+reported UNEXPLAINED.
+
 Exit status: 0 when no request differs, 1 when some do, 2 on error.
 """
 import argparse
@@ -30,6 +38,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tree_diff_explain  # noqa: E402
+import tree_diff_real  # noqa: E402
 
 # keys that say which build ran, not what the request did
 IGNORED = {"line", "code"}
@@ -111,17 +120,40 @@ def expressible(o):
     return not ("error" in o and NOT_EXPRESSIBLE.search(str(o["error"])))
 
 
-def compare(reqs, out_a, out_b):
+def real_refusal(a, b):
+    """Why a simulator-vs-real pair is not compared, or None: what the
+    real side cannot express, or what either side refuses; by kind (the
+    reason up to its first ": ", so that "engine seed: 7" counts with
+    "engine seed: 9")."""
+    if "unsupported" in b:
+        return "real cannot express: " + str(b["unsupported"]).split(": ")[0]
+    if "error" in a:
+        return "simulator refuses"
+    if "error" in b:
+        return "real refuses: " + str(b["error"])
+    return None
+
+
+def compare(reqs, out_a, out_b, real=False):
     lines = sorted(set(out_a) | set(out_b))
     res = {"compared": 0, "identical": 0, "different": 0,
            "not_expressible": 0, "missing": 0}
+    why_not = {}
     groups = {}
     for n in lines:
         a, b = out_a.get(n), out_b.get(n)
         if a is None or b is None:
             res["missing"] += 1
             continue
-        if not expressible(a) or not expressible(b):
+        if real:
+            a, b = tree_diff_real.project(a), tree_diff_real.project(b)
+            out_a[n], out_b[n] = a, b
+            why = real_refusal(a, b)
+            if why:
+                why_not[why] = why_not.get(why, 0) + 1
+                res["not_expressible"] += 1
+                continue
+        elif not expressible(a) or not expressible(b):
             res["not_expressible"] += 1
             continue
         res["compared"] += 1
@@ -138,6 +170,9 @@ def compare(reqs, out_a, out_b):
         text = reqs.get(n, "")
         if g["best"] is None or len(text) < len(g["best"][1]):
             g["best"] = (n, text, a, b)
+    if real:
+        res["not_expressible_why"] = dict(sorted(
+            why_not.items(), key=lambda kv: (-kv[1], kv[0])))
     res["groups"] = []
     for how, g in sorted(groups.items(), key=lambda kv: (-kv[1]["count"],
                                                          kv[0])):
@@ -186,14 +221,54 @@ def explain(res, reqs, out_a, out_b, fa, fb):
     res["unexplained"] = len(res["groups"]) - res["explained"]
 
 
+def explain_real(res, reqs, out_a, out_b, fs):
+    """As explain(), with the differences by design between the
+    simulator (A) and a real kernel on @fs (B): tree_diff_real.py."""
+    parsed = {}
+    for g in res["groups"]:
+        uses, left_over = {}, []
+        for n, keys in g["members"]:
+            text = reqs.get(n, "")
+            if text not in parsed:
+                parsed[text] = tree_diff_explain.Request(text)
+            used, left = tree_diff_real.explain_case(
+                fs, parsed[text], out_a[n], out_b[n], keys)
+            if left:
+                left_over.append((n, sorted(left)))
+                continue
+            for e in used:
+                uses[e.name] = (uses.get(e.name, (0, e))[0] + 1, e)
+        by = [dict(e.as_dict(), requests=u) for u, e in
+              sorted(uses.values(), key=lambda v: (-v[0], v[1].name))]
+        if left_over:
+            g["explanation"] = None
+            g["unexplained"] = {"requests": len(left_over),
+                                "line": left_over[0][0],
+                                "keys": left_over[0][1], "partly": by}
+        else:
+            g["explanation"] = {"by": by}
+    res["explained"] = sum(1 for g in res["groups"] if g["explanation"])
+    res["unexplained"] = len(res["groups"]) - res["explained"]
+
+
 def print_text(res, name_a, name_b, f):
     w = max(len("{:,}".format(res["compared"])), 1)
     f.write("tree-diff: A = %s\n           B = %s\n" % (name_a, name_b))
     f.write("requests compared  %*s\n" % (w, "{:,}".format(res["compared"])))
     f.write("  identical        %*s\n" % (w, "{:,}".format(res["identical"])))
     f.write("  different        %*s\n" % (w, "{:,}".format(res["different"])))
-    f.write("not expressible    %*s   (an option one build's iomap lacks)\n" %
-            (w, "{:,}".format(res["not_expressible"])))
+    if "not_expressible_why" in res:
+        f.write("not expressible    %*s   (the real side cannot express "
+                "it, or a side refuses it)\n" %
+                (w, "{:,}".format(res["not_expressible"])))
+        for why, n in list(res["not_expressible_why"].items())[:8]:
+            f.write("  %*s  %s\n" % (w + 14, "{:,}".format(n), why))
+        if len(res["not_expressible_why"]) > 8:
+            f.write("  %*s  (%d more reasons: --json lists them)\n" % (
+                w + 14, "", len(res["not_expressible_why"]) - 8))
+    else:
+        f.write("not expressible    %*s   (an option one build's iomap "
+                "lacks)\n" % (w, "{:,}".format(res["not_expressible"])))
     if res["missing"]:
         f.write("missing outcomes   %*s   (a batch stopped early)\n" %
                 (w, "{:,}".format(res["missing"])))
@@ -310,6 +385,8 @@ def main():
                     help="build A's features (`iomapsim --version`)")
     ap.add_argument("--features-b", metavar="WORDS",
                     help="build B's features")
+    ap.add_argument("--real", metavar="FS", choices=("xfs", "ext4"),
+                    help="OUT_B is a real kernel's on FS (real-batch)")
     ap.add_argument("requests")
     ap.add_argument("out_a")
     ap.add_argument("out_b")
@@ -317,6 +394,10 @@ def main():
     if (args.features_a is None) != (args.features_b is None):
         print("tree-diff: --features-a and --features-b go together",
               file=sys.stderr)
+        return 2
+    if args.real and args.features_a is not None:
+        print("tree-diff: --real compares with a kernel, not two builds' "
+              "features", file=sys.stderr)
         return 2
     try:
         fa = tree_diff_explain.parse_features(args.features_a)
@@ -327,8 +408,10 @@ def main():
     try:
         reqs = load_requests(args.requests)
         out_a, out_b = load_outcomes(args.out_a), load_outcomes(args.out_b)
-        res = compare(reqs, out_a, out_b)
-        if fa is not None:
+        res = compare(reqs, out_a, out_b, real=bool(args.real))
+        if args.real:
+            explain_real(res, reqs, out_a, out_b, args.real)
+        elif fa is not None:
             explain(res, reqs, out_a, out_b, fa, fb)
     except OSError as e:
         print("tree-diff: %s" % e, file=sys.stderr)
@@ -345,6 +428,8 @@ def main():
         res = dict(res, a=args.name_a, b=args.name_b)
         if fa is not None:
             res.update(features_a=fa, features_b=fb)
+        if args.real:
+            res.update(real=args.real)
         json.dump(res, sys.stdout, indent=1)
         sys.stdout.write("\n")
     elif args.markdown:

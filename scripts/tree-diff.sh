@@ -19,7 +19,27 @@
 # builds' features (`iomapsim --version`; scripts/tree_diff_explain.py),
 # or UNEXPLAINED -- a finding, or an explanation missing.
 #
-#   --json          the report as one JSON object (for tools)
+# scripts/tree-diff.sh --real [--kernel LINUX] [--fs LIST] [OPTIONS] [TREE]:
+# does the simulator on TREE answer as the kernel built from TREE does?
+# sim(TREE) is `iomapsim batch` in kernel-source mode on TREE; real(TREE)
+# is the same request stream run as system calls on XFS and ext4 inside
+# the UML kernel LINUX (scripts/uml-batch.sh, tests/real/real-batch.c).
+# They are compared on the outcome keys both have (ret, ki_pos,
+# iter_count, data); what the real side cannot express (injected faults,
+# mapping flags, dio flags and ops, kvec/bvec, seeds, other geometries)
+# is counted apart by reason; each group of differences is explained by
+# a difference by design (docs/rules.md 3.R) or a finding the kernel
+# carries (docs/findings/), or reported UNEXPLAINED.  One report per
+# file system.
+#
+#   --real          compare with a real kernel (needs root and UML)
+#   --kernel LINUX  the UML kernel (default: Debian's /usr/bin/linux.uml);
+#                   without TREE, the tree it was built from (Debian's
+#                   linux-source at its version, fetched once)
+#   --fs LIST       xfs, ext4 or both (default xfs,ext4)
+#
+#   --json          the report as one JSON object (for tools; with --real
+#                   one per file system, one after the other)
 #   --markdown      the report in Markdown (docs/releases.md is made of it)
 #   --summary       Markdown: the counts and the release changes that
 #                   explain the groups, how many each
@@ -27,7 +47,8 @@
 #   --keep DIR      keep the request stream and both outputs in DIR
 #   --build-root D  where the build folders go (default build-diff/)
 #
-# Exit status: 0 no difference, 1 differences, 2 error.
+# Exit status: 0 no difference, 1 differences, 2 error; with --real, 77
+# when root or UML is missing (one line says what).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +57,9 @@ format=
 count=100000
 keep=
 root=$top/build-diff
+real=
+kernel=/usr/bin/linux.uml
+fss=xfs,ext4
 
 prog="tree-diff"
 # shellcheck source-path=SCRIPTDIR source=lib/tree-opts.sh
@@ -52,12 +76,24 @@ tree_opt() {
 		tree_opt_value "a folder" "$@"
 		keep=$2
 		;;
+	--real)
+		real=1
+		shifted=1
+		;;
+	--kernel)
+		tree_opt_value "a UML kernel" "$@"
+		kernel=$2
+		;;
+	--fs)
+		tree_opt_value "xfs, ext4 or both" "$@"
+		fss=$2
+		;;
 	esac
 }
 
 tree_parse_opts "$@"
 shift "$opts_used"
-[ $# -eq 2 ] || die "want two trees: tree-diff.sh [OPTIONS] A B (a kernel tree path or 'embedded')"
+[ -n "$real" ] || [ $# -eq 2 ] || die "want two trees: tree-diff.sh [OPTIONS] A B (a kernel tree path or 'embedded')"
 case $count in '' | *[!0-9]*) die "--count $count: not a number" ;; esac
 
 # what a tree argument names: "embedded", or the tree's absolute path
@@ -91,13 +127,73 @@ build() {
 	local opt=-DIOMAPSIM_KERNEL_TREE=
 	[ "$tree" = embedded ] || opt="-DIOMAPSIM_KERNEL_TREE=$tree"
 	echo "tree-diff: building $tree in ${dir#"$top"/}" >&2
+	# shellcheck disable=SC2046 # real_batch, or no word at all
 	if ! { cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$opt" &&
-		cmake --build "$dir" -j"$jobs" --target iomapsim fuzz_replay_dio; } \
+		cmake --build "$dir" -j"$jobs" --target iomapsim fuzz_replay_dio \
+			$([ -z "$real" ] || echo real_batch); } \
 		>"$log" 2>&1; then
 		tail -n 20 "$log" >&2
 		die "$tree: the build failed (whole log: $log)"
 	fi
 }
+
+name() {
+	if [ "$1" = embedded ]; then
+		echo "embedded (iomap/direct-io.c, iomap/iter.c): $2"
+	else
+		echo "$1: $2"
+	fi
+}
+
+if [ -n "$real" ]; then
+	[ $# -le 1 ] || die "want at most one tree with --real: tree-diff.sh --real [OPTIONS] [TREE]"
+	# shellcheck source-path=SCRIPTDIR source=lib/uml.sh
+	. "$top/scripts/lib/uml.sh"
+	uml_need "$prog" "$kernel"
+	if [ $# -eq 0 ]; then
+		# a subshell: its exit 77 comes back as its status
+		t=$(uml_kernel_tree "$prog" "$kernel" "$top") || {
+			rc=$?
+			echo "$t"
+			exit $rc
+		}
+		set -- "$t"
+	fi
+	t=$(resolve "$1")
+	build "$t"
+	bin=$(build_dir "$t")/iomapsim
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep"
+		work=$(cd "$keep" && pwd)
+	else
+		work=$(mktemp -d)
+		trap 'rm -rf "$work"' EXIT
+	fi
+	python3 "$top/scripts/gen-requests.py" --count "$count" \
+		--replay "$(build_dir "$t")/fuzz/fuzz_replay_dio" >"$work/requests.txt" ||
+		die "the request generator failed"
+	nreq=$(grep -cv '^#' "$work/requests.txt" || true)
+	echo "tree-diff: $nreq requests through the simulator and through $kernel" >&2
+	start=$(date +%s)
+	timeout 1200 "$bin" batch <"$work/requests.txt" >"$work/sim.jsonl" ||
+		die "$bin batch failed"
+	echo "tree-diff: the simulator's batch in $(($(date +%s) - start)) s" >&2
+	"$top/scripts/uml-batch.sh" --kernel "$kernel" --fs "$fss" \
+		--build "$(build_dir "$t")" "$work/requests.txt" "$work" ||
+		die "the real kernel's batch failed (scripts/uml-batch.sh)"
+	kver=$("$kernel" --version 2>/dev/null | head -n 1)
+	rc=0
+	for fs in ${fss//,/ }; do
+		r=0
+		python3 "$top/scripts/tree-diff-report.py" ${format:+"$format"} \
+			--real "$fs" --name-a "$(name "$t" "$bin")" \
+			--name-b "real: UML $kver ($kernel), $fs on ubd, $(cat "$work/real-$fs.ms") ms" \
+			"$work/requests.txt" "$work/sim.jsonl" "$work/real-$fs.jsonl" || r=$?
+		[ "$r" -le "$rc" ] || rc=$r
+		[ "$format" = --json ] || echo
+	done
+	exit $rc
+fi
 
 a=$(resolve "$1")
 b=$(resolve "$2")
@@ -129,13 +225,6 @@ batch() {
 batch "$bin_a" "$work/a.jsonl"
 batch "$bin_b" "$work/b.jsonl"
 
-name() {
-	if [ "$1" = embedded ]; then
-		echo "embedded (iomap/direct-io.c, iomap/iter.c): $2"
-	else
-		echo "$1: $2"
-	fi
-}
 # the words after "features:" in the build's --version line
 features() {
 	local f

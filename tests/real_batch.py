@@ -8,8 +8,10 @@ with the reason's kind (counted apart by scripts/tree-diff.sh --real,
 never compared), or "error" for options the simulator refuses too.
 Checked: line numbers as `iomapsim batch` numbers them (comments and
 blank lines counted, "iomapsim run" in front allowed), every option of
-`iomapsim run` (sim/cli/run.c's run_opts) known, and the kinds that are
-not expressible.
+`iomapsim run` (sim/cli/run.c's run_opts) known, the kinds that are not
+expressible, and tree-diff-report.py --real on a made-up pair: the
+shared keys compared, the marked lines counted apart, a difference by
+design explained (R-02) and an unknown one reported UNEXPLAINED.
 
 usage: real_batch.py BUILD_DIR
 """
@@ -18,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -132,12 +135,63 @@ def check_options(prog):
     return bad
 
 
+def check_report(tmp):
+    """tree-diff-report.py --real on two made-up outcome files."""
+    reqs = ["--op read --pos 0 --len 4096",
+            "--op write --pos 0 --len 512 --iter iovec:2 --iocb NOWAIT",
+            "--op read --iter kvec",
+            "--op read --pos 8192 --len 4096"]
+    sim = [{"ret": 4096, "ki_pos": 4096, "iter_count": 0, "data": "ok",
+            "path": "generic", "bios": 1},
+           {"ret": -22, "ki_pos": 0, "iter_count": 512, "data": "n/a",
+            "bios": 0},
+           {"ret": 4096, "ki_pos": 4096, "iter_count": 0, "data": "ok"},
+           {"ret": 4096, "ki_pos": 12288, "iter_count": 0, "data": "ok"}]
+    real = [{"ret": 4096, "ki_pos": 4096, "iter_count": 0, "data": "ok"},
+            {"ret": -11, "ki_pos": 0, "iter_count": 512, "data": "n/a"},
+            {"unsupported": "iterator: ITER_KVEC"},
+            {"ret": 4096, "ki_pos": 12288, "iter_count": 0,
+             "data": "mismatch"}]
+    paths = [os.path.join(tmp, n) for n in ("r.txt", "s.jsonl", "k.jsonl")]
+    with open(paths[0], "w") as f:
+        f.write("".join(r + "\n" for r in reqs))
+    for p, outs in ((paths[1], sim), (paths[2], real)):
+        with open(p, "w") as f:
+            for n, o in enumerate(outs, 1):
+                f.write(json.dumps(dict({"line": n}, **o)) + "\n")
+    r = subprocess.run([sys.executable,
+                        os.path.join(TOP, "scripts", "tree-diff-report.py"),
+                        "--json", "--real", "xfs"] + paths,
+                       capture_output=True, text=True)
+    if r.returncode != 1:
+        print("FAIL: tree-diff-report.py --real: exit %d: %s" %
+              (r.returncode, r.stderr))
+        return 1
+    res = json.loads(r.stdout)
+    want = {"compared": 3, "identical": 1, "different": 2,
+            "not_expressible": 1, "explained": 1, "unexplained": 1}
+    got = {k: res.get(k) for k in want}
+    if got != want:
+        print("FAIL: tree-diff-report.py --real counts: %s" % got)
+        return 1
+    rules = [e["rules"] for g in res["groups"] if g["explanation"]
+             for e in g["explanation"]["by"]]
+    if rules != ["R-02"] or res["not_expressible_why"] != {
+            "real cannot express: iterator": 1}:
+        print("FAIL: tree-diff-report.py --real explained %s, counted "
+              "apart %s" % (rules, res["not_expressible_why"]))
+        return 1
+    return 0
+
+
 def main():
     prog = os.path.join(sys.argv[1], "real_batch")
     if not os.access(prog, os.X_OK):
         print("SKIP: no %s (cmake --build BUILD --target real_batch)" % prog)
         return 77
     bad = check_cases(prog) + check_options(prog)
+    with tempfile.TemporaryDirectory(prefix="iomapsim-real-") as tmp:
+        bad += check_report(tmp)
     print("real_batch: %d request lines, %d options, %d problem(s)" %
           (len(CASES), len(run_opts()), bad))
     return 1 if bad else 0
