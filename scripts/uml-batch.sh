@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# scripts/uml-batch.sh [--kernel LINUX] [--fs LIST] [--timeout SECS]
-#                      [--log FILE] --build DIR REQUESTS OUTDIR
+# scripts/uml-batch.sh [--kernel LINUX] [--fs LIST] [--blocks LIST]
+#                      [--timeout SECS] [--log FILE] --build DIR
+#                      REQUESTS OUTDIR
 #
 # `iomapsim batch` request lines answered by a real kernel: a user-mode
 # Linux kernel boots once (the host's root on hostfs, scripts/lib/uml.sh),
-# makes each file system of LIST on a ubd device (512-byte sectors, 4 KiB
-# blocks), mounts it and runs DIR/real_batch (tests/real/real-batch.c)
-# over REQUESTS there.  OUTDIR gets, per file system FS:
+# makes each file system of LIST on a ubd device (512-byte sectors), once
+# per block size, mounts it and runs DIR/real_batch
+# (tests/real/real-batch.c) over REQUESTS there: the 4 KiB pass answers
+# every line but those for the other block sizes, each other pass only
+# those for its own.  OUTDIR gets, per file system FS:
 #
 #   real-FS.jsonl   one JSON line per request: ret, ki_pos, iter_count,
 #                   data, or "unsupported" (what a real kernel cannot be
 #                   given) or "error"
 #   real-FS.err     real_batch's standard error
-#   real-FS.ms      how long the batch took inside UML, in milliseconds
+#   real-FS.ms      how long the batches took inside UML, in milliseconds
 #
 #   --kernel LINUX  the UML kernel (default: Debian's user-mode-linux,
 #                   /usr/bin/linux.uml)
 #   --fs LIST       xfs, ext4 or both, comma separated (default xfs,ext4)
+#   --blocks LIST   the block sizes (4096 and any of 1024, 2048; default
+#                   4096,1024,2048); requests for a size not made are
+#                   not expressible
 #   --timeout SECS  kill UML after SECS seconds (default 1800)
 #   --log FILE      keep the UML console here (default: OUTDIR/uml-console.log)
 #   --build DIR     an iomapsim build that has real_batch
@@ -41,16 +47,18 @@ die() {
 
 kernel=/usr/bin/linux.uml
 fss=xfs,ext4
+blocks=4096,1024,2048
 timeout=1800
 log=
 build=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel | --fs | --timeout | --log | --build)
+	--kernel | --fs | --blocks | --timeout | --log | --build)
 		[ $# -ge 2 ] || die "$1 needs a value; $usage"
 		case $1 in
 		--kernel) kernel=$2 ;;
 		--fs) fss=$2 ;;
+		--blocks) blocks=$2 ;;
 		--timeout) timeout=$2 ;;
 		--log) log=$2 ;;
 		--build) build=$2 ;;
@@ -78,6 +86,15 @@ for fs in ${fss//,/ }; do
 	*) die "--fs $fss: want xfs, ext4 or both" ;;
 	esac
 done
+others=
+for b in ${blocks//,/ }; do
+	case $b in
+	4096) ;;
+	1024 | 2048) others=$others${others:+,}$b ;;
+	*) die "--blocks $blocks: want 4096 and any of 1024, 2048" ;;
+	esac
+done
+case ,$blocks, in *,4096,*) ;; *) die "--blocks $blocks: 4096 is needed" ;; esac
 [ -f "$requests" ] || die "$requests: no such file"
 
 # shellcheck source-path=SCRIPTDIR source=lib/uml.sh
@@ -105,24 +122,33 @@ cp "$requests" "$work/requests.txt"
 {
 	uml_init_head
 	for fs in ${fss//,/ }; do
-		case $fs in
-		xfs) mkfs="mkfs.xfs -q -f -b size=4096 /dev/ubda" ;;
-		ext4) mkfs="mkfs.ext4 -q -F -b 4096 /dev/ubda" ;;
-		esac
-		cat <<EOF
-# $fs: made fresh, the batch over it, how long it took
-if $mkfs >"$work/real-$fs.err" 2>&1 && mkdir -p /tmp/$fs &&
+		echo "echo 0 >\"$work/real-$fs.rc\"; : >\"$work/real-$fs.jsonl\"; ms=0"
+		for b in 4096 ${others//,/ }; do
+			case $fs in
+			xfs) mkfs="mkfs.xfs -q -f -b size=$b /dev/ubda" ;;
+			ext4) mkfs="mkfs.ext4 -q -F -b $b /dev/ubda" ;;
+			esac
+			if [ "$b" = 4096 ]; then
+				pass="--block 4096${others:+ --others $others}"
+			else
+				pass="--block $b --only"
+			fi
+			cat <<EOF
+# $fs with $b-byte blocks: made fresh, the batch over it, its time
+if $mkfs >>"$work/real-$fs.err" 2>&1 && mkdir -p /tmp/$fs &&
 	mount -t $fs /dev/ubda /tmp/$fs 2>>"$work/real-$fs.err"; then
 	start=\$(date +%s%N)
-	"$build/real_batch" --dir /tmp/$fs "$work/requests.txt" \\
-		>"$work/real-$fs.jsonl" 2>>"$work/real-$fs.err"
-	echo \$? >"$work/real-$fs.rc"
-	echo \$(((\$(date +%s%N) - start) / 1000000)) >"$work/real-$fs.ms"
+	"$build/real_batch" --dir /tmp/$fs $pass "$work/requests.txt" \\
+		>>"$work/real-$fs.jsonl" 2>>"$work/real-$fs.err" ||
+		echo \$? >"$work/real-$fs.rc"
+	ms=\$((ms + (\$(date +%s%N) - start) / 1000000))
 	umount /tmp/$fs
 else
 	echo 1 >"$work/real-$fs.rc"
 fi
 EOF
+		done
+		echo "echo \$ms >\"$work/real-$fs.ms\""
 	done
 	uml_init_tail
 } >"$work/init"

@@ -9,7 +9,8 @@ never compared), or "error" for options the simulator refuses too.
 Checked: line numbers as `iomapsim batch` numbers them (comments and
 blank lines counted, "iomapsim run" in front allowed), every option of
 `iomapsim run` (sim/cli/run.c's run_opts) known, the kinds that are not
-expressible, and tree-diff-report.py --real on a made-up pair: the
+expressible, each line answered by one pass of uml-batch.sh's (one per
+block size), and tree-diff-report.py --real on a made-up pair: the
 shared keys compared, the marked lines counted apart, a difference by
 design explained (R-02) and an unknown one reported UNEXPLAINED.
 
@@ -135,6 +136,31 @@ def check_options(prog):
     return bad
 
 
+def check_passes(prog):
+    """Each line answered by exactly one pass of scripts/uml-batch.sh:
+    the 4 KiB one (--others) or the one of its block size (--only)."""
+    lines = ["--op read --fs-block 1024", "--op read --fs-block 2048",
+             "--op read --fs-block 65536", "--op read",
+             "--op read --fs-block 1024 --seed 3"]
+    seen = []
+    for args in (["--block", "4096", "--others", "1024,2048"],
+                 ["--block", "1024", "--only"],
+                 ["--block", "2048", "--only"]):
+        r = subprocess.run([prog, "--parse-only"] + args,
+                           input="\n".join(lines) + "\n",
+                           capture_output=True, text=True)
+        seen += [json.loads(x) for x in r.stdout.splitlines()]
+    want = [{"line": 3, "unsupported": "file system block: 65536"},
+            {"line": 4, "expressible": True},
+            {"line": 5, "unsupported": "engine seed: 3"},
+            {"line": 1, "expressible": True},
+            {"line": 2, "expressible": True}]
+    if seen != want:
+        print("FAIL: the block-size passes answered %s" % seen)
+        return 1
+    return 0
+
+
 def check_report(tmp):
     """tree-diff-report.py --real on two made-up outcome files."""
     reqs = ["--op read --pos 0 --len 4096",
@@ -189,7 +215,7 @@ def main():
     if not os.access(prog, os.X_OK):
         print("SKIP: no %s (cmake --build BUILD --target real_batch)" % prog)
         return 77
-    bad = check_cases(prog) + check_options(prog)
+    bad = check_cases(prog) + check_options(prog) + check_passes(prog)
     with tempfile.TemporaryDirectory(prefix="iomapsim-real-") as tmp:
         bad += check_report(tmp)
     print("real_batch: %d request lines, %d options, %d problem(s)" %
