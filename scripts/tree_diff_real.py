@@ -76,6 +76,15 @@ def _nowait_write(req, sim, real, keys):
             sim.get("ret") != -EAGAIN)
 
 
+def _xfs_misaligned_first(req, sim, real, keys):
+    # XFS checks the position and length against the logical block
+    # before anything else; testfs leaves that to iomap, after its
+    # ->iomap_begin refused a NOWAIT write that needs allocation
+    return (req.write and "NOWAIT" in req.iocb and
+            (req.pos | req.len) % req.lbs != 0 and
+            real.get("ret") == -EINVAL and sim.get("ret") == -EAGAIN)
+
+
 def available(req):
     """The bytes a read of @req can return: up to EOF."""
     return max(0, min(req.len, req.size - req.pos))
@@ -143,6 +152,12 @@ EXPLANATIONS = [
       "timestamps need a transaction, before the segments are checked; "
       "testfs keeps no timestamps",
       "R-02", "xfs_file_write_checks() -> kiocb_modified()"),
+    R("xfs-misaligned-before-nowait", "xfs", _xfs_misaligned_first, ALL,
+      "XFS refuses a direct write whose position or length is off the "
+      "logical block with EINVAL before anything else; testfs leaves "
+      "that check to iomap, and its ->iomap_begin first refuses an "
+      "RWF_NOWAIT write that needs allocation with EAGAIN",
+      "R-07", "xfs_file_dio_write() (bt_logical_sectormask)"),
     R("ext4-nowait-would-block", "ext4", _ext4_nowait_refused, ALL,
       "ext4 refuses an RWF_NOWAIT direct write with EAGAIN before iomap "
       "where it would block: past EOF, (6.1) not a pure overwrite of "
