@@ -26,7 +26,7 @@
 # the UML kernel LINUX (scripts/uml-batch.sh, tests/real/real-batch.c).
 # They are compared on the outcome keys both have (ret, ki_pos,
 # iter_count, data); what the real side cannot express (injected faults,
-# mapping flags, dio flags and ops, kvec/bvec, seeds, 64 KiB blocks)
+# mapping flags, dio flags and ops, kvec, seeds, 64 KiB blocks)
 # is counted apart by reason; each group of differences is explained by
 # a difference by design (docs/rules.md 3.R) or a finding the kernel
 # carries (docs/findings/), or reported UNEXPLAINED.  One report per

@@ -31,8 +31,8 @@
  *
  * A request the kernel cannot be given from user space (injected bio,
  * allocation or ->iomap_begin faults, mapping flags and inline or delalloc
- * extents, IOMAP_DIO_* flags, dio ops but the file system's own, kvec and
- * bvec iterators, engine seeds and completion policies, device switches,
+ * extents, IOMAP_DIO_* flags, dio ops but the file system's own, kvec
+ * iterators and bvec ones of a sync request, engine seeds and completion policies, device switches,
  * 64 KiB blocks, 4 KiB logical blocks) is answered {"line":N,
  * "unsupported":"why"}: counted apart, never compared.  A line whose
  * options are bad is {"line":N,"error":"why"}.
@@ -78,7 +78,7 @@ void iomapsim_write_pattern_fill(unsigned char *dst, long long off, size_t len);
 #define RB_MAX_OFFSET (1LL << 30)
 
 enum rb_type { RB_MAPPED, RB_UNWRITTEN, RB_HOLE };
-enum rb_iter { RB_UBUF, RB_IOVEC };
+enum rb_iter { RB_UBUF, RB_IOVEC, RB_BVEC };
 
 struct rb_extent {
 	int type;
@@ -445,12 +445,11 @@ static int rb_parse(int argc, char **argv, struct rb_req *r)
 		case OPT_ITER:
 			if (!strcmp(arg, "ubuf")) {
 				r->iter = RB_UBUF;
-			} else if (!strcmp(arg, "kvec") ||
-				   !strcmp(arg, "bvec")) {
-				/* kernel callers' iterators (nfsd, loop) */
-				unsupported(r, "iterator: ITER_%s",
-					    !strcmp(arg, "kvec") ? "KVEC" :
-								   "BVEC");
+			} else if (!strcmp(arg, "bvec")) {
+				r->iter = RB_BVEC;
+			} else if (!strcmp(arg, "kvec")) {
+				/* kernel callers' iterator (nfsd, the loop) */
+				unsupported(r, "%s", "iterator: ITER_KVEC");
 			} else if (!strncmp(arg, "iovec:", 6) &&
 				   parse_u64(arg + 6, &v) && v >= 1 &&
 				   v <= 1024) {
@@ -559,6 +558,16 @@ static int rb_parse(int argc, char **argv, struct rb_req *r)
 	}
 	if (r->iter == RB_IOVEC && !r->nr_iov && r->len && r->segs > r->len)
 		return bad(r, "%s", "iovec:K: more segments than bytes");
+	/*
+	 * ITER_BVEC from user space: io_uring's registered buffers
+	 * (io_import_fixed()), a bvec per page from the buffer's offset on
+	 * as testfs builds it; the pages are pinned at registration, so a
+	 * PROT_NONE source is no fault there
+	 */
+	if (r->iter == RB_BVEC && !r->async)
+		unsupported(r, "%s", "iterator: ITER_BVEC of a sync kiocb");
+	if (r->iter == RB_BVEC && r->unmapped)
+		unsupported(r, "%s", "unmapped registered buffer");
 	/* fallocate() and the layout's writes work in whole blocks */
 	for (unsigned int i = 0; i < r->nr_map; i++)
 		if ((r->map[i].off | r->map[i].len) % r->fs_block) {
@@ -677,6 +686,26 @@ static unsigned int build_iov(const struct rb_req *r, struct iovec *iov)
 	return k;
 }
 
+static struct io_uring ring, poll_ring;
+static bool ring_ok, poll_ring_ok, registered;
+
+/* The buffer memory as io_uring's fixed buffer 0 of both rings. */
+static void register_mem(void)
+{
+	struct iovec all = { mem, mem_size };
+
+	registered = true;
+	if (ring_ok) {
+		io_uring_unregister_buffers(&ring);
+		registered = !io_uring_register_buffers(&ring, &all, 1);
+	}
+	if (poll_ring_ok) {
+		io_uring_unregister_buffers(&poll_ring);
+		registered = registered &&
+			     !io_uring_register_buffers(&poll_ring, &all, 1);
+	}
+}
+
 static int grow_mem(size_t need)
 {
 	if (need <= mem_size)
@@ -691,6 +720,7 @@ static int grow_mem(size_t need)
 		mem_size = 0;
 		return -1;
 	}
+	register_mem();
 	return 0;
 }
 
@@ -782,9 +812,6 @@ static int lay_out(const struct rb_req *r)
 
 /* ---- running a request -------------------------------------------------- */
 
-static struct io_uring ring, poll_ring;
-static bool ring_ok, poll_ring_ok;
-
 static long issue_async(const struct rb_req *r, struct iovec *iov,
 			unsigned int nseg)
 {
@@ -796,7 +823,16 @@ static long issue_async(const struct rb_req *r, struct iovec *iov,
 	if (!(r->hipri ? poll_ring_ok : ring_ok))
 		return -ENOSYS;
 	sqe = io_uring_get_sqe(rg);
-	if (r->iter == RB_UBUF) {
+	if (r->iter == RB_BVEC) {
+		if (!registered)
+			return -ENOSYS;
+		if (r->write)
+			io_uring_prep_write_fixed(sqe, fd, iov[0].iov_base,
+						  iov[0].iov_len, r->pos, 0);
+		else
+			io_uring_prep_read_fixed(sqe, fd, iov[0].iov_base,
+						 iov[0].iov_len, r->pos, 0);
+	} else if (r->iter == RB_UBUF) {
 		if (r->write)
 			io_uring_prep_write(sqe, fd, iov[0].iov_base,
 					    iov[0].iov_len, r->pos);
