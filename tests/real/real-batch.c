@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <unistd.h>
 #include <liburing.h>
 #include <linux/fs.h>
@@ -70,6 +71,7 @@ void iomapsim_write_pattern_fill(unsigned char *dst, long long off, size_t len);
 
 #define PAGE 4096
 #define MAX_WORDS 512
+#define REQ_TIMEOUT 20 /* seconds a request may take */
 /* sim/testfs/request.h's limits */
 #define RB_MAX_MAP 64
 #define RB_MAX_IOV 64
@@ -566,6 +568,14 @@ static int rb_parse(int argc, char **argv, struct rb_req *r)
 	 */
 	if (r->iter == RB_BVEC && !r->async)
 		unsupported(r, "%s", "iterator: ITER_BVEC of a sync kiocb");
+	/*
+	 * A 1 MiB write past EOF from registered buffers on an IOPOLL ring
+	 * (XFS, 1 KiB blocks) never completes on UML 6.1.176 and stops the
+	 * whole kernel, where the same from user memory completes: not run
+	 * until that is understood
+	 */
+	if (r->iter == RB_BVEC && r->hipri)
+		unsupported(r, "%s", "IOPOLL with registered buffers");
 	if (r->iter == RB_BVEC && r->unmapped)
 		unsupported(r, "%s", "unmapped registered buffer");
 	/* fallocate() and the layout's writes work in whole blocks */
@@ -849,6 +859,21 @@ static long issue_async(const struct rb_req *r, struct iovec *iov,
 	rc = io_uring_submit_and_wait(rg, 1);
 	if (rc >= 0)
 		rc = io_uring_wait_cqe(rg, &cqe);
+	if (rc == -EINTR) {
+		/*
+		 * The watchdog: no completion in REQ_TIMEOUT seconds.  The
+		 * request may complete later, into a ring of its own: the
+		 * next request gets a new one
+		 */
+		io_uring_queue_exit(rg);
+		if (r->hipri)
+			poll_ring_ok = !io_uring_queue_init(
+				4, rg, IORING_SETUP_IOPOLL);
+		else
+			ring_ok = !io_uring_queue_init(4, rg, 0);
+		register_mem();
+		return -EINTR;
+	}
 	if (rc < 0)
 		return rc;
 	rc = cqe->res;
@@ -980,7 +1005,19 @@ static int run_one(long line, const struct rb_req *r)
 		    mprotect(mem + from, mem_size - from, PROT_NONE))
 			return -1;
 	}
+	/*
+	 * A request the kernel never answers would stop the batch: the
+	 * watchdog interrupts the wait, and the line says -EINTR (a
+	 * difference, never hidden)
+	 */
+	alarm(REQ_TIMEOUT);
 	ret = r->async ? issue_async(r, iov, nseg) : issue_sync(r, iov, nseg);
+	alarm(0);
+	if (ret == -EINTR)
+		fprintf(stderr,
+			"real-batch: line %ld: no answer in %d s, "
+			"interrupted\n",
+			line, REQ_TIMEOUT);
 	if (r->unmapped)
 		mprotect(mem, mem_size, PROT_READ | PROT_WRITE);
 	if (r->write) {
@@ -1025,6 +1062,11 @@ static const char *block_word(unsigned int b)
 
 	snprintf(w, sizeof(w), ",%u,", b);
 	return w;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig; /* only to interrupt the wait (no SA_RESTART) */
 }
 
 static int usage(int rc)
@@ -1083,6 +1125,9 @@ int main(int argc, char **argv)
 	/* the outcomes go to a host folder through hostfs: in big writes */
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (dir) {
+		struct sigaction sa = { .sa_handler = on_alarm };
+
+		sigaction(SIGALRM, &sa, NULL);
 		snprintf(path, sizeof(path), "%s/real-batch.f", dir);
 		fd = open(path, O_CREAT | O_RDWR | O_TRUNC | O_DIRECT, 0644);
 		if (fd < 0) {
