@@ -563,8 +563,8 @@ static int rb_parse(int argc, char **argv, struct rb_req *r)
 	/*
 	 * ITER_BVEC from user space: io_uring's registered buffers
 	 * (io_import_fixed()), a bvec per page from the buffer's offset on
-	 * as testfs builds it; the pages are pinned at registration, so a
-	 * PROT_NONE source is no fault there
+	 * as testfs builds it; the pages are pinned at registration, so an
+	 * unmapped source is no fault there
 	 */
 	if (r->iter == RB_BVEC && !r->async)
 		unsupported(r, "%s", "iterator: ITER_BVEC of a sync kiocb");
@@ -585,7 +585,7 @@ static int rb_parse(int argc, char **argv, struct rb_req *r)
 			break;
 		}
 	if (r->unmapped && (r->buf_offset + r->unmapped_from) % PAGE)
-		/* mprotect() works in pages; the simulator in bytes */
+		/* munmap() works in pages; the simulator in bytes */
 		unsupported(r, "%s", "unmapped offset off a page");
 	return 0;
 }
@@ -1001,8 +1001,12 @@ static int run_one(long line, const struct rb_req *r)
 	if (r->unmapped) {
 		size_t from = r->buf_offset + r->unmapped_from;
 
-		if (from < mem_size &&
-		    mprotect(mem + from, mem_size - from, PROT_NONE))
+		/*
+		 * Unmapped, not PROT_NONE: UML's copy_from_user() reads a
+		 * PROT_NONE page, so ext4's buffered fallback (R-03) would
+		 * write it there; an unmapped page faults on every kernel
+		 */
+		if (from < mem_size && munmap(mem + from, mem_size - from))
 			return -1;
 	}
 	/*
@@ -1018,8 +1022,16 @@ static int run_one(long line, const struct rb_req *r)
 			"real-batch: line %ld: no answer in %d s, "
 			"interrupted\n",
 			line, REQ_TIMEOUT);
-	if (r->unmapped)
-		mprotect(mem, mem_size, PROT_READ | PROT_WRITE);
+	if (r->unmapped) {
+		size_t from = r->buf_offset + r->unmapped_from;
+
+		/* the same addresses again, for the next request */
+		if (from < mem_size &&
+		    mmap(mem + from, mem_size - from, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0) == MAP_FAILED)
+			return -1;
+	}
 	if (r->write) {
 		data = check_write(r, ret);
 		/*
