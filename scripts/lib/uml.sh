@@ -11,7 +11,7 @@
 # halting.  Everything UML writes for the host goes into a folder outside
 # /tmp, which is a tmpfs of UML's own.
 #
-#   uml_need_root PROG          exit 77 (skipped) unless root, UML, mkfs
+#   uml_need PROG KERNEL        exit 77 (skipped) unless root, UML, mkfs
 #   uml_init_head, uml_init_tail  an init script's first and last lines
 #   uml_run KERNEL WORK INIT LOG TIMEOUT NAME
 #                               boot KERNEL with WORK/disk.img (512 MiB,
