@@ -103,6 +103,18 @@ def _polled_unpollable(req, sim, real, keys):
             real.get("data") in ("ok", "zero", "n/a"))
 
 
+def _polled_refused_by_kernel(req, sim, real, keys):
+    # the other way round: the request's simulated device polls (no
+    # --no-poll), ubd does not, and a kernel from 6.12 on ends the polled
+    # bio with BLK_STS_NOTSUPP (__submit_bio()); io_uring's __io_read()
+    # turns that EOPNOTSUPP into EAGAIN for a non-blocking attempt, which
+    # RWF_NOWAIT returns as it is
+    want = -EAGAIN if "NOWAIT" in req.iocb else -EOPNOTSUPP
+    return (not req.has("no-poll") and "HIPRI" in req.iocb and
+            req.is_async and real.get("ret") == want and
+            no_transfer(real) and sim.get("ret", -1) >= 0)
+
+
 def _iopoll_short_read(req, sim, real, keys):
     # finding 0005: a polled read that iomap completed short in the
     # submitter is retried from io-wq, and the retry's 0 reaches the CQE
@@ -175,6 +187,12 @@ EXPLANATIONS = [
       "layer ends it with BLK_STS_NOTSUPP as later trees do (ubd has no "
       "poll queues: only --no-poll asks the simulator the same)",
       "R-05, B-26", "submit_bio_noacct() -> bio_clear_polled()"),
+    R("polled-refused-by-kernel", None, _polled_refused_by_kernel, ALL,
+      "a polled request the simulated device takes (no --no-poll) on ubd, "
+      "which has no poll queues: from 6.12 the kernel ends the bio with "
+      "BLK_STS_NOTSUPP, EOPNOTSUPP to the caller, or EAGAIN through "
+      "io_uring's __io_read() for an RWF_NOWAIT read",
+      "R-05, B-26", "__submit_bio() (BLK_FEAT_POLL), __io_read()"),
     R("segments-merged", None, _merged_segments, ALL,
       "segments that follow each other in memory join one bvec in the "
       "kernel and pass the block layer's length check; the simulated "
