@@ -807,8 +807,9 @@ static bool tail_zeroing_replaced_error(const struct iomapsim_request *r,
 
 /*
  * Where a queued request that failed may complete: writes in the dio
- * workqueue, reads where the code punts them (G-51, G-61, S-28); before
- * IOMAP_DIO_INLINE_COMP a failed read ended in end_io.  Also in process
+ * workqueue, reads where the code punts them (G-51, G-61, S-28); code
+ * without "iomap: always run error completions in user context" ends a
+ * failed read in end_io like any other.  Also in process
  * context by the two ways that skip the workqueue: an ioend write whose
  * bios all succeeded completes in the ioend worker, and an error its
  * completion makes there (->end_io, the O_DSYNC flush) stays (G-54); a
@@ -818,7 +819,7 @@ static bool tail_zeroing_replaced_error(const struct iomapsim_request *r,
 static bool error_completion_ok(const struct iomapsim_request *r,
 				const struct iomapsim_outcome *o)
 {
-	bool punted = IOMAPSIM_ERROR_COMPLETION_PUNTED || r->write;
+	bool punted = IOMAPSIM_ERROR_PUNT || r->write;
 
 	if (o->completion ==
 	    (punted ? IOMAP_DIO_COMP_WORKQUEUE : IOMAP_DIO_COMP_END_IO))

@@ -74,6 +74,10 @@ static const struct feature features[] = {
 	FEAT_BOOL("fua_no_cache", IOMAPSIM_FUA_NO_CACHE),
 	FEAT_BOOL("zero_returns_int", IOMAPSIM_ZERO_RETURNS_INT),
 	FEAT_BOOL("bio_page_refs", IOMAPSIM_BIO_PAGE_REFS),
+	FEAT_BOOL("error_punt", IOMAPSIM_ERROR_PUNT),
+	FEAT_BOOL("read_wq", IOMAPSIM_READ_WQ),
+	FEAT_BOOL("atomic_put_pinned", IOMAPSIM_ATOMIC_PUT_PINNED),
+	FEAT_BOOL("fua_mapped_only", IOMAPSIM_FUA_MAPPED_ONLY),
 	FEAT_BOOL("proposal", IOMAPSIM_PROPOSAL),
 };
 

@@ -44,7 +44,8 @@
 #   --real            also the real kernel's section (5.; root, UML)
 #   --suite REGEX     run only the suite's tests whose names match REGEX
 #                     (ctest -R), for a quicker look
-#   --count N         requests for the tree diff (default 30000)
+#   --count N         requests for the tree diff (default 30000, 0: no
+#                     tree diff)
 #   --build-root DIR  where the build folders go (default build-check/)
 #
 # Exit status: 0 clean, 1 findings (an unexplained or STALE test, a fuzz
@@ -307,7 +308,10 @@ fi
 
 diff_line=
 unexplained_groups=0
-if [ -z "$built" ]; then
+if [ "$count" -eq 0 ]; then
+	diff_line="not run (--count 0)"
+	part tree_diff SKIP "$diff_line"
+elif [ -z "$built" ]; then
 	diff_line=$not_built
 	part tree_diff SKIP "$diff_line"
 else

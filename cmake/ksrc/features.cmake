@@ -60,7 +60,8 @@ function(_ksrc_write_probed)
 			FS_INTEGRITY CRYPTO_SUBMIT KMALLOC_OBJ IOEND_DIRECT
 			DIO_TRACE PROPOSAL FSERROR DMA_CHECKED_UPFRONT
 			INLINE_ONE_PAGE BIO_OPFLAGS_HELPER KIOCB_INVALIDATE
-			FUA_NO_CACHE ZERO_RETURNS_INT BIO_PAGE_REFS)
+			FUA_NO_CACHE ZERO_RETURNS_INT BIO_PAGE_REFS ERROR_PUNT
+			READ_WQ ATOMIC_PUT_PINNED FUA_MAPPED_ONLY)
 		string(APPEND t "#define IOMAPSIM_${v} ${_fv_${v}}\n")
 	endforeach()
 	string(APPEND t "#endif\n")
@@ -113,7 +114,8 @@ set(_fv_GET_PAGES_ARGS 0)
 foreach(v DIO_CALLER_COMP DIO_INLINE_COMP DIO_COMP_WORK FS_INTEGRITY
 		CRYPTO_SUBMIT KMALLOC_OBJ IOEND_DIRECT DIO_TRACE PROPOSAL
 		FSERROR DMA_CHECKED_UPFRONT INLINE_ONE_PAGE BIO_OPFLAGS_HELPER
-		KIOCB_INVALIDATE FUA_NO_CACHE ZERO_RETURNS_INT BIO_PAGE_REFS)
+		KIOCB_INVALIDATE FUA_NO_CACHE ZERO_RETURNS_INT BIO_PAGE_REFS
+		ERROR_PUNT READ_WQ ATOMIC_PUT_PINNED FUA_MAPPED_ONLY)
 	set(_fv_${v} 0)
 endforeach()
 set(_fv_ZERO_PAGE IOMAPSIM_ZERO_PAGE0)
@@ -197,6 +199,41 @@ endif()
 _ksrc_probe(_ok probe-source.c PROBE_ZERO_RETURNS_INT)
 if(_ok)
 	set(_fv_ZERO_RETURNS_INT 1)
+endif()
+
+# ---- statement probes -----------------------------------------------------
+#
+# Two behaviours have no declaration of their own to compile against, and
+# stable series took them back without the rest of their release (Debian's
+# 6.12.117 has both next to IOMAP_DIO_INLINE_COMP, which trees without them
+# have too), so no other feature tells whether a tree has them.
+# They are read from direct-io.c itself, comments dropped and white space
+# folded, so that a tree formatted differently answers the same.
+file(READ ${_kt}/fs/iomap/direct-io.c _dio)
+string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " _dio "${_dio}")
+string(REGEX REPLACE "[ \t\r\n]+" " " _dio "${_dio}")
+# "iomap: always run error completions in user context": a failed dio
+# drops inline completion, or asks for completion work, in end_io
+if(_dio MATCHES "if \\(dio->error\\) dio->flags (&= ~IOMAP_DIO_INLINE_COMP|\\|= IOMAP_DIO_COMP_WORK);")
+	set(_fv_ERROR_PUNT 1)
+endif()
+# "iomap: allocate s_dio_done_wq for async reads as well": the
+# allocation is no longer nested in the write branch, whose closing
+# brace came right after it, before inode_dio_begin()
+if(NOT _dio MATCHES "sb_init_dio_done_wq[^}]*} } inode_dio_begin")
+	set(_fv_READ_WQ 1)
+endif()
+
+# Two shapes of known bugs (docs/findings/), which the suite then expects
+# as KNOWN BUG: an atomic write's short bio put with its pages still
+# pinned (0007), and an O_DSYNC write whose bio is not FUA keeping
+# IOMAP_DIO_WRITE_THROUGH when its mapping is new or not
+# IOMAP_MAPPED, which drops the flush (0008).
+if(_dio MATCHES "REQ_ATOMIC\\)[^;{]*\\) { ret = -EINVAL; bio_put\\(bio\\);")
+	set(_fv_ATOMIC_PUT_PINNED 1)
+endif()
+if(_dio MATCHES "else if \\(iomap->type == IOMAP_MAPPED\\) { if \\(iomap_dio_can_use_fua\\(iomap, dio\\)\\) bio_opf \\|= REQ_FUA; else dio->flags &= ~IOMAP_DIO_WRITE_THROUGH; }")
+	set(_fv_FUA_MAPPED_ONLY 1)
 endif()
 
 _ksrc_write_probed()

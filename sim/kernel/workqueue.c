@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bug.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -222,6 +223,16 @@ void destroy_workqueue(struct workqueue_struct *wq)
 bool queue_work_on(int cpu, struct workqueue_struct *wq,
 		   struct work_struct *work)
 {
+	/*
+	 * __queue_work() dereferences the workqueue first thing: the
+	 * kernel oopses here, and so does the simulated task (G-17: a
+	 * super block's s_dio_done_wq exists only once sb_init_dio_done_wq()
+	 * has run).
+	 */
+	if (unlikely(!wq))
+		sim_bug_hit(
+			__FILE__, __LINE__, __func__,
+			"kernel NULL pointer dereference: work queued on a NULL workqueue");
 	if (atomic_long_xchg(&work->data, WORK_STRUCT_PENDING) &
 	    WORK_STRUCT_PENDING)
 		return false;

@@ -14,8 +14,6 @@
 #define DMA_UPFRONT IOMAPSIM_DMA_CHECKED_UPFRONT
 #define NO_COMP_WORK (!IOMAPSIM_DIO_COMP_WORK)
 #define INLINE_COMP IOMAPSIM_DIO_INLINE_COMP
-/* before IOMAP_DIO_INLINE_COMP: reads inline, writes punted, always */
-#define OLD_COMP (!IOMAPSIM_DIO_COMP_WORK && !IOMAPSIM_DIO_INLINE_COMP)
 
 /* a loop test whose baseline still holds in some iterations */
 #define SOME true
@@ -59,6 +57,16 @@
 	"by iomap_iter_advance() and ->status, where it set ->processed"
 #define READ_WQ "\"iomap: allocate s_dio_done_wq for async reads as well\""
 #define ERROR_PUNT "\"iomap: always run error completions in user context\""
+#define NULL_WQ_BASELINE \
+	"a failed async read completes on s_dio_done_wq, which the read allocated"
+#define NULL_WQ_CHANGED                                                       \
+	"the read punts its error completion to s_dio_done_wq, which only a " \
+	"write allocates: queue_work() on NULL, the kernel oopses"
+#define NULL_WQ_BUG                                                                \
+	"bug in the code (docs/findings/0006-read-error-punt-null-workqueue.md), " \
+	"fixed upstream by " READ_WQ                                               \
+	" (CVE-2025-68357): iomapsim run --op read "                               \
+	"--pos 0 --len 4096 --async --no-simple --fault bio-error:1:IOERR"
 #define NOT_YET(what) "not in this code: " what " arrived in a later release"
 
 /* entries split by the suite their tests are in */
@@ -227,27 +235,73 @@ const struct expect expect_table[] = {
 	  "a write is never polled (no INLINE_COMP): it succeeds on such a queue",
 	  COMP_WORK),
 
-	E("G-17, G-61", EXPECT_CHANGED, OLD_COMP,
-	  "completions before IOMAP_DIO_INLINE_COMP",
-	  "iomap_generic_completion", "*",
+	E("G-17, G-61", EXPECT_CHANGED, !IOMAPSIM_READ_WQ,
+	  "s_dio_done_wq allocated for writes only", "iomap_generic_completion",
+	  "*",
 	  "test_async_read_inline test_async_holes_complete_in_submitter "
 	  "test_dio_done_wq_lazy",
 	  "Assertion 'o.wq_created' failed", ALL,
 	  "an async read creates s_dio_done_wq (G-17)",
 	  "only an async write creates it", READ_WQ),
-	E("G-03, G-17, G-61", EXPECT_CHANGED, OLD_COMP,
-	  "completions before IOMAP_DIO_INLINE_COMP", "iomap_generic_entry",
+	E("G-03, G-17, G-61", EXPECT_CHANGED, !IOMAPSIM_READ_WQ,
+	  "s_dio_done_wq allocated for writes only", "iomap_generic_entry",
 	  "reads", "test_alloc_failures", "Assertion '!o.queued' failed", ALL,
 	  "an async read whose workqueue cannot be allocated fails with -ENOMEM before any I/O",
 	  "a read allocates no workqueue: its second allocation is a bio, and the read is queued",
 	  READ_WQ),
-	E("G-51, G-61", EXPECT_CHANGED, OLD_COMP,
-	  "completions before IOMAP_DIO_INLINE_COMP",
-	  "iomap_generic_completion", "*",
+	E("G-51, G-61", EXPECT_CHANGED, !IOMAPSIM_ERROR_PUNT,
+	  "error completions not punted", "iomap_generic_completion", "*",
 	  "test_async_read_error_punted test_workqueue_keeps_private",
 	  "Assertion 'o.completion == IOMAP_DIO_COMP_WORKQUEUE' failed", ALL,
 	  "an error punts the completion to s_dio_done_wq",
 	  "a failed async read completes in end_io like any read", ERROR_PUNT),
+
+	/* ---- error punt without the read workqueue: finding 0006 -------- */
+	E("G-17, G-51", EXPECT_BUG, IOMAPSIM_ERROR_PUNT && !IOMAPSIM_READ_WQ,
+	  "error completions punted, s_dio_done_wq allocated for writes only",
+	  "iomap_generic_completion", "*",
+	  "test_async_read_error_punted test_workqueue_keeps_private",
+	  "Received signal 6", ALL, NULL_WQ_BASELINE, NULL_WQ_CHANGED,
+	  NULL_WQ_BUG),
+	E("G-17, G-51", EXPECT_BUG, IOMAPSIM_ERROR_PUNT && !IOMAPSIM_READ_WQ,
+	  "error completions punted, s_dio_done_wq allocated for writes only",
+	  "iomap_diff", "orders", "test_completion_orders", "Received signal 6",
+	  SOME, NULL_WQ_BASELINE, NULL_WQ_CHANGED, NULL_WQ_BUG),
+	E("G-17, G-51", EXPECT_BUG, IOMAPSIM_ERROR_PUNT && !IOMAPSIM_READ_WQ,
+	  "error completions punted, s_dio_done_wq allocated for writes only",
+	  "iomap_threaded", "*", "test_async_reads", "Received signal 6", ALL,
+	  NULL_WQ_BASELINE, NULL_WQ_CHANGED, NULL_WQ_BUG),
+	E("G-17, G-51", EXPECT_BUG, IOMAPSIM_ERROR_PUNT && !IOMAPSIM_READ_WQ,
+	  "error completions punted, s_dio_done_wq allocated for writes only",
+	  "cli_batch", "batch", "test_outcome_is_runs",
+	  "Assertion '(((st) & 0x7f) == 0)' failed", ALL, NULL_WQ_BASELINE,
+	  NULL_WQ_CHANGED, NULL_WQ_BUG),
+
+	E("G-54, G-51", EXPECT_CHANGED,
+	  !IOMAPSIM_ERROR_PUNT && IOMAPSIM_IOEND_DIRECT,
+	  "error completions not punted", "iomap_ioend", "*",
+	  "test_device_error_via_io_error",
+	  "Assertion 'o.completion == IOMAP_DIO_COMP_WORKQUEUE' failed", SOME,
+	  "an ioend write's device error sets COMP_WORK again: an async dio is punted to s_dio_done_wq",
+	  "the error completes the dio in the ioend worker, as a success would",
+	  ERROR_PUNT),
+
+	/* ---- bugs found in trees of their own (docs/findings/) ----------- */
+	E("G-25, G-34", EXPECT_BUG, IOMAPSIM_ATOMIC_PUT_PINNED,
+	  "an atomic write's short bio put with its pages pinned",
+	  "iomap_generic_loop", "writes",
+	  "test_atomic_short_bio test_atomic_short_bio_releases_pins",
+	  "1 leak(s)", ALL,
+	  "a bio that does not cover the atomic write fails it with -EINVAL and unpins its pages",
+	  "bio_put() without bio_release_pages(): the pages bio_iov_iter_get_pages() pinned stay pinned",
+	  "bug in the code (docs/findings/0007-atomic-short-bio-leaks-pins.md): iomapsim run --op write --pos 0 --len 8192 --iocb ATOMIC --map mapped:0:65536:atomic --iter iovec:2 --fault short-pin:2:0"),
+	E("G-26", EXPECT_BUG, IOMAPSIM_FUA_MAPPED_ONLY,
+	  "IOMAP_DIO_WRITE_THROUGH cleared only for IOMAP_MAPPED, not new, mappings",
+	  "iomap_generic_loop", "writes", "test_dsync_fua_refused",
+	  "Assertion 'o.fsync_calls == 1' failed: o.fsync_calls == 0", SOME,
+	  "an O_DSYNC write whose bio is not FUA ends with generic_write_sync()",
+	  "a new (IOMAP_F_NEW) or unwritten mapping keeps WRITE_THROUGH without FUA: NEED_SYNC is dropped, nothing flushes the volatile cache",
+	  "bug in the code (docs/findings/0008-dsync-new-mapping-skips-flush.md): iomapsim run --op write --pos 0 --len 4096 --iocb DSYNC --write-cache --fua --map mapped:0:65536:new"),
 
 	/* ---- older write paths ------------------------------------------ */
 	E("G-15, K-09", EXPECT_CHANGED, !IOMAPSIM_KIOCB_INVALIDATE,
@@ -308,9 +362,10 @@ const struct expect expect_table[] = {
 	  "the first mapping's bio goes out before the second, misaligned mapping fails",
 	  "the whole iterator is refused before the first bio: none goes out",
 	  UPFRONT),
-	E("G-30, G-33, B-29", EXPECT_BUG, !DMA_UPFRONT,
-	  "bios built before the memory is checked", "iomap_generic_loop",
-	  "writes", "test_short_write_keeps_its_head",
+	E("G-30, G-33, B-29", EXPECT_BUG,
+	  !DMA_UPFRONT && IOMAPSIM_GET_PAGES_ARGS >= 3,
+	  "bios built with iomap's alignment mask before the memory is checked",
+	  "iomap_generic_loop", "writes", "test_short_write_keeps_its_head",
 	  "Assertion 'o.dev.write_bios == 0' failed: o.dev.write_bios == 1",
 	  ALL,
 	  "a pass that resumes this dio mid-block leaves the block's head, this dio's own data, alone",

@@ -91,14 +91,6 @@
 	 IOMAPSIM_DMA_CHECKED_AT_BUILD)
 
 /*
- * G-51, G-61: an error punts an async dio's completion to s_dio_done_wq.
- * Before IOMAP_DIO_INLINE_COMP, reads completed in end_io whatever their
- * outcome.
- */
-#define IOMAPSIM_ERROR_COMPLETION_PUNTED				\
-	(IOMAPSIM_DIO_COMP_WORK || IOMAPSIM_DIO_INLINE_COMP)
-
-/*
  * A write to an IOMAP_F_INTEGRITY mapping generates protection
  * information (fs_bio_integrity_generate()), which needs a device with an
  * integrity profile; the simulated ones have none (K7).

@@ -40,6 +40,14 @@
 #define IOMAPSIM_ZERO_RETURNS_INT 1
 /* a bio holds a reference to each page it did not pin (get_page()) */
 #define IOMAPSIM_BIO_PAGE_REFS 0
+/* "iomap: always run error completions in user context" (G-51) */
+#define IOMAPSIM_ERROR_PUNT 1
+/* "iomap: allocate s_dio_done_wq for async reads as well" (G-17) */
+#define IOMAPSIM_READ_WQ 1
+/* an atomic write's short bio is put with its pages pinned (0007) */
+#define IOMAPSIM_ATOMIC_PUT_PINNED 0
+/* WRITE_THROUGH cleared only for an IOMAP_MAPPED, not new, mapping (0008) */
+#define IOMAPSIM_FUA_MAPPED_ONLY 0
 /* iomap_dio_rw_next(), iomap_dio_rw_begin(), IOMAP_DIO_NO_IOMAP_END */
 #define IOMAPSIM_PROPOSAL 1
 
