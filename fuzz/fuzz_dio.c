@@ -679,6 +679,19 @@ static bool iov_refused_past_segments(const struct iomapsim_request *r)
 	       iomapsim_iov_later_misaligned(r, r->dma_alignment ?: 511);
 }
 
+/*
+ * Finding 0006: code that punts error completions but allocates
+ * s_dio_done_wq only for writes queues a failed async read's completion
+ * on NULL, and the simulated task oopses as the kernel would.  Any async
+ * read may fail (an injected fault, a misaligned buffer, a pin), so on
+ * such code none is run: each would stop the campaign on the same bug.
+ */
+static bool read_error_null_wq(const struct iomapsim_request *r)
+{
+	return IOMAPSIM_ERROR_PUNT && !IOMAPSIM_READ_WQ && !r->write &&
+	       r->async;
+}
+
 static const char *known_issue(const struct iomapsim_request *r)
 {
 	if (stale_map(r))
@@ -693,6 +706,8 @@ static const char *known_issue(const struct iomapsim_request *r)
 		return "inline data across a page (file system contract)";
 	if (iov_refused_past_segments(r))
 		return "a later segment off the DMA alignment (K11)";
+	if (read_error_null_wq(r))
+		return "an async read on code that carries finding 0006";
 
 	return NULL;
 }
