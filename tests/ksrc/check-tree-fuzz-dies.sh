@@ -22,7 +22,8 @@
 # Then the first part failing: a copy whose iomap.h does not compile
 # fails at configure, in seconds; exit 2 (an error), the page with each
 # later part "not run" and why, the KTAP file with part.build not ok and
-# the three others skipped.
+# the three others skipped.  Last a tree too old (no fs/iomap/iter.c):
+# refused by name, exit 2, part.build not ok.
 #
 # The copy stays at a fixed path under BUILD_ROOT, so check-tree.sh's
 # build folders (one per tree path) are reused by the next run.  Needs
@@ -190,7 +191,33 @@ want="  not ok 1 part.build
 [ "$(grep -E '^  (not )?ok ' "$out/b.tap" 2>/dev/null)" = "$want" ] ||
 	bad "the KTAP file of a tree that does not configure is not the build failed and three parts skipped"
 
+# A tree older than kernel-source mode supports (no fs/iomap/iter.c, as
+# before Linux 5.15): refused by name, with the missing piece, on the
+# page, without running cmake; exit 2, part.build not ok in the KTAP file.
+otree=$root/planted/too-old
+rm -rf "$otree"
+mkdir -p "$otree/fs/iomap" "$otree/include/linux"
+cp "$fixture/fs/iomap/direct-io.c" "$otree/fs/iomap/"
+cp "$fixture/include/linux/iomap.h" "$otree/include/linux/"
+printf 'VERSION = 5\nPATCHLEVEL = 10\nSUBLEVEL = 0\nEXTRAVERSION =\n' >"$otree/Makefile"
+otree=$(cd "$otree" && pwd -P)
+rc=0
+"$src/scripts/check-tree.sh" "$otree" --fuzz 5 --count 300 \
+	--build-root "$root" --ktap "$out/o.tap" >"$out/opage.txt" \
+	2>"$out/oerr.txt" || rc=$?
+echo
+echo "check-tree.sh on a tree without fs/iomap/iter.c exited $rc; its page:"
+cat "$out/opage.txt"
+[ "$rc" -eq 2 ] || bad "check-tree.sh exited $rc for a tree too old, want 2"
+why='refused: Linux 5.10.0, older than kernel-source mode supports: no fs/iomap/iter.c (iomap_iter(), from "iomap: add the new iomap_iter model", Linux 5.15)'
+for w in "iomapsim check of $otree" "  features: unknown: $why" \
+	"suite: not run: $why" "KTAP: $out/o.tap"; do
+	grep -qxF -- "$w" "$out/opage.txt" || bad "the page has no line '$w'"
+done
+grep -qx '  not ok 1 part.build' "$out/o.tap" 2>/dev/null ||
+	bad "the KTAP file of a tree too old has no part.build not ok"
+
 if [ "$fail" -ne 0 ]; then
 	exit 1
 fi
-echo "check-tree: the page and the KTAP file, with fuzz_dio stopped on its first input, and with a tree that does not configure"
+echo "check-tree: the page and the KTAP file, with fuzz_dio stopped on its first input, with a tree that does not configure, and with one too old"
