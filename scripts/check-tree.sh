@@ -330,9 +330,12 @@ elif [ -z "$built" ]; then
 else
 	note "tree diff against the embedded copy ($count requests)"
 	drc=0
-	"$top/scripts/tree-diff.sh" --count "$count" --build-root "$root/diff" \
-		embedded "$tree" >"$dir/tree-diff.txt" 2>"$dir/tree-diff.log" ||
-		drc=$?
+	# checks sharing a build root (check-corpus.sh runs several) share
+	# the diff's build of the embedded copy: one builds it at a time
+	mkdir -p "$root/diff"
+	flock "$root/diff/.lock" "$top/scripts/tree-diff.sh" --count "$count" \
+		--build-root "$root/diff" embedded "$tree" \
+		>"$dir/tree-diff.txt" 2>"$dir/tree-diff.log" || drc=$?
 	if [ $drc -le 1 ]; then
 		unexplained_groups=$(grep -c '^  UNEXPLAINED' "$dir/tree-diff.txt" || true)
 		if [ "$unexplained_groups" -gt 0 ]; then

@@ -17,8 +17,8 @@
 #
 # A tree already in CORPUS is kept (delete its folder to fetch it again).
 #
-#   --ci          only what CI checks: the variants, the oldest version of
-#                 each Debian series and debian-newest
+#   --ci          only what CI checks: the variants, the oldest and the
+#                 newest version of each Debian series, and debian-newest
 #   --shared DIR  where the fixture trees are (default ../shared/kernel
 #                 beside the repository)
 #
@@ -97,7 +97,7 @@ for series in 6.1 6.12; do
 		failed=1
 		continue
 	fi
-	[ -z "$ci" ] || list=$(printf '%s\n' "$list" | head -n 1)
+	[ -z "$ci" ] || list=$(printf '%s\n' "$list" | sed -n '1p;$p' | sort -u)
 	for v in $list; do
 		debian "$series" "$v"
 	done

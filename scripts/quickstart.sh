@@ -13,6 +13,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 jobs=$(nproc 2>/dev/null || echo 2)
+# The test programs whose verdicts depend on a tree's iomap code (the Check
+# suites, the batch command and the fuzz replay), for the corpus: the
+# mounts, style and documents do not change with the tree.
+corpus_suite='^(iomap_|block_|sim_|cli_batch|cli_run|simfs_core|fuzz_replay_dio)'
 
 # Debian packages the project needs: compiler and build tools, Check (unit
 # tests), libfuse3 + fuse3 (the mount), libblkid (mkfs probing, device
@@ -203,6 +207,21 @@ test)
 				"$top/fuzz/smoke.sh"
 		fi
 	done
+	# The corpus of trees nobody tuned the simulator for: Debian's
+	# oldest and newest of each series and unstable's newest, fetched
+	# once into the cache, and the feature combinations of
+	# tests/corpus/ (scripts/make-corpus.sh --ci).  The suite only (the
+	# fixture trees above had the fuzzing and the tree diff): each tree
+	# gets its page, and any unexplained failure or STALE expectation
+	# fails the test command.
+	if [ -z "${IOMAPSIM_KERNEL_TREE:-}" ]; then
+		corpus=${IOMAPSIM_CACHE:-$HOME/.cache/iomapsim}/corpus-ci
+		echo "== the corpus: scripts/make-corpus.sh --ci $corpus"
+		"$top/scripts/make-corpus.sh" --ci "$corpus"
+		"$top/scripts/check-corpus.sh" --fuzz 0 --count 0 \
+			--suite "$corpus_suite" --out "$top/build-corpus-ci" "$corpus"
+		summary+=("corpus: $(grep -c . "$top/build-corpus-ci/trees.tsv") trees, each page in build-corpus-ci/pages/")
+	fi
 	echo "== verdicts by iomap code (passed, expected changes, not applicable,"
 	echo "   known bugs, stale expectations, failures)"
 	for l in "${summary[@]}"; do

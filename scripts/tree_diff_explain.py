@@ -65,11 +65,9 @@ def comp_era(f):
     """The completion scheme of a build's __iomap_dio_rw() and end_io:
     'old' (6.1: reads inline, writes on the workqueue), 'inline'
     (IOMAP_DIO_INLINE_COMP, from 6.6) or 'work' (IOMAP_DIO_COMP_WORK,
-    the baseline).  Some changes that later releases and stable updates
-    made have no probe of their own; their explanations name the era
-    the trees here show them with, so a tree between the two (a 6.12
-    before the backport) leaves such a difference unexplained rather
-    than explained wrongly."""
+    the baseline).  The two changes stable series took back alone
+    (error_punt, read_wq) are probed on their own and keyed on those
+    words; the rest follow the era."""
     if on(f, "comp_work"):
         return "work"
     if on(f, "inline_comp"):
@@ -553,13 +551,13 @@ def _has_simple(f):
 EXPLANATIONS = [
     # ---- 6.1 -> 6.12 ------------------------------------------------------
     E("wq-for-async-reads",
-      lambda f: comp_era(f) == "old", lambda f: comp_era(f) != "old",
+      lambda f: not on(f, "read_wq"), lambda f: on(f, "read_wq"),
       _wq_for_reads, RESULT,
       "an async read creates s_dio_done_wq first: the allocation the "
       "fault fails is that workqueue, -ENOMEM before any I/O",
       "G-17, G-61", WQ_READS),
     E("failed-read-punted",
-      lambda f: comp_era(f) == "old", lambda f: comp_era(f) != "old",
+      lambda f: not on(f, "error_punt"), lambda f: on(f, "error_punt"),
       _error_punt, {"punted", "completion"},
       "a failed async read is completed from s_dio_done_wq, not inline "
       "in end_io",
