@@ -170,14 +170,20 @@ echo 'not C: iomap.h does not compile' >>"$btree/include/linux/iomap.h"
 btree=$(cd "$btree" && pwd -P)
 bkey=$(printf '%s' "$btree" | sha256sum | cut -c1-8)
 blog=$root/no-configure-$bkey/check.log
-rc=0
-"$src/scripts/check-tree.sh" "$btree" --fuzz 5 --count 300 \
-	--build-root "$root" --ktap "$out/b.tap" >"$out/bpage.txt" \
-	2>"$out/berr.txt" || rc=$?
-echo
-echo "check-tree.sh on a tree that does not configure exited $rc; its page:"
-cat "$out/bpage.txt"
-[ "$rc" -eq 2 ] || bad "check-tree.sh exited $rc for a tree that does not configure, want 2"
+# check_error TREE TAG WHAT: check-tree.sh on TREE, whose page goes to
+# $out/TAGpage.txt and KTAP file to $out/TAG.tap, must exit 2 (an error)
+check_error() {
+	local rc=0
+	"$src/scripts/check-tree.sh" "$1" --fuzz 5 --count 300 \
+		--build-root "$root" --ktap "$out/$2.tap" >"$out/$2page.txt" \
+		2>"$out/$2err.txt" || rc=$?
+	echo
+	echo "check-tree.sh on $3 exited $rc; its page:"
+	cat "$out/$2page.txt"
+	[ "$rc" -eq 2 ] || bad "check-tree.sh exited $rc for $3, want 2"
+}
+
+check_error "$btree" b "a tree that does not configure"
 nc="not run: the tree does not configure (log: $blog)"
 for w in "iomapsim check of $btree" \
 	"  features: unknown: the tree does not configure (log: $blog)" \
@@ -201,14 +207,7 @@ cp "$fixture/fs/iomap/direct-io.c" "$otree/fs/iomap/"
 cp "$fixture/include/linux/iomap.h" "$otree/include/linux/"
 printf 'VERSION = 5\nPATCHLEVEL = 10\nSUBLEVEL = 0\nEXTRAVERSION =\n' >"$otree/Makefile"
 otree=$(cd "$otree" && pwd -P)
-rc=0
-"$src/scripts/check-tree.sh" "$otree" --fuzz 5 --count 300 \
-	--build-root "$root" --ktap "$out/o.tap" >"$out/opage.txt" \
-	2>"$out/oerr.txt" || rc=$?
-echo
-echo "check-tree.sh on a tree without fs/iomap/iter.c exited $rc; its page:"
-cat "$out/opage.txt"
-[ "$rc" -eq 2 ] || bad "check-tree.sh exited $rc for a tree too old, want 2"
+check_error "$otree" o "a tree without fs/iomap/iter.c"
 why='refused: Linux 5.10.0, older than kernel-source mode supports: no fs/iomap/iter.c (iomap_iter(), from "iomap: add the new iomap_iter model", Linux 5.15)'
 for w in "iomapsim check of $otree" "  features: unknown: $why" \
 	"suite: not run: $why" "KTAP: $out/o.tap"; do
