@@ -839,8 +839,10 @@ static bool error_completion_ok(const struct iomapsim_request *r,
 	if (o->completion ==
 	    (punted ? IOMAP_DIO_COMP_WORKQUEUE : IOMAP_DIO_COMP_END_IO))
 		return true;
+	/* without the error punt the ioend worker completes a failed dio too */
 	if (o->completion == IOMAP_DIO_COMP_IOEND_WORKER)
-		return o->fsync_calls || o->end_io_calls;
+		return !IOMAPSIM_ERROR_PUNT || o->fsync_calls ||
+		       o->end_io_calls;
 	return o->completion == IOMAP_DIO_COMP_SUBMITTER &&
 	       (r->ki_flags & IOCB_DIO_CALLER_COMP);
 }
