@@ -52,5 +52,12 @@ int bio_split_io_at(struct bio *bio, const struct queue_limits *lim,
 
 /* blk-core.c */
 void blk_sim_bio_submitted(struct bio *bio);
+extern struct sim_stat blk_stat_submit_error;
+
+/* blk-sim.c: the simulated device behind blk-core.c's submission */
+void blk_sim_submit_bio(struct bio *bio);
+void blk_sim_issue(struct bio *bio);
+int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie);
+bool bio_sim_typesafe_freed(const struct bio *bio);
 
 #endif /* _BLOCK_BLK_H */
