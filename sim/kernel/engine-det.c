@@ -134,3 +134,16 @@ void sim_det_settle(void)
 	while (det_step(false))
 		;
 }
+
+static void det_drain(void)
+{
+	while (sim_det_step())
+		;
+}
+
+const struct sim_engine_ops sim_det_ops = {
+	.post = sim_det_post,
+	.step = sim_det_step,
+	.drain = det_drain,
+	.settle = sim_det_settle,
+};

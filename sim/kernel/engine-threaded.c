@@ -124,3 +124,23 @@ void sim_thr_drain(void)
 		sched_yield();
 	}
 }
+
+static int thr_start(const struct sim_engine_opts *opts)
+{
+	return sim_thr_start(opts->nr_irq_threads ?: opts->nr_cpus);
+}
+
+/* the engine's threads run the events: a caller has none to step */
+static bool thr_step(void)
+{
+	return false;
+}
+
+const struct sim_engine_ops sim_thr_ops = {
+	.start = thr_start,
+	.stop = sim_thr_stop,
+	.post = sim_thr_post,
+	.step = thr_step,
+	.drain = sim_thr_drain,
+	.settle = sim_thr_drain,
+};

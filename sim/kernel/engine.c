@@ -15,6 +15,7 @@
 
 struct sim_engine_state sim_eng = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.ops = &sim_det_ops,
 };
 static void (*deadlock_hook)(void);
 bool sim_engine_threads;
@@ -58,6 +59,8 @@ int sim_engine_init(const struct sim_engine_opts *opts)
 	}
 	nr_cpu_ids = o.nr_cpus;
 	sim_eng.kind = o.kind;
+	sim_eng.ops = o.kind == SIM_ENGINE_THREADED ? &sim_thr_ops :
+						      &sim_det_ops;
 	sim_eng.policy = o.policy;
 	sim_eng.seed = o.seed;
 	sim_rand_seed(&sim_eng.rng, o.seed);
@@ -70,9 +73,9 @@ int sim_engine_init(const struct sim_engine_opts *opts)
 		sim_task_set_cpu(0);
 	__atomic_store_n(&sim_engine_threads, o.kind == SIM_ENGINE_THREADED,
 			 __ATOMIC_RELAXED);
-	if (o.kind == SIM_ENGINE_THREADED) {
-		int ret = sim_thr_start(o.nr_irq_threads ? o.nr_irq_threads :
-							   o.nr_cpus);
+	if (sim_eng.ops->start) {
+		int ret = sim_eng.ops->start(&o);
+
 		if (ret)
 			return ret;
 	}
@@ -91,11 +94,12 @@ void sim_engine_exit(void)
 		return;
 	sim_engine_drain();
 	sim_workqueues_exit();
-	if (sim_eng.kind == SIM_ENGINE_THREADED)
-		sim_thr_stop();
+	if (sim_eng.ops->stop)
+		sim_eng.ops->stop();
 	sim_tasks_reap();
 	sim_eng.running = false;
 	sim_eng.kind = SIM_ENGINE_DET;
+	sim_eng.ops = &sim_det_ops;
 	__atomic_store_n(&sim_engine_threads, false, __ATOMIC_RELAXED);
 }
 
@@ -128,10 +132,7 @@ void sim_event_post(struct sim_event *ev)
 	eng_unlock();
 	if (ev->cpu < 0 && ev->ctx == SIM_CTX_HARDIRQ)
 		ev->cpu = raw_smp_processor_id(); /* complete where submitted */
-	if (sim_eng.kind == SIM_ENGINE_THREADED)
-		sim_thr_post(ev);
-	else
-		sim_det_post(ev);
+	sim_eng.ops->post(ev);
 }
 
 void sim_engine_event_done(void)
@@ -179,31 +180,21 @@ void sim_event_run_now(struct sim_event *ev, enum sim_context ctx)
 bool sim_engine_step(void)
 {
 	sim_engine_ensure();
-	if (sim_eng.kind == SIM_ENGINE_THREADED)
-		return false;
-	return sim_det_step();
+	return sim_eng.ops->step();
 }
 
 void sim_engine_drain(void)
 {
 	if (!sim_eng.running)
 		return;
-	if (sim_eng.kind == SIM_ENGINE_THREADED) {
-		sim_thr_drain();
-		return;
-	}
-	while (sim_det_step())
-		;
+	sim_eng.ops->drain();
 }
 
 void sim_engine_settle(void)
 {
 	if (!sim_eng.running)
 		return;
-	if (sim_eng.kind == SIM_ENGINE_THREADED)
-		sim_thr_drain();
-	else
-		sim_det_settle();
+	sim_eng.ops->settle();
 }
 
 void sim_engine_add_source(struct sim_source *src)

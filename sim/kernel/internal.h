@@ -16,9 +16,26 @@ void sim_task_free(struct task_struct *t);
 void sim_tasks_reap(void);
 
 /* engine.c */
+/*
+ * What differs between the two engines, as the kernel would put it: an
+ * ops table (engine-det.c, engine-threaded.c) that engine.c calls through.
+ * start and stop may be NULL (the deterministic engine has no threads).
+ */
+struct sim_engine_ops {
+	int (*start)(const struct sim_engine_opts *opts);
+	void (*stop)(void);
+	void (*post)(struct sim_event *ev);
+	/* run one event; false: nothing ran (the threaded engine never does) */
+	bool (*step)(void);
+	void (*drain)(void);
+	void (*settle)(void);
+};
+extern const struct sim_engine_ops sim_det_ops, sim_thr_ops;
+
 struct sim_engine_state {
 	bool running;
 	enum sim_engine_kind kind;
+	const struct sim_engine_ops *ops;
 	enum sim_sched_policy policy;
 	u64 seed;
 	struct sim_rand rng;
