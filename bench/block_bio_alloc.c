@@ -22,6 +22,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <sim/alloc.h>
+#include <sim/bio.h>
 #include <sim/engine.h>
 #include <sim/stats.h>
 #include <sim/trace.h>

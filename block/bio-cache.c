@@ -21,6 +21,7 @@
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
+#include <sim/bio.h>
 #include <sim/stats.h>
 #include "blk.h"
 

@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <sim/bdev.h>
+#include <sim/bio.h>
 #include <sim/engine.h>
 #include <sim/stats.h>
 #include <sim/trace.h>

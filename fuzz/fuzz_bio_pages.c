@@ -37,6 +37,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/uio.h>
+#include <sim/bio.h>
 #include <sim/fault.h>
 #include <sim/stats.h>
 

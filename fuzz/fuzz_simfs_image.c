@@ -41,6 +41,7 @@
 #include <linux/iomap.h>
 #include <linux/kernel.h>
 #include <sim/bdev.h>
+#include <sim/bio.h>
 #include <sim/engine.h>
 #include <sim/iomap.h>
 #include "fuzz_common.h"

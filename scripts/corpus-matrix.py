@@ -97,9 +97,10 @@ def fuzz_cell(row):
     s = row["fuzz"]
     if s.startswith("not run"):
         return "not run"
-    m = re.search(r"(\d+) runs", s)
+    m = re.search(r"(\d+) inputs in (\d+)s", s)
     ok = row["parts"].get("fuzz_dio") == "PASS"
-    return ("clean" if ok else "STOPPED") + (f", {m.group(1)} runs" if m else "")
+    return ("clean" if ok else "STOPPED") + \
+        (f", {int(m.group(1)):,} inputs in {m.group(2)} s" if m else "")
 
 
 def markdown(rows):

@@ -10,6 +10,7 @@
 #include <linux/cache.h>
 #include <linux/slab.h>
 #include <sim/alloc.h>
+#include <sim/bio.h>
 #include <sim/fault.h>
 #include <sim/report.h>
 #include <sim/stats.h>

@@ -8,6 +8,7 @@
 #include <linux/blkdev.h>
 #include <linux/smp.h>
 #include <sim/alloc.h>
+#include <sim/bio.h>
 #include <sim/engine.h>
 #include <sim/fault.h>
 #include <sim/stats.h>

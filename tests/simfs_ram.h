@@ -13,6 +13,7 @@
 #include <string.h>
 #include <linux/bio.h>
 #include <sim/bdev.h>
+#include <sim/bio.h>
 #include <sim/iomap.h>
 #include "harness.h"
 #include "simfs.h"

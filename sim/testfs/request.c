@@ -16,6 +16,7 @@
 #include <linux/uio.h>
 #include <sim/alloc.h>
 #include <sim/bdev.h>
+#include <sim/bio.h>
 #include <sim/engine.h>
 #include <sim/trace.h>
 #include <sim/fault.h>

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * struct bio helpers and struct bio_set (include/linux/bio.h).
- *
- * Besides the kernel's interface this header declares a few simulator
- * entry points, all named bio_sim_* / bioset_sim_*: the B-03 switch
- * (per-CPU bio cache on by default), cache inspection for tests, and the
- * teardown drain that returns cached bios to their pools.
+ * struct bio helpers and struct bio_set (include/linux/bio.h): the
+ * kernel's interface only.  The simulator's entry points (bio_sim_*,
+ * bioset_sim_*: the B-03 switch, cache inspection, the teardown drain)
+ * are in <sim/bio.h>.
  */
 #ifndef _LINUX_BIO_H
 #define _LINUX_BIO_H
@@ -570,38 +568,6 @@ static inline struct bio *bio_list_get(struct bio_list *bl)
 
 	bl->head = bl->tail = NULL;
 	return bio;
-}
-
-/* ---- simulator only ------------------------------------------------ */
-
-/*
- * "block: enable per-cpu bio cache by default" (B-03): true (the
- * default) makes bio_alloc_bioset() add REQ_ALLOC_CACHE itself, so every
- * bioset with BIOSET_PERCPU_CACHE uses its cache for nr_vecs <= 4; false
- * gives the older rule where only callers passing REQ_ALLOC_CACHE
- * (io_uring, block-device DIO) use it (B-03).
- */
-extern bool bio_sim_percpu_cache_default;
-
-/* Bios of @bs handed out and not yet put. */
-long bioset_sim_live(struct bio_set *bs);
-
-/* Bios waiting in @cpu's cache of @bs, on the task and the IRQ list. */
-void bioset_sim_cache_count(struct bio_set *bs, int cpu, unsigned int *nr,
-			    unsigned int *nr_irq);
-
-/*
- * Return every cached bio of every bioset to its pool, as CPU hot-unplug
- * does (bio_cpu_dead()).  The test harness runs it at teardown so cached
- * bios do not show up as leaked allocations; call it before comparing
- * allocation counts.
- */
-void bio_sim_drain_caches(void);
-
-/* Sequence number of @bio's allocation, for traces and tests. */
-static inline u32 bio_sim_id(const struct bio *bio)
-{
-	return bio->bi_sim_id;
 }
 
 #endif /* _LINUX_BIO_H */
