@@ -35,7 +35,7 @@
 #
 # Under each table: each server's CPU time per read (median; it depends
 # far less on what else the machine runs than IOPS do), every round's
-# figures, and the mount's poll governor (sim/fuse/host/poll-gov.c)
+# figures, and the mount's poll governor (tools/fuse/host/poll-gov.c)
 # summed over the runs of each depth.  The load average is printed: on a
 # machine that is not idle, polling rightly stays off and IOPS mean
 # little.

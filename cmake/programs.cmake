@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The iomapsim command and the benchmark programs (bench/<layer>_*.c; they
 # print figures and are never run as tests).
-file(GLOB CLI_SRC CONFIGURE_DEPENDS sim/cli/*.c)
+file(GLOB CLI_SRC CONFIGURE_DEPENDS tools/cli/*.c)
 if(CLI_SRC AND TARGET testfs AND NOT IOMAPSIM_FUZZ_ONLY)
 	add_executable(iomapsim ${CLI_SRC})
 	target_link_libraries(iomapsim PRIVATE ${IOMAPSIM_PROGRAM_LIBS})

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_dio's input format: bytes <-> a request for the request runner
- * (sim/testfs/request.h) plus the engine seed, and the equivalent
+ * (fs/testfs/request.h) plus the engine seed, and the equivalent
  * `iomapsim run ...` command line.
  *
  * Only what `iomapsim run` can express is encoded, so every input, and so

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_dio: one direct I/O request per input, through the request runner
- * the unit tests and `iomapsim run` use (sim/testfs/request.c), checked by
+ * the unit tests and `iomapsim run` use (fs/testfs/request.c), checked by
  * oracles that catch the bugs that matter here - a wrong return value,
  * stale data, a leaked bio, a completion called twice, a sleep in
  * interrupt context - not only crashes.
@@ -737,7 +737,7 @@ static bool violation_expected(const struct iomapsim_request *r)
 }
 
 /*
- * A known gap in the runner's write check (sim/testfs), reported: the
+ * A known gap in the runner's write check (fs/testfs), reported: the
  * device legitimately differs from testfs's model, so its "mismatch" is
  * not a finding for these writes (every other oracle still applies).
  *

@@ -39,8 +39,8 @@ import re
 import sys
 
 CHECKED = ("iomap/direct-io.c", "iomap/iter.c", "iomap/direct-io-next.c")
-GROUPS = ("iomap/", "block/", "sim/kernel/", "sim/testfs/", "sim/simfs/",
-          "sim/fuse/", "sim/cli/", "sim/")
+GROUPS = ("iomap/", "block/", "sim/kernel/", "fs/testfs/", "fs/simfs/",
+          "tools/fuse/", "tools/cli/", "sim/")
 
 
 def figures(lines):

@@ -41,8 +41,9 @@ cd "$top"
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	mapfile -t files < <(git ls-files 'sim/*.[ch]' 'tests/*.[ch]' \
-		'fuzz/*.[ch]' 'bench/*.[ch]' | grep -v '^sim/include/linux/')
+	mapfile -t files < <(git ls-files 'sim/*.[ch]' 'fs/*.[ch]' \
+		'tools/*.[ch]' 'tests/*.[ch]' 'fuzz/*.[ch]' 'bench/*.[ch]' |
+		grep -v '^sim/include/linux/')
 fi
 if [ ${#files[@]} -eq 0 ]; then
 	echo "format-check: no files (not a git checkout?)" >&2

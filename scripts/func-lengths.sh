@@ -66,7 +66,8 @@ if [ $# -gt 0 ]; then
 	files=("$@")
 else
 	mapfile -t files < <(git ls-files 'sim/*.[ch]' 'block/*.[ch]' \
-		'iomap/*.[ch]' 'fuzz/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]')
+		'iomap/*.[ch]' 'fs/*.[ch]' 'tools/*.[ch]' 'fuzz/*.[ch]' \
+		'tests/*.[ch]' 'bench/*.[ch]')
 fi
 if ! $all; then
 	mapfile -t files < <(printf '%s\n' "${files[@]}" |

@@ -96,7 +96,7 @@ def fields(meta):
     return out
 
 
-# struct simfs_dsb (sim/simfs/format.h): offset, size, name
+# struct simfs_dsb (fs/simfs/format.h): offset, size, name
 SB_FIELDS = [(8, 4, "s_version"), (12, 4, "s_block_size"), (16, 4, "s_lbs"),
              (20, 4, "s_io_opt"), (24, 8, "s_nr_blocks"),
              (32, 8, "s_meta_start"), (40, 8, "s_meta_blocks"),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The FUSE mount over io_uring (sim/fuse/host/fuse-uring.c, Linux 6.14+;
+ * The FUSE mount over io_uring (tools/fuse/host/fuse-uring.c, Linux 6.14+;
  * see mount/fixture.h for the harness).  The kernel offers it to a new
  * connection only while its module parameter enable_uring is Y: each
  * mount here sets it, and puts the old value back as soon as the mount is
@@ -16,7 +16,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include "mount/fixture.h"
-#include "../sim/fuse/host/fuse-uring.h"
+#include "../tools/fuse/host/fuse-uring.h"
 
 static char param_was = -1; /* enable_uring before we set it, -1: not */
 

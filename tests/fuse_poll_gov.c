@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The FUSE workers' poll governor (sim/fuse/host/poll-gov.c) driven as
+ * The FUSE workers' poll governor (tools/fuse/host/poll-gov.c) driven as
  * the loop drives it, with lone cycles whose length depends on the arm
  * it picks: it must settle on the faster arm, refuse a poller beyond the
  * idle CPUs, size windows from the waits that hit, switch off a site

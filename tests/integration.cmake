@@ -47,5 +47,5 @@ endif()
 # The poll governor is host code of the FUSE loop: its header is there.
 if(TARGET fuse_poll_gov)
 	target_include_directories(fuse_poll_gov PRIVATE
-		${CMAKE_SOURCE_DIR}/sim/fuse/host)
+		${CMAKE_SOURCE_DIR}/tools/fuse/host)
 endif()

@@ -62,7 +62,7 @@
 #include <sys/wait.h>
 
 /*
- * From the simulator (sim/testfs), declared here with plain C types: this
+ * From the simulator (fs/testfs), declared here with plain C types: this
  * file is built without the simulator's kernel-shaped headers, which
  * would hide the system's <linux/fs.h> that FIEMAP and liburing need.
  */

@@ -8,7 +8,7 @@ with the reason's kind (counted apart by scripts/tree-diff.sh --real,
 never compared), or "error" for options the simulator refuses too.
 Checked: line numbers as `iomapsim batch` numbers them (comments and
 blank lines counted, "iomapsim run" in front allowed), every option of
-`iomapsim run` (sim/cli/run.c's run_opts) known, the kinds that are not
+`iomapsim run` (tools/cli/run.c's run_opts) known, the kinds that are not
 expressible, each line answered by one pass of uml-batch.sh's (one per
 block size), and tree-diff-report.py --real on a made-up pair: the
 shared keys compared, the marked lines counted apart, a difference by
@@ -78,9 +78,9 @@ CASES = [
 
 
 def run_opts():
-    """The long options of `iomapsim run` (sim/cli/run.c's run_opts
+    """The long options of `iomapsim run` (tools/cli/run.c's run_opts
     table): [(name, "required" or "no")]."""
-    with open(os.path.join(TOP, "sim", "cli", "run.c")) as f:
+    with open(os.path.join(TOP, "tools", "cli", "run.c")) as f:
         text = f.read()
     table = text[text.index("run_opts[] = {"):]
     table = table[:table.index("\n};")]
@@ -125,7 +125,7 @@ def check_options(prog):
     bad = 0
     opts = run_opts()
     if len(opts) < 25:
-        print("FAIL: found only %d options in sim/cli/run.c" % len(opts))
+        print("FAIL: found only %d options in tools/cli/run.c" % len(opts))
         return 1
     lines = []
     for name, arg in opts:

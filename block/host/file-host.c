@@ -226,7 +226,7 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 	 * A block device written through is opened O_EXCL, as the kernel
 	 * claims one it mounts: EBUSY while a file system or another
 	 * exclusive opener (a second mount, mkfs) holds it.  Image files
-	 * have no such claim: their users lock them (sim/simfs/host/lock.c).
+	 * have no such claim: their users lock them (fs/simfs/host/lock.c).
 	 */
 	t->fd = open(path, (read_only ? O_RDONLY : O_RDWR) | O_DIRECT |
 		     (t->is_blockdev && !read_only ? O_EXCL : 0) | O_CLOEXEC);

@@ -24,9 +24,15 @@ add_test(NAME style_checkpatch COMMAND ${CMAKE_SOURCE_DIR}/scripts/checkpatch.sh
 set_tests_properties(style_checkpatch PROPERTIES LABELS "style;tools"
 	SKIP_RETURN_CODE 77 TIMEOUT 300)
 
+# The folders are the layers (docs/architecture.md): no file includes from
+# a layer above its own.
+add_test(NAME style_layers COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/layers.py
+	${CMAKE_SOURCE_DIR})
+set_tests_properties(style_layers PROPERTIES LABELS "style;tools" TIMEOUT 60)
+
 # clang-format (.clang-format, kernel style) over the simulator's own code
-# (sim/, tests/, fuzz/, bench/): scripts/format-check.sh says what is
-# left out and why.
+# (sim/, fs/, tools/, tests/, fuzz/, bench/): scripts/format-check.sh says
+# what is left out and why.
 add_test(NAME style_format COMMAND ${CMAKE_SOURCE_DIR}/scripts/format-check.sh)
 set_tests_properties(style_format PROPERTIES LABELS "style;tools"
 	SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -15,7 +15,7 @@
  * passes answer: no line for those) or --only (no line but for N).
  *
  * Requests come one per line from FILE or standard input, in `iomapsim
- * run`'s options, split as sim/cli/batch.c splits them ('#' comments and
+ * run`'s options, split as tools/cli/batch.c splits them ('#' comments and
  * blank lines skipped, "iomapsim run" allowed in front).  Each answered
  * line is one JSON object with "line" (the input line number) first and
  * the outcome keys the simulator also prints, computed the same way:
@@ -62,7 +62,7 @@
 #include <sys/uio.h>
 
 /*
- * From the simulator (sim/testfs), declared with plain C types: this file
+ * From the simulator (fs/testfs), declared with plain C types: this file
  * is built without the simulator's kernel-shaped headers, which would
  * hide the system's <linux/fs.h> that liburing needs.
  */
@@ -72,7 +72,7 @@ void iomapsim_write_pattern_fill(unsigned char *dst, long long off, size_t len);
 #define PAGE 4096
 #define MAX_WORDS 512
 #define REQ_TIMEOUT 20 /* seconds a request may take */
-/* sim/testfs/request.h's limits */
+/* fs/testfs/request.h's limits */
 #define RB_MAX_MAP 64
 #define RB_MAX_IOV 64
 #define RB_MAX_SEGS 1024 /* iovec:K, K up to 1024 (UIO_MAXIOV) */
@@ -231,7 +231,7 @@ static int parse_iocb(struct rb_req *r, const char *arg)
 	return 0;
 }
 
-/* --iter iovec:L1,L2@OFF,...: as `iomapsim run` reads it (sim/cli/run.c) */
+/* --iter iovec:L1,L2@OFF,...: as `iomapsim run` reads it (tools/cli/run.c) */
 static int parse_iov_list(struct rb_req *r, const char *arg)
 {
 	char buf[1024], *save = NULL, *tok;
@@ -320,7 +320,7 @@ enum {
 	OPT_NO_POLL,
 };
 
-/* sim/cli/run.c's run_opts, every one: an option is never "unknown" here */
+/* tools/cli/run.c's run_opts, every one: an option is never "unknown" here */
 static const struct option opts[] = {
 	{ "fs-block", required_argument, NULL, OPT_FS_BLOCK },
 	{ "lbs", required_argument, NULL, OPT_LBS },
@@ -590,7 +590,7 @@ static int rb_parse(int argc, char **argv, struct rb_req *r)
 	return 0;
 }
 
-/* ---- splitting a line, as sim/cli/batch.c does ------------------------ */
+/* ---- splitting a line, as tools/cli/batch.c does ------------------------ */
 
 static int rb_split_words(char *line, char **words, int max, const char **why)
 {
@@ -640,7 +640,7 @@ static int rb_split_words(char *line, char **words, int max, const char **why)
 	}
 }
 
-/* ---- the buffer, laid out as sim/testfs/request-buf.c lays it ---------- */
+/* ---- the buffer, laid out as fs/testfs/request-buf.c lays it ---------- */
 
 static unsigned char *mem;
 static size_t mem_size;

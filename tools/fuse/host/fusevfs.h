@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The boundary between the FUSE glue (host side: libfuse, system
- * headers) and the simulated kernel (sim/fuse/vfs.c: simfs, iomap, the
+ * headers) and the simulated kernel (tools/fuse/vfs.c: simfs, iomap, the
  * block layer).  Plain C types only, so both sides can include it: this
  * is the VFS of the simulator, seen from a FUSE request.
  *

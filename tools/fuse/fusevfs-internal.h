@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Kernel-side state of a FUSE mount (sim/fuse/vfs.c, ctl.c): the devices,
+ * Kernel-side state of a FUSE mount (tools/fuse/vfs.c, ctl.c): the devices,
  * the simfs super block, and open file handles, which are either simfs
  * files or files of the control directory /.iomapsim/.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * `iomapsim mount`: options and the entry point (sim/fuse/host/fuse-ll.c).
+ * `iomapsim mount`: options and the entry point (tools/fuse/host/fuse-ll.c).
  * Plain C only: the command line and the host-side FUSE code include it,
  * neither of which sees the kernel-shaped headers.
  */

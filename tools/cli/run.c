@@ -3,7 +3,7 @@
  * iomapsim run: one direct I/O request against testfs on the deterministic
  * engine, its outcome printed as one JSON object.  The options and the
  * JSON keys are a contract (scripts read them); the work is done by the request
- * runner in sim/testfs/request.c, which the tests and the fuzzer share.
+ * runner in fs/testfs/request.c, which the tests and the fuzzer share.
  *
  * Exit status: 0 when the request ran, whatever its result; 2 with one
  * line on stderr when the arguments are bad; 1 when --trace-json's file

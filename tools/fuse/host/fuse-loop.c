@@ -48,7 +48,7 @@
  * still has in flight and exits.  The queue threads go the same way,
  * woken from io_uring_enter() by the signal.
  *
- * A host file: system headers and libfuse only (see sim/fuse/host/).
+ * A host file: system headers and libfuse only (see tools/fuse/host/).
  */
 #define FUSE_USE_VERSION 312
 #include <sched.h>

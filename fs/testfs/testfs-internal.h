@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What testfs.c (the file system and its setup) and testfs-model.c (the
- * model, the checks and the reset) share.  Private to sim/testfs.
+ * model, the checks and the reset) share.  Private to fs/testfs.
  */
 #ifndef _TESTFS_INTERNAL_H
 #define _TESTFS_INTERNAL_H

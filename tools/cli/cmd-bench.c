@@ -2,7 +2,7 @@
 /*
  * iomapsim bench: what a direct I/O costs here, by path and by layer.
  *
- * Runs the workload generator (sim/testfs/workload.c) and prints IOPS,
+ * Runs the workload generator (fs/testfs/workload.c) and prints IOPS,
  * nanoseconds and kernel heap allocations per request.  With --profile it
  * runs itself again under valgrind's callgrind, collecting only the
  * measured part (wl_measure()), on the deterministic engine, and prints

@@ -3,7 +3,7 @@
  * What mkfs and mount ask of the host before a target is touched: what
  * is on it (libblkid signatures), its topology (libblkid for block
  * devices, statx STATX_DIOALIGN for files), wiping old signatures, and
- * sparse image files.  Implemented in sim/simfs/host/ without the
+ * sparse image files.  Implemented in fs/simfs/host/ without the
  * kernel-shaped headers; plain C types only.
  */
 #ifndef _SIMFS_HOST_H

@@ -88,7 +88,7 @@ static int layer_of(const char *file)
 	 * counts the iomap functions alone, so it is charged to the fs.
 	 */
 	if (!strcmp(rel, "iomap/fs-dio.c") ||
-	    !strcmp(rel, "sim/testfs/testfs.c"))
+	    !strcmp(rel, "fs/testfs/testfs.c"))
 		return L_FS;
 	if (!strncmp(rel, "iomap/", 6))
 		return L_IOMAP;

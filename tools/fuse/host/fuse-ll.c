@@ -42,7 +42,7 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>
 #include "../iomapsim-mount.h"
-#include "../../simfs/simfs-host.h"
+#include "../../../fs/simfs/simfs-host.h"
 #include "fuse-loop.h"
 #include "fuse-route.h"
 #include "fuse-uring.h"
