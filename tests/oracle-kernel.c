@@ -528,6 +528,41 @@ static int read_map(const char *path, char *opts, size_t len)
 	return n < len ? 0 : -1;
 }
 
+/*
+ * The request on an io_uring ring (IOPOLL for M_URING_POLL) into k->ret;
+ * 0, or the ring's setup error.
+ */
+static int uring_issue(const struct ocase *c, int fd, struct iovec *iov,
+		       struct side *k)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int rc = io_uring_queue_init(
+		4, &ring, c->m == M_URING_POLL ? IORING_SETUP_IOPOLL : 0);
+
+	if (rc)
+		return rc;
+	sqe = io_uring_get_sqe(&ring);
+	if (c->write)
+		io_uring_prep_writev(sqe, fd, iov, c->nseg, c->pos);
+	else
+		io_uring_prep_readv(sqe, fd, iov, c->nseg, c->pos);
+	/*
+	 * An IOPOLL wait honours no timeout (io_iopoll_check()), only a
+	 * signal: SIGALRM, which interrupts without restart
+	 */
+	alarm(ANSWER_SECS);
+	rc = io_uring_submit_and_wait(&ring, 1);
+	if (rc >= 0)
+		rc = io_uring_wait_cqe(&ring, &cqe);
+	alarm(0);
+	k->no_answer = rc == -EINTR;
+	k->ret = rc < 0 ? rc : cqe->res;
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
 /* The kernel side: the request as syscalls on the real file. */
 static int kernel_side(const struct ocase *c, const char *path, struct side *k)
 {
@@ -537,7 +572,7 @@ static int kernel_side(const struct ocase *c, const char *path, struct side *k)
 	size_t len = case_len(c), at = 0, done = 0;
 	unsigned char *mem = buf;
 	struct stat st;
-	int fd;
+	int fd, rc;
 
 	/* a source the kernel cannot read all of: memory of its own */
 	if (c->unreadable) {
@@ -588,37 +623,13 @@ static int kernel_side(const struct ocase *c, const char *path, struct side *k)
 		if (k->ret < 0)
 			k->ret = -errno;
 		break;
-	default: {
-		struct io_uring ring;
-		struct io_uring_sqe *sqe;
-		struct io_uring_cqe *cqe;
-		int rc = io_uring_queue_init(
-			4, &ring,
-			c->m == M_URING_POLL ? IORING_SETUP_IOPOLL : 0);
-
+	default:
+		rc = uring_issue(c, fd, iov, k);
 		if (rc) {
 			close(fd);
 			return rc;
 		}
-		sqe = io_uring_get_sqe(&ring);
-		if (c->write)
-			io_uring_prep_writev(sqe, fd, iov, c->nseg, c->pos);
-		else
-			io_uring_prep_readv(sqe, fd, iov, c->nseg, c->pos);
-		/*
-		 * An IOPOLL wait honours no timeout (io_iopoll_check()),
-		 * only a signal: SIGALRM, which interrupts without restart
-		 */
-		alarm(ANSWER_SECS);
-		rc = io_uring_submit_and_wait(&ring, 1);
-		if (rc >= 0)
-			rc = io_uring_wait_cqe(&ring, &cqe);
-		alarm(0);
-		k->no_answer = rc == -EINTR;
-		k->ret = rc < 0 ? rc : cqe->res;
-		io_uring_queue_exit(&ring);
 		break;
-	}
 	}
 	fstat(fd, &st);
 	k->i_size = st.st_size;

@@ -406,158 +406,112 @@ static int parse_number(struct rb_req *r, int c, const char *arg,
 	return 0;
 }
 
-/* The words of one request line into @r; 0, or -1 with r->error set. */
-static int rb_parse(int argc, char **argv, struct rb_req *r)
+/* --iter: ubuf, bvec (registered buffers), iovec:K or iovec:L1,L2,... */
+static int parse_iter(struct rb_req *r, const char *arg)
 {
-	bool len_given = false;
 	uint64_t v;
-	int c;
 
-	memset(r, 0, sizeof(*r));
-	r->fs_block = 4096;
-	r->size = 1 << 20;
-	r->len = 4096;
-	r->segs = 1;
-	opterr = 0;
-	optind = 0; /* 0: glibc starts over, as for a new argv */
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		const char *arg = optarg;
+	if (!strcmp(arg, "ubuf")) {
+		r->iter = RB_UBUF;
+	} else if (!strcmp(arg, "bvec")) {
+		r->iter = RB_BVEC;
+	} else if (!strcmp(arg, "kvec")) {
+		/* kernel callers' iterator (nfsd, the loop) */
+		unsupported(r, "%s", "iterator: ITER_KVEC");
+	} else if (!strncmp(arg, "iovec:", 6) && parse_u64(arg + 6, &v) &&
+		   v >= 1 && v <= 1024) {
+		r->iter = RB_IOVEC;
+		r->segs = v;
+		r->nr_iov = 0;
+	} else if (!strncmp(arg, "iovec:", 6) && strpbrk(arg + 6, ",@")) {
+		if (parse_iov_list(r, arg + 6))
+			return -1;
+	} else {
+		return bad(r, "--iter %s: unknown", arg);
+	}
+	return 0;
+}
 
-		switch (c) {
-		case OPT_FS_BLOCK:
-		case OPT_LBS:
-		case OPT_SIZE:
-		case OPT_POS:
-		case OPT_LEN:
-		case OPT_BUF_OFFSET:
-		case OPT_DONE_BEFORE:
-			if (parse_number(r, c, arg, &len_given))
-				return -1;
-			break;
-		case OPT_MAP:
-			if (parse_map(r, arg))
-				return -1;
-			break;
-		case OPT_OP:
-			if (strcmp(arg, "read") && strcmp(arg, "write"))
-				return bad(r, "--op %s: want read or write",
-					   arg);
-			r->write = !strcmp(arg, "write");
-			break;
-		case OPT_ITER:
-			if (!strcmp(arg, "ubuf")) {
-				r->iter = RB_UBUF;
-			} else if (!strcmp(arg, "bvec")) {
-				r->iter = RB_BVEC;
-			} else if (!strcmp(arg, "kvec")) {
-				/* kernel callers' iterator (nfsd, the loop) */
-				unsupported(r, "%s", "iterator: ITER_KVEC");
-			} else if (!strncmp(arg, "iovec:", 6) &&
-				   parse_u64(arg + 6, &v) && v >= 1 &&
-				   v <= 1024) {
-				r->iter = RB_IOVEC;
-				r->segs = v;
-				r->nr_iov = 0;
-			} else if (!strncmp(arg, "iovec:", 6) &&
-				   strpbrk(arg + 6, ",@")) {
-				if (parse_iov_list(r, arg + 6))
-					return -1;
-			} else {
-				return bad(r, "--iter %s: unknown", arg);
-			}
-			break;
-		case OPT_IOCB:
-			if (parse_iocb(r, arg))
-				return -1;
-			break;
-		case OPT_ASYNC:
-			r->async = true;
-			break;
-		case OPT_DOPS:
-			/*
-			 * xfs_file_dio_write() and ext4_dio_write_iter() pass
-			 * their write ops (->end_io: unwritten conversion and
-			 * the size update), reads pass none: testfs's "none"
-			 * and "end_io" play that part (the keys compared do
-			 * not depend on which); the rest are other file
-			 * systems' ops
-			 */
-			if (strcmp(arg, "none") && strcmp(arg, "end_io"))
-				unsupported(r, "dio ops: %s", arg);
-			break;
-		case OPT_DIO_FLAGS:
-			unsupported(r, "IOMAP_DIO flags: %s", arg);
-			break;
-		case OPT_FAULT:
-			if (parse_fault(r, arg))
-				return -1;
-			break;
-		case OPT_COMPLETE:
-			if (strcmp(arg, "irq"))
-				unsupported(r, "completion policy: %s", arg);
-			break;
-		case OPT_SEED:
-			if (!parse_u64(arg, &v))
-				return bad(r, "--seed %s: not a number", arg);
-			if (v != 1)
-				unsupported(r, "engine seed: %s", arg);
-			break;
-		case OPT_IOMAP:
-			if (strcmp(arg, "ops"))
-				unsupported(r, "iomap mode: %s", arg);
-			break;
-		case OPT_ENCRYPTED:
-			unsupported(r, "%s", "encrypted inode");
-			break;
-		case OPT_NO_SIMPLE:
-		case OPT_NO_SIMPLE_MOUNT:
-			unsupported(r, "%s", "simple-path switch");
-			break;
-		case OPT_WRITE_CACHE:
-		case OPT_FUA:
-			unsupported(r, "%s", "device cache switch");
-			break;
-		case OPT_DMA_ALIGNMENT:
-			/* ubd keeps the block layer's default mask, 511 */
-			if (!parse_u64(arg, &v))
-				return bad(r, "--dma-alignment %s: bad", arg);
-			if (v != 511)
-				unsupported(r, "DMA alignment mask: %s", arg);
-			break;
-		case OPT_NO_POLL:
-			/* ubd has no poll queues: every request is no-poll */
-			r->no_poll = true;
-			break;
-		case OPT_TRACE:
-		case OPT_TRACE_JSON:
-			break;
-		case ':':
-			return bad(r, "%s: needs a value",
-				   optind > 0 && optind <= argc ?
-					   argv[optind - 1] :
-					   "?");
-		default:
-			return bad(r, "unknown option '%s'",
-				   optind > 0 && optind <= argc ?
-					   argv[optind - 1] :
-					   "?");
-		}
-	}
-	if (optind < argc)
-		return bad(r, "unexpected argument '%s'", argv[optind]);
-	if (r->nr_iov && !len_given) {
-		r->len = 0;
-		for (unsigned int i = 0; i < r->nr_iov; i++)
-			r->len += r->iov[i].len;
-	}
-	if (r->nr_iov) {
-		size_t sum = 0;
+/*
+ * The options that choose what the simulator alone can vary: the real
+ * side runs what the kernel does by itself and counts the rest apart.
+ * 0, -1 with r->error set, or -2 for an option this is not.
+ */
+static int parse_sim_only(struct rb_req *r, int c, const char *arg)
+{
+	uint64_t v;
 
-		for (unsigned int i = 0; i < r->nr_iov; i++)
-			sum += r->iov[i].len;
-		if (sum != r->len)
-			return bad(r, "%s", "iovec: segments and --len differ");
+	switch (c) {
+	case OPT_DOPS:
+		/*
+		 * xfs_file_dio_write() and ext4_dio_write_iter() pass their
+		 * write ops (->end_io: unwritten conversion and the size
+		 * update), reads pass none: testfs's "none" and "end_io" play
+		 * that part (the keys compared do not depend on which); the
+		 * rest are other file systems' ops
+		 */
+		if (strcmp(arg, "none") && strcmp(arg, "end_io"))
+			unsupported(r, "dio ops: %s", arg);
+		break;
+	case OPT_DIO_FLAGS:
+		unsupported(r, "IOMAP_DIO flags: %s", arg);
+		break;
+	case OPT_COMPLETE:
+		if (strcmp(arg, "irq"))
+			unsupported(r, "completion policy: %s", arg);
+		break;
+	case OPT_SEED:
+		if (!parse_u64(arg, &v))
+			return bad(r, "--seed %s: not a number", arg);
+		if (v != 1)
+			unsupported(r, "engine seed: %s", arg);
+		break;
+	case OPT_IOMAP:
+		if (strcmp(arg, "ops"))
+			unsupported(r, "iomap mode: %s", arg);
+		break;
+	case OPT_ENCRYPTED:
+		unsupported(r, "%s", "encrypted inode");
+		break;
+	case OPT_NO_SIMPLE:
+	case OPT_NO_SIMPLE_MOUNT:
+		unsupported(r, "%s", "simple-path switch");
+		break;
+	case OPT_WRITE_CACHE:
+	case OPT_FUA:
+		unsupported(r, "%s", "device cache switch");
+		break;
+	case OPT_DMA_ALIGNMENT:
+		/* ubd keeps the block layer's default mask, 511 */
+		if (!parse_u64(arg, &v))
+			return bad(r, "--dma-alignment %s: bad", arg);
+		if (v != 511)
+			unsupported(r, "DMA alignment mask: %s", arg);
+		break;
+	case OPT_NO_POLL:
+		/* ubd has no poll queues: every request is no-poll */
+		r->no_poll = true;
+		break;
+	case OPT_TRACE:
+	case OPT_TRACE_JSON:
+		break;
+	default:
+		return -2;
 	}
+	return 0;
+}
+
+/* What a parsed request must hold together, and what UML cannot run. */
+static int rb_check(struct rb_req *r, bool len_given)
+{
+	size_t sum = 0;
+
+	for (unsigned int i = 0; i < r->nr_iov; i++)
+		sum += r->iov[i].len;
+	if (r->nr_iov && !len_given)
+		r->len = sum;
+	if (r->nr_iov && sum != r->len)
+		return bad(r, "%s", "iovec: segments and --len differ");
 	if (r->iter == RB_IOVEC && !r->nr_iov && r->len && r->segs > r->len)
 		return bad(r, "%s", "iovec:K: more segments than bytes");
 	/*
@@ -588,6 +542,72 @@ static int rb_parse(int argc, char **argv, struct rb_req *r)
 		/* munmap() works in pages; the simulator in bytes */
 		unsupported(r, "%s", "unmapped offset off a page");
 	return 0;
+}
+
+/* The words of one request line into @r; 0, or -1 with r->error set. */
+static int rb_parse(int argc, char **argv, struct rb_req *r)
+{
+	bool len_given = false;
+	const char *opt;
+	int c, rc;
+
+	memset(r, 0, sizeof(*r));
+	r->fs_block = 4096;
+	r->size = 1 << 20;
+	r->len = 4096;
+	r->segs = 1;
+	opterr = 0;
+	optind = 0; /* 0: glibc starts over, as for a new argv */
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		const char *arg = optarg;
+
+		opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+		switch (c) {
+		case OPT_FS_BLOCK:
+		case OPT_LBS:
+		case OPT_SIZE:
+		case OPT_POS:
+		case OPT_LEN:
+		case OPT_BUF_OFFSET:
+		case OPT_DONE_BEFORE:
+			rc = parse_number(r, c, arg, &len_given);
+			break;
+		case OPT_MAP:
+			rc = parse_map(r, arg);
+			break;
+		case OPT_OP:
+			if (strcmp(arg, "read") && strcmp(arg, "write"))
+				return bad(r, "--op %s: want read or write",
+					   arg);
+			r->write = !strcmp(arg, "write");
+			rc = 0;
+			break;
+		case OPT_ITER:
+			rc = parse_iter(r, arg);
+			break;
+		case OPT_IOCB:
+			rc = parse_iocb(r, arg);
+			break;
+		case OPT_ASYNC:
+			r->async = true;
+			rc = 0;
+			break;
+		case OPT_FAULT:
+			rc = parse_fault(r, arg);
+			break;
+		case ':':
+			return bad(r, "%s: needs a value", opt);
+		default:
+			rc = parse_sim_only(r, c, arg);
+			if (rc == -2)
+				return bad(r, "unknown option '%s'", opt);
+		}
+		if (rc)
+			return -1;
+	}
+	if (optind < argc)
+		return bad(r, "unexpected argument '%s'", argv[optind]);
+	return rb_check(r, len_given);
 }
 
 /* ---- splitting a line, as tools/cli/batch.c does ------------------------ */
