@@ -161,7 +161,11 @@ while IFS='	' read -r name t sum first; do
 	cp "$out/pages/$first.rc" "$out/pages/$name.rc"
 done <"$out/trees.tsv"
 
-python3 "$top/scripts/corpus-matrix.py" "$out" "$top" || {
+# Debian's python3, which has python3-matplotlib (quickstart.sh deps), for
+# the picture; another python3 first on PATH may not have it
+py=python3
+[ ! -x /usr/bin/python3 ] || py=/usr/bin/python3
+"$py" "$top/scripts/corpus-matrix.py" "$out" "$top" || {
 	echo "$prog: no matrix (scripts/corpus-matrix.py failed)" >&2
 	exit 2
 }
