@@ -441,13 +441,23 @@ def _upfront(req, old, new, keys):
              new.get("iter_count") != old.get("iter_count")))
 
 
+def short_pin_misaligned(req, lbs):
+    """A short pin (--fault short-pin:N:BYTES) that leaves a bio whose
+    length breaks the logical block size: what a length mask refuses."""
+    return any(k == "short-pin" and len(a) > 1 and a[1].isdigit() and
+               int(a[1]) % lbs for k, a in req.faults)
+
+
 def _dma_at_build(req, old, new, keys):
     # misaligned memory: the baseline lets the block layer find it when
     # it splits a submitted bio (one bvec within a page is never split,
     # so it passes, B-29); the VFS tree refuses it while building the
     # bio, before submitting it (S-19 on its simple path); a write that
-    # zeroes then ends with its tail zeroing's 0 (G-38, K10)
-    if not req.dma_misaligned():
+    # zeroes then ends with its tail zeroing's 0 (G-38, K10).  A short
+    # pin off the logical block size is refused there by the length mask
+    # the same way.
+    if not (req.dma_misaligned() or
+            short_pin_misaligned(req, req.num("lbs", 512))):
         return False
     if new.get("ret") == -ENOMEM and refused(new, ENOMEM):
         # stopped by an allocation before any bio: not the memory
@@ -455,6 +465,15 @@ def _dma_at_build(req, old, new, keys):
     return (new.get("iter_count", 0) > old.get("iter_count", 0) or
             new.get("ret") in (-EINVAL, 0) and
             new.get("ret") != old.get("ret"))
+
+
+def _refused_past_segments(req, old, new, keys):
+    # finding 0004: the block layer refuses a later IOVEC segment off the
+    # DMA alignment after taking the ones before it, and iomap re-expands
+    # the iterator by what it did not submit: its count exceeds what its
+    # segments hold
+    return (req.dma_misaligned() and new.get("iter_past_segments") is True
+            and old.get("iter_past_segments") is not True)
 
 
 def _dma_claims(req, old, new):
@@ -632,6 +651,15 @@ EXPLANATIONS = [
       "it and its split fails (the iterator consumed), or passes one bvec "
       "within a page unchecked",
       "B-29, S-19", DMA_MASK),
+    E("refused-bio-past-segments",
+      lambda f: True,
+      lambda f: f.get("bio_iov_iter_get_pages") == "4",
+      _refused_past_segments, {"iter_past_segments", "iter_count"},
+      "a bio refused for a later segment off the DMA alignment leaves the "
+      "iterator past the segments it holds, a bug "
+      "(docs/findings/0004-refused-bio-leaves-iterator-past-segments.md)",
+      "I-05, B-29", DMA_MASK + ": bio_iov_iter_get_pages() does not "
+      "revert what it extracted before the refused segment"),
     # ---- the mapping's flags ----------------------------------------------
     E("read-never-zeroes",
       lambda f: on(f, "bio_opflags_helper"),
