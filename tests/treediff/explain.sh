@@ -24,7 +24,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/iomapsim-treediff.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 f61='simple=none mapping=iomap_ops iter=processed bio_iov_iter_get_pages=2 zero=ZERO_PAGE dma_checked_upfront inline_one_page bio_opflags_helper bio_page_refs'
-f612='simple=none mapping=iomap_ops iter=processed bio_iov_iter_get_pages=2 zero=64k_page caller_comp inline_comp dio_trace dma_checked_upfront inline_one_page bio_opflags_helper kiocb_invalidate fua_no_cache zero_returns_int'
+f612='simple=none mapping=iomap_ops iter=processed bio_iov_iter_get_pages=2 zero=64k_page caller_comp inline_comp dio_trace dma_checked_upfront inline_one_page bio_opflags_helper kiocb_invalidate fua_no_cache zero_returns_int error_punt read_wq'
 
 cat >"$tmp/requests.txt" <<'EOF'
 # two differences and one request that does not differ
