@@ -692,6 +692,20 @@ static bool read_error_null_wq(const struct iomapsim_request *r)
 	       r->async;
 }
 
+/*
+ * An out-of-place write (--dops ioend: the ioend remaps what it wrote)
+ * needs bios of whole file system blocks.  IOMAP_DIO_FSBLOCK_ALIGNED asks
+ * iomap for them; code without it splits where the memory does, so only
+ * a logical block as large as the file system block gives them, and a
+ * file system of that code asked that much of its device.  testfs
+ * warns on a remap of part of a block.
+ */
+static bool ioend_sub_block(const struct iomapsim_request *r)
+{
+	return r->write && r->dops == TESTFS_DOPS_IOEND &&
+	       !IOMAPSIM_FSBLOCK_ALIGNED && r->lbs < r->fs_block;
+}
+
 static const char *known_issue(const struct iomapsim_request *r)
 {
 	if (stale_map(r))
@@ -708,6 +722,8 @@ static const char *known_issue(const struct iomapsim_request *r)
 		return "a later segment off the DMA alignment (K11)";
 	if (read_error_null_wq(r))
 		return "an async read on code that carries finding 0006";
+	if (ioend_sub_block(r))
+		return "out-of-place write without whole-block bios (fs contract)";
 
 	return NULL;
 }

@@ -476,6 +476,24 @@ def _refused_past_segments(req, old, new, keys):
             and old.get("iter_past_segments") is not True)
 
 
+def _refused_while_building_2(req, old, new, keys):
+    # segments off the DMA alignment or the logical block size: the
+    # two-argument bio_iov_iter_get_pages() of such code refuses them
+    # before the bio goes out, the baseline's split refuses the bio it
+    # submitted (and a write's second pass zeroes, finding 0002)
+    return ((req.dma_misaligned() or req.lbs_misaligned()) and
+            new.get("ret") == -EINVAL and
+            new.get("bios", 0) <= old.get("bios", 0) and
+            new.get("iter_count", 0) >= old.get("iter_count", 0))
+
+
+def _atomic_pins_leaked(req, old, new, keys):
+    # finding 0007: an atomic write whose bio comes up short is put with
+    # the pages it pinned
+    return ("ATOMIC" in req.words("iocb") and
+            new.get("leaks", 0) > old.get("leaks", 0))
+
+
 def _dma_claims(req, old, new):
     if simple_ran(old) and simple_ran(new):
         # the simple path refuses the bio (S-19) where it fell back on a
@@ -651,6 +669,27 @@ EXPLANATIONS = [
       "it and its split fails (the iterator consumed), or passes one bvec "
       "within a page unchecked",
       "B-29, S-19", DMA_MASK),
+    E("dma-checked-while-building-2",
+      lambda f: f.get("bio_iov_iter_get_pages") == "3",
+      lambda f: (f.get("bio_iov_iter_get_pages") == "2" and
+                 not on(f, "dma_checked_upfront")),
+      _refused_while_building_2, RESULT,
+      "the two-argument bio_iov_iter_get_pages() of code that no longer "
+      "checks the memory up front refuses segments off the DMA alignment "
+      "or the logical block size while it builds the bio (-EINVAL before that bio is submitted), "
+      "where the baseline submits it and its split fails (the iterator "
+      "consumed; a write's second pass then zeroes the block's head, "
+      "finding 0002)",
+      "B-29, G-30", UPFRONT),
+    E("atomic-short-bio-leaks-pins",
+      lambda f: not on(f, "atomic_put_pinned"),
+      lambda f: on(f, "atomic_put_pinned"),
+      _atomic_pins_leaked, {"leaks"},
+      "an atomic write whose bio does not cover its mapping is put with "
+      "its pages still pinned, a bug "
+      "(docs/findings/0007-atomic-short-bio-leaks-pins.md)",
+      "G-25, G-34", "bio_put() without bio_release_pages() on the "
+      "REQ_ATOMIC short-bio error path"),
     E("refused-bio-past-segments",
       lambda f: True,
       lambda f: f.get("bio_iov_iter_get_pages") == "4",
