@@ -104,9 +104,12 @@ def change(key, a, b):
 
 
 def diff_keys(a, b):
-    # a refused request has no outcome keys to compare: its error is all
+    # a refused request has no outcome keys to compare: its error is all;
+    # nor has one that oopsed the code (tree-diff.sh records the report)
     if "error" in a or "error" in b:
         return ["error"] if a.get("error") != b.get("error") else []
+    if "oops" in a or "oops" in b:
+        return ["oops"] if a.get("oops") != b.get("oops") else []
     keys = [k for k in a if k not in IGNORED]
     keys += [k for k in b if k not in IGNORED and k not in a]
     # code without a simple path has no reason to fall back: "why

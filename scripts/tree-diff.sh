@@ -216,11 +216,34 @@ nreq=$(grep -cv '^#' "$work/requests.txt" || true)
 echo "tree-diff: $nreq requests through both builds" >&2
 # A livelocked request (a patch that loops) would stop the diff for ever:
 # each batch gets 20 minutes, 200 times what 100,000 requests take here.
+# A request that oopses the code (kernel BUG: the simulated task dies, as
+# finding 0006's NULL workqueue does) ends that batch: it is recorded as
+# {"line":N,"oops":"..."} and the batch goes on after it, the lines before
+# commented out so that every outcome keeps its input line; at most 1000
+# (each restart has no workqueue an earlier request made, so one such
+# bug can take the requests after it down too).
 batch() {
-	local rc=0
-	timeout 1200 "$1" batch <"$work/requests.txt" >"$2" || rc=$?
-	[ $rc -ne 124 ] || die "$1 batch: still running after 20 minutes (a request loops?); last answered: $(tail -c 200 "$2")"
-	[ $rc -eq 0 ] || die "$1 batch failed (exit $rc)"
+	local rc in=$work/requests.txt left=$work/left.txt n oopses=0 last
+	: >"$2"
+	while :; do
+		rc=0
+		timeout 1200 "$1" batch <"$in" >>"$2" 2>"$work/batch.err" || rc=$?
+		[ $rc -ne 124 ] || die "$1 batch: still running after 20 minutes (a request loops?); last answered: $(tail -c 200 "$2")"
+		[ $rc -ne 0 ] || return 0
+		last=$(tail -n 1 "$2" | sed -n 's/^{"line":\([0-9]*\),.*/\1/p')
+		n=$(awk -v after="${last:-0}" 'NR > after && !/^#/ && NF { print NR; exit }' "$work/requests.txt")
+		grep -q 'kernel BUG' "$work/batch.err" && [ -n "$n" ] &&
+			[ $oopses -lt 1000 ] ||
+			die "$1 batch failed (exit $rc): $(grep -m1 . "$work/batch.err")"
+		oopses=$((oopses + 1))
+		# the report without the file and line, JSON-escaped
+		printf '{"line":%s,"oops":"%s"}\n' "$n" "$(grep -m1 'kernel BUG' \
+			"$work/batch.err" | sed -e 's/ at [^ ]*:[0-9]* / /' \
+			-e 's/[\\"]/\\&/g')" >>"$2"
+		awk -v upto="$n" 'NR <= upto { print "# " $0; next } { print }' \
+			"$work/requests.txt" >"$left"
+		in=$left
+	done
 }
 batch "$bin_a" "$work/a.jsonl"
 batch "$bin_b" "$work/b.jsonl"

@@ -487,6 +487,18 @@ def _refused_while_building_2(req, old, new, keys):
             new.get("iter_count", 0) >= old.get("iter_count", 0))
 
 
+def null_wq(f):
+    """Error completions punted to a workqueue only writes allocate."""
+    return on(f, "error_punt") and not on(f, "read_wq")
+
+
+def _null_wq_oops(req, old, new, keys):
+    # finding 0006: a failed async read queues its completion on the
+    # super block's workqueue, which no read allocated
+    return ("NULL workqueue" in str(new.get("oops", "")) and
+            req.has("async") and req.last("op") == "read")
+
+
 def _atomic_pins_leaked(req, old, new, keys):
     # finding 0007: an atomic write whose bio comes up short is put with
     # the pages it pinned
@@ -690,6 +702,13 @@ EXPLANATIONS = [
       "(docs/findings/0007-atomic-short-bio-leaks-pins.md)",
       "G-25, G-34", "bio_put() without bio_release_pages() on the "
       "REQ_ATOMIC short-bio error path"),
+    E("read-error-null-workqueue",
+      lambda f: not null_wq(f), null_wq,
+      _null_wq_oops, {"oops"},
+      "a failed async read oopses: its completion is punted to "
+      "s_dio_done_wq, which only writes allocate here, a bug "
+      "(docs/findings/0006-read-error-punt-null-workqueue.md)",
+      "G-17, G-51", ERROR_COMP + " without " + WQ_READS),
     E("refused-bio-past-segments",
       lambda f: True,
       lambda f: f.get("bio_iov_iter_get_pages") == "4",

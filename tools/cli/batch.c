@@ -142,6 +142,12 @@ int cmd_batch(int argc, char **argv)
 		}
 		if (rc)
 			print_error(stdout, line, cli_run_error());
+		/*
+		 * Each answer out before the next request runs: one that
+		 * oopses the code (kernel BUG ends the process) leaves every
+		 * earlier answer whole, for scripts/tree-diff.sh to go on from
+		 */
+		fflush(stdout);
 	}
 	free(buf);
 	iomapsim_runner_teardown();
