@@ -75,7 +75,7 @@ def tree_row(out, name, path, same_as):
         elif f[0] == "NA":
             row["na"].update(rules_of(f[4]) or [f[4].split(":")[0]])
     diff = read(os.path.join(d, "tree-diff.txt"))
-    groups = re.findall(r"^  \S.*: (\d+) requests$", diff, re.M)
+    groups = re.findall(r"^\S.*: (\d+) requests$", diff, re.M)
     unexplained = len(re.findall(r"^  UNEXPLAINED", diff, re.M))
     if row["parts"].get("tree_diff") == "SKIP" or not diff:
         row["diff"] = "not run"

@@ -48,8 +48,10 @@ def lay_out(out):
           "PASS\tcheck_tree\tpart\tfuzz_dio\t\n"
           "PASS\tcheck_tree\tpart\ttree_diff\t\n")
     write(os.path.join(da, "tree-diff.txt"),
-          "  requests compared  10\n  path \"simple\"->\"generic\": 7 requests\n"
-          "  ret bytes->-22: 3 requests\n")
+          "requests compared  10\nexplained 2, unexplained 0\n\n"
+          "path \"simple\"->\"generic\": 7 requests\n"
+          "  line 2: iomapsim run --op read\n"
+          "ret bytes->-22: 3 requests\n  line 5: iomapsim run --op write\n")
     write(os.path.join(out, "pages", "tree-a.txt"),
           "iomapsim check of /corpus/tree-a\n  features: simple=none\n\n"
           "suite: 2 passed\n\nfuzz_dio: 1234567 inputs in 60s, cov: 1 ft: 2, "
