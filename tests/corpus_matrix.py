@@ -42,7 +42,7 @@ def lay_out(out):
           "CHANGED\tiomap_x\tc\ttest_c\tG-51, G-61: punted\n"
           "NA\tiomap_y\tc\ttest_d\tno atomic writes\n"
           "KNOWN_BUG\tiomap_x\tc\ttest_e\tG-30: bug in the code "
-          "(docs/findings/0001-tail.md): iomapsim run ...\n")
+          "(docs/findings/0001-tail-zeroing-replaces-error.md): iomapsim run ...\n")
     write(os.path.join(da, "parts.txt"),
           "PASS\tcheck_tree\tpart\tbuild\t\nPASS\tcheck_tree\tpart\tsuite\t\n"
           "PASS\tcheck_tree\tpart\tfuzz_dio\t\n"
