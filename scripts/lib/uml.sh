@@ -52,7 +52,12 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
-mount -t tmpfs tmp /tmp
+# a tmpfs of its own for /tmp, unless this script's folder is in the
+# host's /tmp (a clone there): the tmpfs would hide it
+case $0 in
+/tmp/*) ;;
+*) mount -t tmpfs tmp /tmp ;;
+esac
 HEAD
 }
 
