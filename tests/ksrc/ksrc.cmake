@@ -15,14 +15,6 @@ add_test(NAME ksrc_planted COMMAND ${CMAKE_CURRENT_LIST_DIR}/planted.sh
 set_tests_properties(ksrc_planted PROPERTIES LABELS "ksrc;ksrc-planted"
 	SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE)
 
-# oracle_kernel compares with the running kernel, an oracle of the
-# embedded copy's generation: against another tree's code it would report
-# that tree's changes (B-29's checks at bio build time, ...) as
-# differences.  Shown as disabled, not run.
-if(TEST oracle_kernel)
-	set_tests_properties(oracle_kernel PROPERTIES DISABLED TRUE)
-endif()
-
 # Each finding's fix (a .patch file of docs/findings/) on a patched copy of
 # this tree: the reproducer fixed, every other verdict unchanged.  A patch
 # that does not apply (a tree the finding does not affect) is skipped.
