@@ -15,35 +15,32 @@ void sim_warn_hit(const char *file, int line, const char *func,
 void __attribute__((noreturn)) sim_bug_hit(const char *file, int line,
 					   const char *func, const char *cond);
 
-#define WARN_ON(condition)                                                    \
-	({                                                                    \
-		int __ret_warn_on = !!(condition);                            \
-		if (unlikely(__ret_warn_on))                                  \
-			sim_warn_hit(__FILE__, __LINE__, __func__, #condition, \
-				     true);                                   \
-		unlikely(__ret_warn_on);                                      \
+/*
+ * One warning site: count the hit, and say where if @print (evaluated
+ * only on a hit).  @cond_str is the condition as written at the site, so
+ * the macros below all call this one rather than each other, which would
+ * print the condition macro-expanded.
+ */
+#define __sim_warn_on(condition, cond_str, print)                            \
+	({                                                                   \
+		int __ret_warn_on = !!(condition);                           \
+		if (unlikely(__ret_warn_on))                                 \
+			sim_warn_hit(__FILE__, __LINE__, __func__, cond_str, \
+				     print);                                 \
+		unlikely(__ret_warn_on);                                     \
 	})
 
-#define WARN_ON_ONCE(condition)                                               \
-	({                                                                    \
-		static bool __warned;                                         \
-		int __ret_warn_once = !!(condition);                          \
-		if (unlikely(__ret_warn_once)) {                              \
-			sim_warn_hit(__FILE__, __LINE__, __func__, #condition, \
-				     !__atomic_exchange_n(&__warned, true,    \
-							  __ATOMIC_RELAXED)); \
-		}                                                             \
-		unlikely(__ret_warn_once);                                    \
+#define WARN_ON(condition) __sim_warn_on(condition, #condition, true)
+
+#define WARN_ON_ONCE(condition)                                        \
+	({                                                             \
+		static bool __warned;                                  \
+		__sim_warn_on(condition, #condition,                   \
+			      !__atomic_exchange_n(&__warned, true,    \
+						   __ATOMIC_RELAXED)); \
 	})
 
-#define WARN(condition, ...)                                                  \
-	({                                                                    \
-		int __ret_warn = !!(condition);                               \
-		if (unlikely(__ret_warn))                                     \
-			sim_warn_hit(__FILE__, __LINE__, __func__, #condition, \
-				     true);                                   \
-		unlikely(__ret_warn);                                         \
-	})
+#define WARN(condition, ...) __sim_warn_on(condition, #condition, true)
 #define WARN_ONCE(condition, ...) WARN_ON_ONCE(condition)
 
 #define BUG() sim_bug_hit(__FILE__, __LINE__, __func__, "BUG()")
