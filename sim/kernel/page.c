@@ -162,15 +162,24 @@ void sim_pin_user_page(struct page *page)
 	sim_stat_inc(&stat_pins_total);
 }
 
+/*
+ * Drop one pin or reference of a page: false, and nothing dropped, when
+ * it has none (an unbalanced unpin_user_page() or put_page()).
+ */
+static bool state_drop(int *count)
+{
+	if (*count <= 0)
+		return false;
+	(*count)--;
+	return true;
+}
+
 void unpin_user_page(struct page *page)
 {
-	bool bad = false;
+	bool bad;
 
 	WITH_STATE(page, true, {
-		if (s->pincount > 0)
-			s->pincount--;
-		else
-			bad = true;
+		bad = !state_drop(&s->pincount);
 		if (!s->pincount && !s->refs)
 			s->dirty = false;
 	});
@@ -219,14 +228,9 @@ void get_page(struct page *page)
 
 void put_page(struct page *page)
 {
-	bool bad = false;
+	bool bad;
 
-	WITH_STATE(page, true, {
-		if (s->refs > 0)
-			s->refs--;
-		else
-			bad = true;
-	});
+	WITH_STATE(page, true, bad = !state_drop(&s->refs));
 	if (WARN_ON_ONCE(bad))
 		return;
 	sim_stat_dec(&stat_page_refs);
