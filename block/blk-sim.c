@@ -47,15 +47,16 @@ enum blk_sim_completion blk_sim_default_completion = BLK_SIM_COMPLETE_IRQ;
 
 void blk_sim_default_limits(struct queue_limits *lim)
 {
-	memset(lim, 0, sizeof(*lim));
-	lim->logical_block_size = SECTOR_SIZE;
-	lim->physical_block_size = SECTOR_SIZE;
-	lim->io_min = SECTOR_SIZE;
-	lim->max_hw_sectors = BLK_DEF_MAX_SECTORS_CAP;
-	lim->max_sectors = BLK_DEF_MAX_SECTORS_CAP;
-	lim->max_segments = BLK_MAX_SEGMENTS;
-	lim->max_segment_size = BLK_MAX_SEGMENT_SIZE;
-	lim->dma_alignment = SECTOR_SIZE - 1;
+	*lim = (struct queue_limits){
+		.logical_block_size = SECTOR_SIZE,
+		.physical_block_size = SECTOR_SIZE,
+		.io_min = SECTOR_SIZE,
+		.max_hw_sectors = BLK_DEF_MAX_SECTORS_CAP,
+		.max_sectors = BLK_DEF_MAX_SECTORS_CAP,
+		.max_segments = BLK_MAX_SEGMENTS,
+		.max_segment_size = BLK_MAX_SEGMENT_SIZE,
+		.dma_alignment = SECTOR_SIZE - 1,
+	};
 }
 
 /*
