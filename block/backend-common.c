@@ -39,11 +39,29 @@ void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
 		be->bdev.bd_queue->limits.features &= ~BLK_FEAT_POLL;
 	be->bdev.bd_read_only = read_only;
 	memset(&be->cnt, 0, sizeof(be->cnt));
+	be->lower = NULL;
+}
+
+void sim_backend_wrap_init(struct sim_backend *be,
+			   const struct sim_bdev_ops *ops,
+			   struct block_device *lower)
+{
+	sim_backend_init(be, ops, lower->bd_name, bdev_nr_sectors(lower),
+			 &lower->bd_queue->limits, bdev_read_only(lower));
+	be->lower = lower;
 }
 
 void sim_backend_exit(struct sim_backend *be)
 {
 	blk_sim_bdev_exit(&be->bdev);
+	sim_bdev_destroy(be->lower);
+}
+
+int sim_backend_lower_poll(struct block_device *bdev)
+{
+	struct block_device *lower = to_backend(bdev)->lower;
+
+	return lower->bd_ops->poll(lower);
 }
 
 /* the simulator's device counters: a locked add only where threads meet */

@@ -76,7 +76,6 @@ struct fault_rule {
 
 struct fault_dev {
 	struct sim_backend be;
-	struct block_device *lower;
 	pthread_mutex_t lock; /* the rules */
 	struct list_head rules;
 	/*
@@ -675,7 +674,7 @@ static blk_status_t fault_eval(struct fault_dev *fd, unsigned int dir,
 
 static void fault_pass_down(struct fault_dev *fd, struct bio *bio)
 {
-	fd->lower->bd_ops->submit(fd->lower, bio);
+	fd->be.lower->bd_ops->submit(fd->be.lower, bio);
 }
 
 static void fault_timer_fn(struct sim_bdev_timer_entry *te)
@@ -762,14 +761,7 @@ static int fault_flush(struct block_device *bdev)
 				   __ATOMIC_RELAXED);
 		return blk_status_to_errno(status);
 	}
-	return fd->lower->bd_ops->flush(fd->lower);
-}
-
-static int fault_poll(struct block_device *bdev)
-{
-	struct fault_dev *fd = to_fault(bdev);
-
-	return fd->lower->bd_ops->poll(fd->lower);
+	return fd->be.lower->bd_ops->flush(fd->be.lower);
 }
 
 static void fault_destroy(struct block_device *bdev)
@@ -779,7 +771,6 @@ static void fault_destroy(struct block_device *bdev)
 	/* what waits on the timer goes down (or fails) first */
 	sim_bdev_timer_stop(&fd->timer);
 	sim_backend_exit(&fd->be);
-	sim_bdev_destroy(fd->lower);
 	fault_clear(fd);
 	pthread_mutex_destroy(&fd->lock);
 	kfree(fd);
@@ -789,7 +780,7 @@ const struct sim_bdev_ops sim_fault_ops = {
 	.name = "fault",
 	.submit = fault_submit,
 	.flush = fault_flush,
-	.poll = fault_poll,
+	.poll = sim_backend_lower_poll,
 	.destroy = fault_destroy,
 	.lower = sim_bdev_fault_lower,
 };
@@ -808,14 +799,11 @@ struct block_device *sim_bdev_fault_wrap(struct block_device *lower,
 		sim_bdev_err(err, errlen, "fault: out of memory");
 		return ERR_PTR(-ENOMEM);
 	}
-	fd->lower = lower;
 	pthread_mutex_init(&fd->lock, NULL);
 	INIT_LIST_HEAD(&fd->rules);
 	sim_bdev_timer_init(&fd->timer, "fault-timer", SIM_CTX_TASK);
 	/* the same device to the layers above, only less reliable */
-	sim_backend_init(&fd->be, &sim_fault_ops, lower->bd_name,
-			 bdev_nr_sectors(lower), &lower->bd_queue->limits,
-			 bdev_read_only(lower));
+	sim_backend_wrap_init(&fd->be, &sim_fault_ops, lower);
 	return &fd->be.bdev;
 }
 
@@ -823,5 +811,5 @@ struct block_device *sim_bdev_fault_lower(struct block_device *bdev)
 {
 	struct fault_dev *fd = fault_of(bdev);
 
-	return fd ? fd->lower : NULL;
+	return fd ? fd->be.lower : NULL;
 }

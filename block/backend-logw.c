@@ -34,7 +34,6 @@ DEFINE_SIM_GAUGE(bdev_logw_pending, "bdev_logw_pending");
 
 struct logw_dev {
 	struct sim_backend be;
-	struct block_device *lower;
 	pthread_mutex_t lock;	/* the file and the entry count */
 	FILE *log;
 	u64 nr_entries;
@@ -138,7 +137,7 @@ static void logw_submit(struct block_device *bdev, struct bio *bio)
 	if (op != REQ_OP_WRITE && op != REQ_OP_FLUSH) {
 		/* reads (and what the lower device refuses) pass down */
 		sim_backend_account(&ld->be, bio);
-		ld->lower->bd_ops->submit(ld->lower, bio);
+		ld->be.lower->bd_ops->submit(ld->be.lower, bio);
 		return;
 	}
 	sim_backend_start(&ld->be, bio);
@@ -150,7 +149,7 @@ static void logw_submit(struct block_device *bdev, struct bio *bio)
 			sim_bio_copy_to_buf(bio, io->data);
 	}
 	if (!io || (io->len && !io->data) ||
-	    bio_init_clone(ld->lower, &io->clone, bio, GFP_NOIO)) {
+	    bio_init_clone(ld->be.lower, &io->clone, bio, GFP_NOIO)) {
 		if (io)
 			free(io->data);
 		free(io);
@@ -169,7 +168,7 @@ static void logw_submit(struct block_device *bdev, struct bio *bio)
 	io->covers = logw_count(ld);
 	io->clone.bi_end_io = logw_end_io;
 	sim_stat_inc(&bdev_logw_pending);
-	ld->lower->bd_ops->submit(ld->lower, &io->clone);
+	ld->be.lower->bd_ops->submit(ld->be.lower, &io->clone);
 }
 
 static int logw_flush(struct block_device *bdev)
@@ -179,7 +178,7 @@ static int logw_flush(struct block_device *bdev)
 	int ret;
 
 	__atomic_fetch_add(&ld->be.cnt.flush_calls, 1, __ATOMIC_RELAXED);
-	ret = ld->lower->bd_ops->flush(ld->lower);
+	ret = ld->be.lower->bd_ops->flush(ld->be.lower);
 	if (!ret) {
 		pthread_mutex_lock(&ld->lock);
 		logw_append(ld, LOGW_FLUSH, 0, 0, covers, NULL, 0);
@@ -188,19 +187,11 @@ static int logw_flush(struct block_device *bdev)
 	return ret;
 }
 
-static int logw_poll(struct block_device *bdev)
-{
-	struct logw_dev *ld = to_logw(bdev);
-
-	return ld->lower->bd_ops->poll(ld->lower);
-}
-
 static void logw_destroy(struct block_device *bdev)
 {
 	struct logw_dev *ld = to_logw(bdev);
 
 	sim_backend_exit(&ld->be);
-	sim_bdev_destroy(ld->lower);
 	if (ld->log && fclose(ld->log))
 		ld->error = ld->error ? ld->error : -EIO;
 	if (ld->error)
@@ -214,7 +205,7 @@ const struct sim_bdev_ops sim_logw_ops = {
 	.name = "log-writes",
 	.submit = logw_submit,
 	.flush = logw_flush,
-	.poll = logw_poll,
+	.poll = sim_backend_lower_poll,
 	.destroy = logw_destroy,
 	.lower = sim_bdev_logw_lower,
 };
@@ -258,11 +249,8 @@ struct block_device *sim_bdev_logw_wrap(struct block_device *lower,
 		free(ld);
 		return ERR_PTR(-EIO);
 	}
-	ld->lower = lower;
 	pthread_mutex_init(&ld->lock, NULL);
-	sim_backend_init(&ld->be, &sim_logw_ops, lower->bd_name,
-			 bdev_nr_sectors(lower), &lower->bd_queue->limits,
-			 bdev_read_only(lower));
+	sim_backend_wrap_init(&ld->be, &sim_logw_ops, lower);
 	return &ld->be.bdev;
 }
 
@@ -270,7 +258,7 @@ struct block_device *sim_bdev_logw_lower(struct block_device *bdev)
 {
 	struct logw_dev *ld = logw_of(bdev);
 
-	return ld ? ld->lower : NULL;
+	return ld ? ld->be.lower : NULL;
 }
 
 int sim_bdev_logw_mark(struct block_device *bdev, const char *name)

@@ -21,6 +21,8 @@
 struct sim_backend {
 	struct block_device bdev;
 	struct sim_bdev_counters cnt;
+	/* a wrapper's (fault, log-writes) device underneath; else NULL */
+	struct block_device *lower;
 };
 
 static inline struct sim_backend *to_backend(struct block_device *bdev)
@@ -46,8 +48,18 @@ bool sim_backend_ours(struct block_device *bdev);
 void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
 		      const char *name, sector_t nr_sectors,
 		      const struct queue_limits *lim, bool read_only);
-/* Before freeing: blk_sim_bdev_exit(). */
+/*
+ * A wrapper's device: the same device as @lower to the layers above (its
+ * name, size, limits and read-only flag), passing its bios on to @lower,
+ * which it owns from now on.
+ */
+void sim_backend_wrap_init(struct sim_backend *be,
+			   const struct sim_bdev_ops *ops,
+			   struct block_device *lower);
+/* Before freeing: blk_sim_bdev_exit(), and a wrapper's lower device gone. */
 void sim_backend_exit(struct sim_backend *be);
+/* A wrapper's ->poll: its polled bios are the lower device's to reap. */
+int sim_backend_lower_poll(struct block_device *bdev);
 
 /* Count @bio in the per-device counters (no gauge). */
 void sim_backend_account(struct sim_backend *be, struct bio *bio);
