@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <linux/bio.h>
@@ -339,6 +340,52 @@ void sim_bdev_timer_stop(struct sim_bdev_timer *t)
 	t->started = false;
 	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
+}
+
+/* A bio on a backend's timer (libc memory: this is the device's). */
+struct sim_backend_deferred {
+	struct sim_bdev_timer_entry te;
+	struct sim_backend *be;
+	struct bio *bio;
+	blk_status_t status;
+	struct sim_stat *pending;
+	sim_backend_bio_fn fn;
+};
+
+static void sim_backend_deferred_fn(struct sim_bdev_timer_entry *te)
+{
+	struct sim_backend_deferred *d =
+		container_of(te, struct sim_backend_deferred, te);
+	struct sim_backend_deferred copy = *d;
+
+	free(d);
+	/* before the bio goes on: its waiter may check the gauge once woken */
+	sim_stat_dec(copy.pending);
+	copy.fn(copy.be, copy.bio, copy.status);
+}
+
+bool sim_backend_defer(struct sim_backend *be, struct sim_bdev_timer *t,
+		       u64 delay_ns, struct sim_stat *pending, struct bio *bio,
+		       blk_status_t status, sim_backend_bio_fn fn)
+{
+	struct sim_backend_deferred *d = malloc(sizeof(*d));
+
+	if (!d)
+		return false;
+	*d = (struct sim_backend_deferred){
+		.te.fn = sim_backend_deferred_fn,
+		.be = be,
+		.bio = bio,
+		.status = status,
+		.pending = pending,
+		.fn = fn,
+	};
+	sim_stat_inc(pending);
+	if (!sim_bdev_timer_add(t, &d->te, delay_ns))
+		return true;
+	sim_stat_dec(pending);
+	free(d);
+	return false;
 }
 
 /*

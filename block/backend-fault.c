@@ -90,13 +90,6 @@ struct fault_dev {
 	struct sim_bdev_timer timer;
 };
 
-struct fault_cmd {
-	struct sim_bdev_timer_entry te;
-	struct fault_dev *fd;
-	struct bio *bio;
-	blk_status_t status;
-};
-
 static struct fault_dev *to_fault(struct block_device *bdev)
 {
 	return container_of(to_backend(bdev), struct fault_dev, be);
@@ -672,24 +665,14 @@ static blk_status_t fault_eval(struct fault_dev *fd, unsigned int dir,
 	return status;
 }
 
-static void fault_pass_down(struct fault_dev *fd, struct bio *bio)
+/* A bio with its fault (and delay) decided: ended here, or passed down. */
+static void fault_finish(struct sim_backend *be, struct bio *bio,
+			 blk_status_t status)
 {
-	fd->be.lower->bd_ops->submit(fd->be.lower, bio);
-}
-
-static void fault_timer_fn(struct sim_bdev_timer_entry *te)
-{
-	struct fault_cmd *cmd = container_of(te, struct fault_cmd, te);
-	struct fault_dev *fd = cmd->fd;
-	struct bio *bio = cmd->bio;
-	blk_status_t status = cmd->status;
-
-	free(cmd);
-	sim_stat_dec(&bdev_fault_timer_pending);
 	if (status != BLK_STS_OK)
-		sim_backend_end(&fd->be, bio, status);
+		sim_backend_end(be, bio, status);
 	else
-		fault_pass_down(fd, bio);
+		be->lower->bd_ops->submit(be->lower, bio);
 }
 
 static void fault_submit(struct block_device *bdev, struct bio *bio)
@@ -716,30 +699,17 @@ static void fault_submit(struct block_device *bdev, struct bio *bio)
 		sim_backend_account(&fd->be, bio);
 	}
 
-	if (latency && sim_backend_threaded()) {
-		struct fault_cmd *cmd = malloc(sizeof(*cmd));
-
-		if (cmd) {
-			cmd->fd = fd;
-			cmd->bio = bio;
-			cmd->status = status;
-			cmd->te.fn = fault_timer_fn;
-			sim_stat_inc(&bdev_fault_timer_pending);
-			sim_stat_inc(&bdev_fault_delayed);
-			if (!sim_bdev_timer_add(&fd->timer, &cmd->te, latency))
-				return;
-			sim_stat_dec(&bdev_fault_timer_pending);
-			free(cmd);
-		}
-		/* no timer to be had: go on without the delay */
-	} else if (latency) {
+	if (latency) {
+		/* counted in either engine; only the threaded one has a clock */
 		sim_stat_inc(&bdev_fault_delayed);
+		if (sim_backend_threaded() &&
+		    sim_backend_defer(&fd->be, &fd->timer, latency,
+				      &bdev_fault_timer_pending, bio, status,
+				      fault_finish))
+			return;
+		/* no clock, or no timer to be had: go on without the delay */
 	}
-
-	if (status != BLK_STS_OK)
-		sim_backend_end(&fd->be, bio, status);
-	else
-		fault_pass_down(fd, bio);
+	fault_finish(&fd->be, bio, status);
 }
 
 static int fault_flush(struct block_device *bdev)

@@ -11,7 +11,6 @@
  * policy decides when its completion runs.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <linux/bio.h>
 #include <linux/slab.h>
 #include "backend.h"
@@ -26,33 +25,15 @@ struct null_dev {
 	struct sim_bdev_timer timer;
 };
 
-struct null_cmd {
-	struct sim_bdev_timer_entry te;
-	struct null_dev *nd;
-	struct bio *bio;
-	blk_status_t status;
-};
-
 static struct null_dev *to_null(struct block_device *bdev)
 {
 	return container_of(to_backend(bdev), struct null_dev, be);
-}
-
-static void null_timer_fn(struct sim_bdev_timer_entry *te)
-{
-	struct null_cmd *cmd = container_of(te, struct null_cmd, te);
-
-	/* before the end: the waiter may check the gauge once woken */
-	sim_stat_dec(&bdev_null_timer_pending);
-	sim_backend_end(&cmd->nd->be, cmd->bio, cmd->status);
-	free(cmd);
 }
 
 static void null_submit(struct block_device *bdev, struct bio *bio)
 {
 	struct null_dev *nd = to_null(bdev);
 	blk_status_t status;
-	struct null_cmd *cmd;
 
 	sim_backend_start(&nd->be, bio);
 	status = sim_backend_check(bdev, bio);
@@ -70,22 +51,12 @@ static void null_submit(struct block_device *bdev, struct bio *bio)
 		}
 	}
 
-	if (nd->irqmode == SIM_NULL_IRQ_TIMER && sim_backend_threaded()) {
-		cmd = malloc(sizeof(*cmd));
-		if (cmd) {
-			cmd->nd = nd;
-			cmd->bio = bio;
-			cmd->status = status;
-			cmd->te.fn = null_timer_fn;
-			sim_stat_inc(&bdev_null_timer_pending);
-			if (!sim_bdev_timer_add(&nd->timer, &cmd->te,
-						nd->completion_nsec))
-				return;
-			sim_stat_dec(&bdev_null_timer_pending);
-			free(cmd);
-		}
-		/* no timer to be had: end it now rather than lose it */
-	}
+	if (nd->irqmode == SIM_NULL_IRQ_TIMER && sim_backend_threaded() &&
+	    sim_backend_defer(&nd->be, &nd->timer, nd->completion_nsec,
+			      &bdev_null_timer_pending, bio, status,
+			      sim_backend_end))
+		return;
+	/* no timer, or none to be had: end it now rather than lose it */
 	sim_backend_end(&nd->be, bio, status);
 }
 

@@ -124,6 +124,19 @@ int sim_bdev_timer_add(struct sim_bdev_timer *t,
 void sim_bdev_timer_stop(struct sim_bdev_timer *t);
 u64 sim_now_ns(void);
 
+/* What a backend does with a bio whose delay has passed. */
+typedef void (*sim_backend_bio_fn)(struct sim_backend *be, struct bio *bio,
+				   blk_status_t status);
+/*
+ * Threaded engine: call @fn(@be, @bio, @status) on @t's thread @delay_ns
+ * from now, with the gauge @pending up by one until just before.  False
+ * when no timer can be had (no memory, no thread): the caller goes on
+ * at once rather than lose the bio.
+ */
+bool sim_backend_defer(struct sim_backend *be, struct sim_bdev_timer *t,
+		       u64 delay_ns, struct sim_stat *pending, struct bio *bio,
+		       blk_status_t status, sim_backend_bio_fn fn);
+
 /* Does the current engine want real time (threads) rather than events? */
 static inline bool sim_backend_threaded(void)
 {
