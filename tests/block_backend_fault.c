@@ -405,21 +405,14 @@ END_TEST
 static Suite *fault_suite(void)
 {
 	Suite *s = suite_create("block_backend_fault");
-	TCase *tc = sim_tcase("fault");
-	TCase *thr = sim_tcase_threaded("fault-threaded");
 
-	tcase_add_test(tc, test_fault_wrap_is_transparent);
-	tcase_add_test(tc, test_fault_nth_bio);
-	tcase_add_test(tc, test_fault_sector_range);
-	tcase_add_test(tc, test_fault_prob_reproducible);
-	tcase_add_test(tc, test_fault_bad_specs);
-	tcase_add_test(tc, test_fault_list_remove_clear);
-	tcase_add_test(tc, test_fault_rule_cap);
-	tcase_add_test(tc, test_fault_status_names);
-	tcase_add_test(tc, test_fault_flush);
-	suite_add_tcase(s, tc);
-	tcase_add_test(thr, test_fault_latency_threaded);
-	suite_add_tcase(s, thr);
+	sim_suite_add(s, sim_tcase("fault"), test_fault_wrap_is_transparent,
+		      test_fault_nth_bio, test_fault_sector_range,
+		      test_fault_prob_reproducible, test_fault_bad_specs,
+		      test_fault_list_remove_clear, test_fault_rule_cap,
+		      test_fault_status_names, test_fault_flush);
+	sim_suite_add(s, sim_tcase_threaded("fault-threaded"),
+		      test_fault_latency_threaded);
 	return s;
 }
 

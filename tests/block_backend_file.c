@@ -993,35 +993,26 @@ END_TEST
 static Suite *file_suite(void)
 {
 	Suite *s = suite_create("block_backend_file");
-	TCase *tc = sim_tcase_fixture("file", sim_test_setup, file_teardown);
-	TCase *thr = sim_tcase_fixture("file-threaded", sim_test_setup_threaded,
-				       file_teardown);
 
-	tcase_add_test(tc, test_file_roundtrip_statx_limits);
-	tcase_add_test(tc, test_file_missing_path);
-	tcase_add_test(tc, test_file_directory);
-	tcase_add_test(tc, test_file_too_small_and_odd_size);
-	tcase_add_test(tc, test_file_read_only_target);
-	tcase_add_test(tc, test_file_queue_depth);
-	tcase_add_test(tc, test_file_nowait_again);
-	tcase_add_test(tc, test_file_no_tag_in_irq);
-	tcase_add_test(tc, test_file_polled);
-	tcase_add_test(tc, test_file_det_replay);
-	tcase_add_test(tc, test_file_fua_and_flush);
-	tcase_add_test(tc, test_file_bounce_misaligned);
-	tcase_add_test(tc, test_file_bad_queue_depth);
-	tcase_add_test(tc, test_file_tmpfs_probed);
-	tcase_add_test(tc, test_file_loop_device);
-	tcase_add_test(tc, test_file_loop_read_only);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s,
+		      sim_tcase_fixture("file", sim_test_setup, file_teardown),
+		      test_file_roundtrip_statx_limits, test_file_missing_path,
+		      test_file_directory, test_file_too_small_and_odd_size,
+		      test_file_read_only_target, test_file_queue_depth,
+		      test_file_nowait_again, test_file_no_tag_in_irq,
+		      test_file_polled, test_file_det_replay,
+		      test_file_fua_and_flush, test_file_bounce_misaligned,
+		      test_file_bad_queue_depth, test_file_tmpfs_probed,
+		      test_file_loop_device, test_file_loop_read_only);
 
-	tcase_add_test(thr, test_file_threaded);
-	tcase_add_test(thr, test_file_thread_ring_event_loop);
-	tcase_add_test(thr, test_file_thread_ring_lone_read_deferred);
-	tcase_add_test(thr, test_file_thread_ring_which_reads);
-	tcase_add_test(thr, test_file_thread_ring_through_wrapper);
-	tcase_add_test(thr, test_file_thread_ring_other_device);
-	suite_add_tcase(s, thr);
+	sim_suite_add(s,
+		      sim_tcase_fixture("file-threaded",
+					sim_test_setup_threaded, file_teardown),
+		      test_file_threaded, test_file_thread_ring_event_loop,
+		      test_file_thread_ring_lone_read_deferred,
+		      test_file_thread_ring_which_reads,
+		      test_file_thread_ring_through_wrapper,
+		      test_file_thread_ring_other_device);
 	return s;
 }
 

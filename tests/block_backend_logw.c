@@ -228,13 +228,10 @@ END_TEST
 static Suite *logw_suite(void)
 {
 	Suite *s = suite_create("block_backend_logw");
-	TCase *tc = sim_tcase("logw");
 
-	tcase_add_test(tc, test_logw_order_and_flags);
-	tcase_add_test(tc, test_logw_flush_covers_completed_only);
-	tcase_add_test(tc, test_logw_failed_write_not_logged);
-	tcase_add_test(tc, test_logw_refusals);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("logw"), test_logw_order_and_flags,
+		      test_logw_flush_covers_completed_only,
+		      test_logw_failed_write_not_logged, test_logw_refusals);
 	return s;
 }
 

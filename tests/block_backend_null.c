@@ -131,16 +131,12 @@ END_TEST
 static Suite *null_suite(void)
 {
 	Suite *s = suite_create("block_backend_null");
-	TCase *tc = sim_tcase("null");
-	TCase *thr = sim_tcase_threaded("null-threaded");
 
-	tcase_add_test(tc, test_null_reads_zeroes);
-	tcase_add_test(tc, test_null_writes_dropped_and_counted);
-	tcase_add_test(tc, test_null_bad_options);
-	tcase_add_test(tc, test_null_timer_det_is_virtual);
-	suite_add_tcase(s, tc);
-	tcase_add_test(thr, test_null_timer_threaded_latency);
-	suite_add_tcase(s, thr);
+	sim_suite_add(s, sim_tcase("null"), test_null_reads_zeroes,
+		      test_null_writes_dropped_and_counted,
+		      test_null_bad_options, test_null_timer_det_is_virtual);
+	sim_suite_add(s, sim_tcase_threaded("null-threaded"),
+		      test_null_timer_threaded_latency);
 	return s;
 }
 

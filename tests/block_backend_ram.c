@@ -432,25 +432,17 @@ END_TEST
 static Suite *ram_suite(void)
 {
 	Suite *s = suite_create("block_backend_ram");
-	TCase *tc = sim_tcase("ram");
-	TCase *thr = sim_tcase_threaded("ram-threaded");
 
-	tcase_add_test(tc, test_ram_roundtrip_lbs512);
-	tcase_add_test(tc, test_ram_roundtrip_lbs1024);
-	tcase_add_test(tc, test_ram_roundtrip_lbs4096);
-	tcase_add_test(tc, test_ram_limits);
-	tcase_add_test(tc, test_ram_bad_options);
-	tcase_add_test(tc, test_ram_counters);
-	tcase_add_test(tc, test_ram_power_fail_fua_and_flush);
-	tcase_add_test(tc, test_ram_zero_images);
-	tcase_add_test(tc, test_ram_fua_without_feature);
-	tcase_add_test(tc, test_ram_no_cache_is_durable);
-	tcase_add_test(tc, test_ram_beyond_end_and_unaligned);
-	tcase_add_test(tc, test_ram_read_only);
-	tcase_add_test(tc, test_ram_nocopy_bvec_midway);
-	suite_add_tcase(s, tc);
-	tcase_add_test(thr, test_ram_threaded_async);
-	suite_add_tcase(s, thr);
+	sim_suite_add(s, sim_tcase("ram"), test_ram_roundtrip_lbs512,
+		      test_ram_roundtrip_lbs1024, test_ram_roundtrip_lbs4096,
+		      test_ram_limits, test_ram_bad_options, test_ram_counters,
+		      test_ram_power_fail_fua_and_flush, test_ram_zero_images,
+		      test_ram_fua_without_feature,
+		      test_ram_no_cache_is_durable,
+		      test_ram_beyond_end_and_unaligned, test_ram_read_only,
+		      test_ram_nocopy_bvec_midway);
+	sim_suite_add(s, sim_tcase_threaded("ram-threaded"),
+		      test_ram_threaded_async);
 	return s;
 }
 

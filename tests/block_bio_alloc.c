@@ -423,24 +423,16 @@ END_TEST
 static Suite *bio_alloc_suite(void)
 {
 	Suite *s = suite_create("block_bio_alloc");
-	TCase *tc = sim_tcase("alloc");
 
-	tcase_add_test(tc, test_front_pad_container_of);
-	tcase_add_test(tc, test_front_pad_alignment);
-	tcase_add_test(tc, test_bioset_init_parts);
-	tcase_add_test(tc, test_free_with_front_pad);
-	tcase_add_test(tc, test_inline_vecs_edge);
-	tcase_add_test(tc, test_fresh_bio_state);
-	tcase_add_test(tc, test_bvec_storage);
-	tcase_add_test(tc, test_bvec_mempool_fallback);
-	tcase_add_test(tc, test_reserve_under_alloc_failure);
-	tcase_add_test(tc, test_nobvec_bioset_rejects_vecs);
-	tcase_add_test(tc, test_bio_get_put);
-	tcase_add_test(tc, test_bio_reset);
-	tcase_add_test(tc, test_fs_bio_set_ready);
-	tcase_add_test(tc, test_bioset_exit_reports_leak);
-	tcase_add_test(tc, test_double_put_caught);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("alloc"), test_front_pad_container_of,
+		      test_front_pad_alignment, test_bioset_init_parts,
+		      test_free_with_front_pad, test_inline_vecs_edge,
+		      test_fresh_bio_state, test_bvec_storage,
+		      test_bvec_mempool_fallback,
+		      test_reserve_under_alloc_failure,
+		      test_nobvec_bioset_rejects_vecs, test_bio_get_put,
+		      test_bio_reset, test_fs_bio_set_ready,
+		      test_bioset_exit_reports_leak, test_double_put_caught);
 	return s;
 }
 

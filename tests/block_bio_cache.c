@@ -325,22 +325,15 @@ END_TEST
 static Suite *bio_cache_suite(void)
 {
 	Suite *s = suite_create("block_bio_cache");
-	TCase *tc = sim_tcase("cache");
 
-	tcase_add_test(tc, test_hit_after_put_same_cpu);
-	tcase_add_test(tc, test_inline_vecs_edge_cached);
-	tcase_add_test(tc, test_large_bio_bypasses_cache);
-	tcase_add_test(tc, test_bioset_without_cache);
-	tcase_add_test(tc, test_legacy_opt_in);
-	tcase_add_test(tc, test_cross_cpu_free);
-	tcase_add_test(tc, test_irq_alloc_flagged);
-	tcase_add_test(tc, test_irq_put_and_splice);
-	tcase_add_test(tc, test_softirq_put_frees);
-	tcase_add_test(tc, test_cache_cap);
-	tcase_add_test(tc, test_reserve_bio_not_cached);
-	tcase_add_test(tc, test_steady_state_no_allocations);
-	tcase_add_test(tc, test_drain_and_exit);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("cache"), test_hit_after_put_same_cpu,
+		      test_inline_vecs_edge_cached,
+		      test_large_bio_bypasses_cache, test_bioset_without_cache,
+		      test_legacy_opt_in, test_cross_cpu_free,
+		      test_irq_alloc_flagged, test_irq_put_and_splice,
+		      test_softirq_put_frees, test_cache_cap,
+		      test_reserve_bio_not_cached,
+		      test_steady_state_no_allocations, test_drain_and_exit);
 	return s;
 }
 

@@ -965,43 +965,26 @@ END_TEST
 static Suite *submit_suite(void)
 {
 	Suite *s = suite_create("block_submit");
-	TCase *tc = sim_tcase("submit");
-	TCase *thr = sim_tcase_fixture("threaded", setup_threaded,
-				       sim_test_teardown);
 
-	tcase_add_test(thr, test_threaded_completions);
-	tcase_add_test(thr, test_threaded_submit_wait);
-	suite_add_tcase(s, thr);
+	sim_suite_add(s,
+		      sim_tcase_fixture("threaded", setup_threaded,
+					sim_test_teardown),
+		      test_threaded_completions, test_threaded_submit_wait);
 
-	tcase_add_test(tc, test_status_to_errno_table);
-	tcase_add_test(tc, test_status_out_of_range);
-	tcase_add_test(tc, test_submit_bio_wait);
-	tcase_add_test(tc, test_completion_inline);
-	tcase_add_test(tc, test_completion_irq);
-	tcase_add_test(tc, test_completion_deferred_order);
-	tcase_add_test(tc, test_double_endio);
-	tcase_add_test(tc, test_chain);
-	tcase_add_test(tc, test_nowait_queue_full);
-	tcase_add_test(tc, test_nowait_forced);
-	tcase_add_test(tc, test_nowait_unsupported);
-	tcase_add_test(tc, test_queue_depth_waits);
-	tcase_add_test(tc, test_polled_bio);
-	tcase_add_test(tc, test_polled_bio_unpolled_times_out);
-	tcase_add_test(tc, test_iocb_bio_iopoll);
-	tcase_add_test(tc, test_iocb_bio_iopoll_stale_bio);
-	tcase_add_test(tc, test_polled_unsupported);
-	tcase_add_test(tc, test_split_dma_alignment);
-	tcase_add_test(tc, test_plug_mq_holds);
-	tcase_add_test(tc, test_plug_bio_based_passes);
-	tcase_add_test(tc, test_plug_limit_and_nesting);
-	tcase_add_test(tc, test_plug_wait_flushes);
-	tcase_add_test(tc, test_plug_worker_inside_task_sleep);
-	tcase_add_test(tc, test_beyond_eod);
-	tcase_add_test(tc, test_unaligned_to_logical_block);
-	tcase_add_test(tc, test_flush_filtering);
-	tcase_add_test(tc, test_atomic_write_limits);
-	tcase_add_test(tc, test_trace_events);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("submit"), test_status_to_errno_table,
+		      test_status_out_of_range, test_submit_bio_wait,
+		      test_completion_inline, test_completion_irq,
+		      test_completion_deferred_order, test_double_endio,
+		      test_chain, test_nowait_queue_full, test_nowait_forced,
+		      test_nowait_unsupported, test_queue_depth_waits,
+		      test_polled_bio, test_polled_bio_unpolled_times_out,
+		      test_iocb_bio_iopoll, test_iocb_bio_iopoll_stale_bio,
+		      test_polled_unsupported, test_split_dma_alignment,
+		      test_plug_mq_holds, test_plug_bio_based_passes,
+		      test_plug_limit_and_nesting, test_plug_wait_flushes,
+		      test_plug_worker_inside_task_sleep, test_beyond_eod,
+		      test_unaligned_to_logical_block, test_flush_filtering,
+		      test_atomic_write_limits, test_trace_events);
 	return s;
 }
 

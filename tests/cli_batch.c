@@ -181,15 +181,11 @@ END_TEST
 static Suite *batch_suite(void)
 {
 	Suite *s = suite_create("cli_batch");
-	TCase *tc = sim_tcase("batch");
 
-	tcase_add_test(tc, test_outcome_is_runs);
-	tcase_add_test(tc, test_lines_numbered_as_input);
-	tcase_add_test(tc, test_bad_line_goes_on);
-	tcase_add_test(tc, test_refused_request_is_error);
-	tcase_add_test(tc, test_batch_takes_no_arguments);
-	tcase_add_test(tc, test_empty_input);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("batch"), test_outcome_is_runs,
+		      test_lines_numbered_as_input, test_bad_line_goes_on,
+		      test_refused_request_is_error,
+		      test_batch_takes_no_arguments, test_empty_input);
 	return s;
 }
 

@@ -457,26 +457,17 @@ static Suite *cli_suite(void)
 	Suite *s = suite_create("cli_run");
 	TCase *tc = sim_tcase("run");
 
-	tcase_add_test(tc, test_field_matches_whole_values);
-	tcase_add_test(tc, test_keys_present);
+	sim_tcase_add(tc, test_field_matches_whole_values, test_keys_present);
 	tcase_add_loop_test(tc, test_bad_args, 0,
 			    sizeof(bad_args) / sizeof(bad_args[0]));
-	tcase_add_test(tc, test_no_command);
-	tcase_add_test(tc, test_help);
-	tcase_add_test(tc, test_ref_sync_read);
-	tcase_add_test(tc, test_ref_async_error);
-	tcase_add_test(tc, test_ref_hole);
-	tcase_add_test(tc, test_ref_unaligned);
-	tcase_add_test(tc, test_inline_byte_length);
-	tcase_add_test(tc, test_atomic_map_flag);
-	tcase_add_test(tc, test_ref_async_read);
-	tcase_add_test(tc, test_ref_extending_write);
-	tcase_add_test(tc, test_deterministic);
-	tcase_add_test(tc, test_all_options);
-	tcase_add_test(tc, test_bench_allocations_per_read);
-	tcase_add_test(tc, test_bench_allocations_generic);
-	tcase_add_test(tc, test_bench_polled_and_modes);
-	tcase_add_test(tc, test_bench_iowq_hashing);
+	sim_tcase_add(tc, test_no_command, test_help, test_ref_sync_read,
+		      test_ref_async_error, test_ref_hole, test_ref_unaligned,
+		      test_inline_byte_length, test_atomic_map_flag,
+		      test_ref_async_read, test_ref_extending_write,
+		      test_deterministic, test_all_options,
+		      test_bench_allocations_per_read,
+		      test_bench_allocations_generic,
+		      test_bench_polled_and_modes, test_bench_iowq_hashing);
 	tcase_add_loop_test(tc, test_bench_bad_args, 0,
 			    sizeof(bench_bad) / sizeof(bench_bad[0]));
 	suite_add_tcase(s, tc);

@@ -238,8 +238,7 @@ int main(void)
 
 	require_env();
 	tc = mounted_tcase("eof");
-	tcase_add_test(tc, test_truncate_up_after_cut_short_write);
-	tcase_add_test(tc, test_each_way_of_extending_reads_zeroes);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, tc, test_truncate_up_after_cut_short_write,
+		      test_each_way_of_extending_reads_zeroes);
 	return run_suite(s);
 }

@@ -286,13 +286,11 @@ int main(void)
 
 	require_env();
 	tc = mounted_tcase("safety");
-	tcase_add_test(tc, test_second_mount_and_mkfs_refused);
-	tcase_add_test(tc, test_remount_right_after_unmount);
-	tcase_add_test(tc, test_control_files_one_value);
-	tcase_add_test(tc, test_truncate_zero_and_punch_empty);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, tc, test_second_mount_and_mkfs_refused,
+		      test_remount_right_after_unmount,
+		      test_control_files_one_value,
+		      test_truncate_zero_and_punch_empty);
 	bare = bare_tcase("messages");
-	tcase_add_test(bare, test_failed_mount_messages);
-	suite_add_tcase(s, bare);
+	sim_suite_add(s, bare, test_failed_mount_messages);
 	return run_suite(s);
 }

@@ -241,10 +241,8 @@ int main(void)
 			": Linux 6.14 and later)");
 	tcase_add_checked_fixture(tc, setup_uring, teardown_uring);
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_uring_serves_requests);
-	tcase_add_test(tc, test_uring_many_clients);
-	tcase_add_test(tc, test_uring_lone_reads_poll);
-	tcase_add_test(tc, test_uring_on_refused_when_off);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, tc, test_uring_serves_requests,
+		      test_uring_many_clients, test_uring_lone_reads_poll,
+		      test_uring_on_refused_when_off);
 	return run_suite(s);
 }

@@ -411,21 +411,18 @@ static Suite *poll_gov_suite(void)
 
 	/* trials busy-wait a few hundred cycles of at most 400 us */
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_polling_chosen_where_it_shortens_the_cycle);
-	tcase_add_test(tc, test_sleeping_chosen_where_polling_costs);
-	tcase_add_test(tc, test_polling_close_behind_runs_its_epoch);
-	tcase_add_test(tc,
-		       test_sleeping_chosen_where_polling_stalls_some_cycles);
-	tcase_add_test(tc, test_polling_that_stops_paying_stops);
-	tcase_add_test(tc, test_void_polling_arm_loses);
-	tcase_add_test(tc, test_unfinished_epochs_decided_for_sleeping);
-	tcase_add_test(tc, test_no_polling_under_load);
-	tcase_add_test(tc, test_no_more_pollers_than_idle_cpus);
-	tcase_add_test(tc, test_windows_sized_by_hits_and_counted);
-	tcase_add_test(tc, test_site_that_misses_goes_off);
-	tcase_add_test(tc, test_poll_zero_never_polls);
-	tcase_add_test(tc, test_poll_option);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, tc, test_polling_chosen_where_it_shortens_the_cycle,
+		      test_sleeping_chosen_where_polling_costs,
+		      test_polling_close_behind_runs_its_epoch,
+		      test_sleeping_chosen_where_polling_stalls_some_cycles,
+		      test_polling_that_stops_paying_stops,
+		      test_void_polling_arm_loses,
+		      test_unfinished_epochs_decided_for_sleeping,
+		      test_no_polling_under_load,
+		      test_no_more_pollers_than_idle_cpus,
+		      test_windows_sized_by_hits_and_counted,
+		      test_site_that_misses_goes_off,
+		      test_poll_zero_never_polls, test_poll_option);
 	return s;
 }
 

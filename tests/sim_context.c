@@ -234,21 +234,20 @@ END_TEST
 static Suite *context_suite(void)
 {
 	Suite *s = suite_create("context");
-	TCase *tc = sim_tcase("might_sleep");
 
-	tcase_add_test(tc, test_might_sleep_in_irq_reported);
-	tcase_add_test(tc, test_gfp_kernel_in_irq_reported);
-	tcase_add_test(tc, test_gfp_atomic_in_irq_allowed);
-	tcase_add_test(tc, test_mutex_in_irq_reported);
-	tcase_add_test(tc, test_wait_for_completion_in_irq_reported);
-	tcase_add_test(tc, test_flush_workqueue_in_irq_reported);
-	tcase_add_test(tc, test_sleeping_calls_in_worker_allowed);
-	tcase_add_test(tc, test_sleeping_calls_in_task_allowed);
-	tcase_add_test(tc, test_sleep_under_spinlock_reported);
-	tcase_add_test(tc, test_sleep_with_irqs_disabled_reported);
-	tcase_add_test(tc, test_might_sleep_in_softirq_reported);
-	tcase_add_test(tc, test_context_restored_after_event);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("might_sleep"),
+		      test_might_sleep_in_irq_reported,
+		      test_gfp_kernel_in_irq_reported,
+		      test_gfp_atomic_in_irq_allowed,
+		      test_mutex_in_irq_reported,
+		      test_wait_for_completion_in_irq_reported,
+		      test_flush_workqueue_in_irq_reported,
+		      test_sleeping_calls_in_worker_allowed,
+		      test_sleeping_calls_in_task_allowed,
+		      test_sleep_under_spinlock_reported,
+		      test_sleep_with_irqs_disabled_reported,
+		      test_might_sleep_in_softirq_reported,
+		      test_context_restored_after_event);
 	return s;
 }
 

@@ -106,10 +106,9 @@ static Suite *io_wq_suite(void)
 	TCase *tc = sim_tcase("io_wq");
 
 	tcase_add_loop_test(tc, test_should_hash_rules, 0, ARRAY_SIZE(cases));
-	tcase_add_test(tc, test_other_fop_flag_still_hashed);
-	tcase_add_test(tc, test_not_regular_not_hashed);
-	tcase_add_test(tc, test_predicate_has_no_side_effects);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, tc, test_other_fop_flag_still_hashed,
+		      test_not_regular_not_hashed,
+		      test_predicate_has_no_side_effects);
 	return s;
 }
 

@@ -1719,75 +1719,50 @@ static Suite *iov_iter_suite(void)
 	TCase *tc;
 	const char *fork_env = getenv("CK_FORK");
 
-	tc = sim_tcase("types");
-	tcase_add_test(tc, test_ubuf_init);
-	tcase_add_test(tc, test_vec_and_discard_init);
-	tcase_add_test(tc, test_user_backed_per_type);
-	tcase_add_test(tc, test_direction_values);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("types"), test_ubuf_init,
+		      test_vec_and_discard_init, test_user_backed_per_type,
+		      test_direction_values);
 
 	tc = sim_tcase("advance_revert");
-	tcase_add_test(tc, test_ubuf_advance_revert);
-	tcase_add_test(tc, test_iovec_advance_skips_empty_segments);
-	tcase_add_test(tc, test_iovec_advance_zero_and_clamp);
-	tcase_add_test(tc, test_iovec_advance_revert_roundtrip);
-	tcase_add_test(tc, test_iovec_revert_lands_in_previous_segment);
-	tcase_add_test(tc, test_iovec_roundtrip_from_leading_empty_segment);
-	tcase_add_test(tc, test_kvec_advance_revert);
-	tcase_add_test(tc, test_save_and_restore);
-	tcase_add_test(tc, test_bvec_advance_revert);
-	tcase_add_test(tc, test_discard_advance_revert);
-	tcase_add_test(tc, test_revert_zero_is_noop);
-	tcase_add_test(tc, test_revert_over_max_rw_count_warns);
+	sim_tcase_add(tc, test_ubuf_advance_revert,
+		      test_iovec_advance_skips_empty_segments,
+		      test_iovec_advance_zero_and_clamp,
+		      test_iovec_advance_revert_roundtrip,
+		      test_iovec_revert_lands_in_previous_segment,
+		      test_iovec_roundtrip_from_leading_empty_segment,
+		      test_kvec_advance_revert, test_save_and_restore,
+		      test_bvec_advance_revert, test_discard_advance_revert,
+		      test_revert_zero_is_noop,
+		      test_revert_over_max_rw_count_warns);
 	/* The process dies of BUG(): only meaningful in fork mode. */
 	if (!fork_env || strcmp(fork_env, "no"))
 		tcase_add_test_raise_signal(
 			tc, test_revert_ubuf_before_start_bugs, SIGABRT);
-	tcase_add_test(tc, test_truncate_and_reexpand);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, tc, test_truncate_and_reexpand);
 
-	tc = sim_tcase("copy");
-	tcase_add_test(tc, test_zero_iovec_exact);
-	tcase_add_test(tc, test_zero_bvec_and_discard);
-	tcase_add_test(tc, test_copy_to_iter_iovec_exact);
-	tcase_add_test(tc, test_copy_from_iter_kvec_exact);
-	tcase_add_test(tc, test_copy_short_when_count_smaller);
-	tcase_add_test(tc, test_copy_wrong_direction_warns);
-	tcase_add_test(tc, test_copy_to_iter_bvec_multi_page);
-	tcase_add_test(tc, test_copy_page_helpers);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("copy"), test_zero_iovec_exact,
+		      test_zero_bvec_and_discard, test_copy_to_iter_iovec_exact,
+		      test_copy_from_iter_kvec_exact,
+		      test_copy_short_when_count_smaller,
+		      test_copy_wrong_direction_warns,
+		      test_copy_to_iter_bvec_multi_page,
+		      test_copy_page_helpers);
 
-	tc = sim_tcase("pages");
-	tcase_add_test(tc, test_npages_ubuf);
-	tcase_add_test(tc, test_npages_vectors);
-	tcase_add_test(tc, test_alignment);
-	tcase_add_test(tc, test_is_aligned);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("pages"), test_npages_ubuf,
+		      test_npages_vectors, test_alignment, test_is_aligned);
 
-	tc = sim_tcase("extract");
-	tcase_add_test(tc, test_extract_ubuf_pins);
-	tcase_add_test(tc, test_extract_iovec_one_segment);
-	tcase_add_test(tc, test_extract_caps);
-	tcase_add_test(tc, test_extract_kvec_no_pin);
-	tcase_add_test(tc, test_extract_bvec_contiguous);
-	tcase_add_test(tc, test_extract_bvec_caps);
-	tcase_add_test(tc, test_extract_bvec_at_segment_end);
-	tcase_add_test(tc, test_extract_empty);
-	tcase_add_test(tc, test_extract_short_pin);
-	tcase_add_test(tc, test_extract_pin_failure);
-	tcase_add_test(tc, test_extract_unmapped);
-	tcase_add_test(tc, test_extract_alloc_failure);
-	tcase_add_test(tc, test_extract_discard);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("extract"), test_extract_ubuf_pins,
+		      test_extract_iovec_one_segment, test_extract_caps,
+		      test_extract_kvec_no_pin, test_extract_bvec_contiguous,
+		      test_extract_bvec_caps, test_extract_bvec_at_segment_end,
+		      test_extract_empty, test_extract_short_pin,
+		      test_extract_pin_failure, test_extract_unmapped,
+		      test_extract_alloc_failure, test_extract_discard);
 
-	tc = sim_tcase("property");
-	tcase_add_test(tc, test_property_ubuf);
-	tcase_add_test(tc, test_property_iovec);
-	tcase_add_test(tc, test_property_kvec);
-	tcase_add_test(tc, test_property_bvec);
-	tcase_add_test(tc, test_extract_property_user);
-	tcase_add_test(tc, test_extract_property_kernel);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("property"), test_property_ubuf,
+		      test_property_iovec, test_property_kvec,
+		      test_property_bvec, test_extract_property_user,
+		      test_extract_property_kernel);
 
 	return s;
 }

@@ -209,19 +209,13 @@ static Suite *helpers_suite(void)
 	Suite *s = suite_create("kernel_helpers");
 	TCase *tc = sim_tcase("helpers");
 
-	tcase_add_test(tc, test_err_ptr_round_trip);
-	tcase_add_test(tc, test_is_sync_kiocb);
-	tcase_add_test(tc, test_i_blocksize);
-	tcase_add_test(tc, test_err_ptr_valid_and_null);
-	tcase_add_test(tc, test_kernel_internal_errnos);
-	tcase_add_test(tc, test_container_of);
-	tcase_add_test(tc, test_align_macros);
-	tcase_add_test(tc, test_atomic_ops);
-	tcase_add_test(tc, test_cmpxchg_plain);
-	tcase_add_test(tc, test_refcount);
-	tcase_add_test(tc, test_refcount_underflow_warns);
-	tcase_add_test(tc, test_warn_on_once_counts_every_hit);
-	tcase_add_test(tc, test_warn_on_returns_condition);
+	sim_tcase_add(tc, test_err_ptr_round_trip, test_is_sync_kiocb,
+		      test_i_blocksize, test_err_ptr_valid_and_null,
+		      test_kernel_internal_errnos, test_container_of,
+		      test_align_macros, test_atomic_ops, test_cmpxchg_plain,
+		      test_refcount, test_refcount_underflow_warns,
+		      test_warn_on_once_counts_every_hit,
+		      test_warn_on_returns_condition);
 	tcase_add_test_raise_signal(tc, test_bug_on_aborts, SIGABRT);
 	suite_add_tcase(s, tc);
 	return s;

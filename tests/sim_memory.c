@@ -443,38 +443,28 @@ END_TEST
 static Suite *memory_suite(void)
 {
 	Suite *s = suite_create("memory");
-	TCase *tc = sim_tcase("alloc");
-	TCase *tf = sim_tcase("fault");
-	TCase *tp = sim_tcase("pages");
 
-	tcase_add_test(tc, test_kmalloc_accounted_by_site);
-	tcase_add_test(tc, test_leak_report_names_site);
-	tcase_add_test(tc, test_kzalloc_zeroes_and_aligns);
-	tcase_add_test(tc, test_kfree_null_is_noop);
-	tcase_add_test(tc, test_kmem_cache_live_and_ctor);
-	tcase_add_test(tc, test_kmem_cache_destroy_with_objects_warns);
-	tcase_add_test(tc, test_percpu_slots_distinct);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("alloc"), test_kmalloc_accounted_by_site,
+		      test_leak_report_names_site,
+		      test_kzalloc_zeroes_and_aligns, test_kfree_null_is_noop,
+		      test_kmem_cache_live_and_ctor,
+		      test_kmem_cache_destroy_with_objects_warns,
+		      test_percpu_slots_distinct);
 
-	tcase_add_test(tf, test_fault_nth_allocation);
-	tcase_add_test(tf, test_fault_disarmed_counts_nothing);
-	tcase_add_test(tf, test_fault_by_site);
-	tcase_add_test(tf, test_fault_probability_is_seeded);
-	tcase_add_test(tf, test_nofail_never_injected);
-	tcase_add_test(tf, test_mempool_reserve_under_failure);
-	tcase_add_test(tf, test_mempool_sleeping_alloc_waits_for_free);
-	tcase_add_test(tf,
-		       test_mempool_sleeping_inner_alloc_not_counted_for_nth);
-	suite_add_tcase(s, tf);
+	sim_suite_add(s, sim_tcase("fault"), test_fault_nth_allocation,
+		      test_fault_disarmed_counts_nothing, test_fault_by_site,
+		      test_fault_probability_is_seeded,
+		      test_nofail_never_injected,
+		      test_mempool_reserve_under_failure,
+		      test_mempool_sleeping_alloc_waits_for_free,
+		      test_mempool_sleeping_inner_alloc_not_counted_for_nth);
 
-	tcase_add_test(tp, test_alloc_pages_aligned_and_accounted);
-	tcase_add_test(tp, test_page_of_address);
-	tcase_add_test(tp, test_pin_unpin_accounting);
-	tcase_add_test(tp, test_unpin_unpinned_warns);
-	tcase_add_test(tp, test_dirty_tracking_on_pinned_page);
-	tcase_add_test(tp, test_unpin_range_dirty);
-	tcase_add_test(tp, test_zero_page_is_zero);
-	suite_add_tcase(s, tp);
+	sim_suite_add(s, sim_tcase("pages"),
+		      test_alloc_pages_aligned_and_accounted,
+		      test_page_of_address, test_pin_unpin_accounting,
+		      test_unpin_unpinned_warns,
+		      test_dirty_tracking_on_pinned_page,
+		      test_unpin_range_dirty, test_zero_page_is_zero);
 	return s;
 }
 

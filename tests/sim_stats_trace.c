@@ -208,20 +208,16 @@ END_TEST
 static Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats_trace");
-	TCase *tc = sim_tcase("stats");
 	TCase *tl = sim_tcase("teardown");
 
-	tcase_add_test(tc, test_counter_registered_by_name);
-	tcase_add_test(tc, test_reset_spares_gauges);
-	tcase_add_test(tc, test_json_output_sorted);
-	tcase_add_test(tc, test_trace_records_context_and_args);
-	tcase_add_test(tc, test_trace_hash_depends_on_content);
-	tcase_add_test(tc, test_trace_format_as_printf);
-	tcase_add_test(tc, test_trace_disabled_records_nothing);
-	tcase_add_test(tc, test_watch_mask_and_epoch);
-	tcase_add_test(tc, test_trace_dump_last_n);
-	tcase_add_test(tc, test_rand_reproducible);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("stats"), test_counter_registered_by_name,
+		      test_reset_spares_gauges, test_json_output_sorted,
+		      test_trace_records_context_and_args,
+		      test_trace_hash_depends_on_content,
+		      test_trace_format_as_printf,
+		      test_trace_disabled_records_nothing,
+		      test_watch_mask_and_epoch, test_trace_dump_last_n,
+		      test_rand_reproducible);
 	suite_add_tcase(s, tl);
 	(void)test_gauge_leak_fails_teardown;
 	return s;
@@ -235,12 +231,10 @@ int main(void)
 {
 	int ret = sim_test_run(stats_suite());
 	Suite *s = suite_create("harness_catches_leak");
-	TCase *tc = sim_tcase("leak");
 	SRunner *sr;
 	int failed;
 
-	tcase_add_test(tc, test_gauge_leak_fails_teardown);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("leak"), test_gauge_leak_fails_teardown);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_SILENT);

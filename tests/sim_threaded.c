@@ -235,16 +235,14 @@ END_TEST
 static Suite *threaded_suite(void)
 {
 	Suite *s = suite_create("threaded");
-	TCase *tc = sim_tcase_threaded("threaded");
 
-	tcase_add_test(tc, test_irq_event_on_irq_thread);
-	tcase_add_test(tc, test_work_on_worker_thread);
-	tcase_add_test(tc, test_drain_waits_for_irq_then_work);
-	tcase_add_test(tc, test_dio_done_wq_creation_race);
-	tcase_add_test(tc, test_percpu_exclusive_under_preempt_disable);
-	tcase_add_test(tc, test_schedule_and_wake_across_threads);
-	tcase_add_test(tc, test_mutex_excludes_threads);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase_threaded("threaded"),
+		      test_irq_event_on_irq_thread, test_work_on_worker_thread,
+		      test_drain_waits_for_irq_then_work,
+		      test_dio_done_wq_creation_race,
+		      test_percpu_exclusive_under_preempt_disable,
+		      test_schedule_and_wake_across_threads,
+		      test_mutex_excludes_threads);
 	return s;
 }
 

@@ -289,23 +289,22 @@ END_TEST
 static Suite *workqueue_suite(void)
 {
 	Suite *s = suite_create("workqueue");
-	TCase *tc = sim_tcase_fixture("workqueue", workqueue_setup,
-				      sim_test_teardown);
 
-	tcase_add_test(tc, test_fifo_order_under_irq_policy);
-	tcase_add_test(tc, test_workqueue_names);
-	tcase_add_test(tc, test_queue_pending_work_returns_false);
-	tcase_add_test(tc, test_work_can_requeue_itself);
-	tcase_add_test(tc, test_work_runs_as_worker_task);
-	tcase_add_test(tc, test_worker_knows_its_queue_after_item_freed);
-	tcase_add_test(tc, test_flush_empty_queue_returns);
-	tcase_add_test(tc, test_destroy_flushes_pending_work);
-	tcase_add_test(tc, test_schedule_work_uses_system_wq);
-	tcase_add_test(tc, test_deferred_policy_runs_newest_first);
-	tcase_add_test(tc, test_sb_dio_done_wq_lazy_and_once);
-	tcase_add_test(tc, test_sb_dio_done_wq_enomem);
-	tcase_add_test(tc, test_inode_dio_wait_runs_until_zero);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s,
+		      sim_tcase_fixture("workqueue", workqueue_setup,
+					sim_test_teardown),
+		      test_fifo_order_under_irq_policy, test_workqueue_names,
+		      test_queue_pending_work_returns_false,
+		      test_work_can_requeue_itself,
+		      test_work_runs_as_worker_task,
+		      test_worker_knows_its_queue_after_item_freed,
+		      test_flush_empty_queue_returns,
+		      test_destroy_flushes_pending_work,
+		      test_schedule_work_uses_system_wq,
+		      test_deferred_policy_runs_newest_first,
+		      test_sb_dio_done_wq_lazy_and_once,
+		      test_sb_dio_done_wq_enomem,
+		      test_inode_dio_wait_runs_until_zero);
 	return s;
 }
 

@@ -799,23 +799,16 @@ END_TEST
 static Suite *simfs_suite(void)
 {
 	Suite *s = suite_create("simfs_core");
-	TCase *tc = sim_tcase("core");
 
-	tcase_add_test(tc, test_mkfs_mount_fsck);
-	tcase_add_test(tc, test_mkfs_refuses);
-	tcase_add_test(tc, test_dio_write_allocates_unwritten_then_converts);
-	tcase_add_test(tc, test_fallocate_unwritten_and_punch);
-	tcase_add_test(tc, test_inline_and_buffered);
-	tcase_add_test(tc, test_namespace);
-	tcase_add_test(tc, test_commit_and_corruption);
-	tcase_add_test(tc, test_frees_held_until_commit);
-	tcase_add_test(tc, test_enospc);
-	tcase_add_test(tc, test_parallel_write_switch);
-	tcase_add_test(tc, test_fsck_semantic_corruption);
-	tcase_add_test(tc, test_mount_refuses_what_fsck_rejects);
-	tcase_add_test(tc, test_inode_numbers_exhausted);
-	tcase_add_test(tc, test_truncate_and_punch_empty);
-	suite_add_tcase(s, tc);
+	sim_suite_add(
+		s, sim_tcase("core"), test_mkfs_mount_fsck, test_mkfs_refuses,
+		test_dio_write_allocates_unwritten_then_converts,
+		test_fallocate_unwritten_and_punch, test_inline_and_buffered,
+		test_namespace, test_commit_and_corruption,
+		test_frees_held_until_commit, test_enospc,
+		test_parallel_write_switch, test_fsck_semantic_corruption,
+		test_mount_refuses_what_fsck_rejects,
+		test_inode_numbers_exhausted, test_truncate_and_punch_empty);
 	return s;
 }
 

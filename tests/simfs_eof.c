@@ -357,12 +357,11 @@ END_TEST
 static Suite *eof_suite(void)
 {
 	Suite *s = suite_create("simfs_eof");
-	TCase *tc = sim_tcase("eof");
 
-	tcase_add_test(tc, test_mount_frees_written_blocks_past_eof);
-	tcase_add_test(tc, test_eof_block_tail_is_zeroed_on_every_extension);
-	tcase_add_test(tc, test_cut_short_write_never_shows);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, sim_tcase("eof"),
+		      test_mount_frees_written_blocks_past_eof,
+		      test_eof_block_tail_is_zeroed_on_every_extension,
+		      test_cut_short_write_never_shows);
 	return s;
 }
 

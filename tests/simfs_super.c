@@ -463,8 +463,7 @@ static Suite *super_suite(void)
 	TCase *tc = sim_tcase("super");
 
 	tcase_add_loop_test(tc, test_field_range, 0, ARRAY_SIZE(fields));
-	tcase_add_test(tc, test_state_mounted_at_generation_1);
-	suite_add_tcase(s, tc);
+	sim_suite_add(s, tc, test_state_mounted_at_generation_1);
 	return s;
 }
 

@@ -280,6 +280,18 @@ void sim_tcase_add_test(TCase *tc, const TTest *t, int start, int end)
 	_tcase_add_test(tc, t, 0, 0, start, end);
 }
 
+void sim_tcase_add_tests(TCase *tc, const TTest *const *tests)
+{
+	for (; *tests; tests++)
+		sim_tcase_add_test(tc, *tests, 0, 1);
+}
+
+void sim_suite_add_tests(Suite *s, TCase *tc, const TTest *const *tests)
+{
+	sim_tcase_add_tests(tc, tests);
+	suite_add_tcase(s, tc);
+}
+
 /* One test run, from Check's TAP log: "[not ]ok N - file:tcase:test: msg" */
 struct run_result {
 	bool ok;

@@ -71,6 +71,20 @@ void sim_tcase_add_test(TCase *tc, const TTest *t, int start, int end);
 #define tcase_add_loop_test(tc, tf, s, e) sim_tcase_add_test(tc, tf, s, e)
 
 /*
+ * The tests of a test case as one list, in the order they run, each added
+ * as tcase_add_test() adds it: sim_tcase_add(tc, test_a, test_b, ...).
+ * sim_suite_add() adds them, then @tc to the suite.  START_TEST's names
+ * are pointers that no static table can hold, hence a compound literal.
+ */
+#define sim_tcase_add(tc, ...) \
+	sim_tcase_add_tests(tc, (const TTest *const[]){ __VA_ARGS__, NULL })
+#define sim_suite_add(s, tc, ...) \
+	sim_suite_add_tests(s, tc, (const TTest *const[]){ __VA_ARGS__, NULL })
+/* the same with a NULL-terminated array */
+void sim_tcase_add_tests(TCase *tc, const TTest *const *tests);
+void sim_suite_add_tests(Suite *s, TCase *tc, const TTest *const *tests);
+
+/*
  * For suites that run their own Check runner (the mount tests): a test
  * that finds the iomap code lacks what it needs reports itself N/A
  * (printed, and counted in IOMAPSIM_VERDICTS) and returns.

@@ -476,15 +476,13 @@ TCase *mount_tcase(const char *name)
 	TCase *tc = mounted_tcase(name);
 
 	mount_tcase_name = name;
-	tcase_add_test(tc, test_direct_write_read_verify);
-	tcase_add_test(tc, test_simple_hits_and_fallbacks);
-	tcase_add_test(tc, test_misaligned_einval);
-	tcase_add_test(tc, test_bio_error_eio_and_punt);
-	tcase_add_test(tc, test_holes_and_unwritten_read_zero);
-	tcase_add_test(tc, test_unmount_fsck_remount);
-	tcase_add_test(tc, test_kill9_fsynced_data_survives);
-	tcase_add_test(tc, test_poll_governor);
-	tcase_add_test(tc, test_lone_requests_on_worker_clones);
+	sim_tcase_add(tc, test_direct_write_read_verify,
+		      test_simple_hits_and_fallbacks, test_misaligned_einval,
+		      test_bio_error_eio_and_punt,
+		      test_holes_and_unwritten_read_zero,
+		      test_unmount_fsck_remount,
+		      test_kill9_fsynced_data_survives, test_poll_governor,
+		      test_lone_requests_on_worker_clones);
 	return tc;
 }
 
