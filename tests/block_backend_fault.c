@@ -404,13 +404,13 @@ END_TEST
 
 static Suite *fault_suite(void)
 {
-	Suite *s = suite_create("block_backend_fault");
+	Suite *s = sim_suite("block_backend_fault", sim_tcase("fault"),
+			     test_fault_wrap_is_transparent, test_fault_nth_bio,
+			     test_fault_sector_range,
+			     test_fault_prob_reproducible, test_fault_bad_specs,
+			     test_fault_list_remove_clear, test_fault_rule_cap,
+			     test_fault_status_names, test_fault_flush);
 
-	sim_suite_add(s, sim_tcase("fault"), test_fault_wrap_is_transparent,
-		      test_fault_nth_bio, test_fault_sector_range,
-		      test_fault_prob_reproducible, test_fault_bad_specs,
-		      test_fault_list_remove_clear, test_fault_rule_cap,
-		      test_fault_status_names, test_fault_flush);
 	sim_suite_add(s, sim_tcase_threaded("fault-threaded"),
 		      test_fault_latency_threaded);
 	return s;

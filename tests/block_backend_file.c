@@ -992,18 +992,17 @@ END_TEST
 
 static Suite *file_suite(void)
 {
-	Suite *s = suite_create("block_backend_file");
-
-	sim_suite_add(s,
-		      sim_tcase_fixture("file", sim_test_setup, file_teardown),
-		      test_file_roundtrip_statx_limits, test_file_missing_path,
-		      test_file_directory, test_file_too_small_and_odd_size,
-		      test_file_read_only_target, test_file_queue_depth,
-		      test_file_nowait_again, test_file_no_tag_in_irq,
-		      test_file_polled, test_file_det_replay,
-		      test_file_fua_and_flush, test_file_bounce_misaligned,
-		      test_file_bad_queue_depth, test_file_tmpfs_probed,
-		      test_file_loop_device, test_file_loop_read_only);
+	Suite *s = sim_suite(
+		"block_backend_file",
+		sim_tcase_fixture("file", sim_test_setup, file_teardown),
+		test_file_roundtrip_statx_limits, test_file_missing_path,
+		test_file_directory, test_file_too_small_and_odd_size,
+		test_file_read_only_target, test_file_queue_depth,
+		test_file_nowait_again, test_file_no_tag_in_irq,
+		test_file_polled, test_file_det_replay, test_file_fua_and_flush,
+		test_file_bounce_misaligned, test_file_bad_queue_depth,
+		test_file_tmpfs_probed, test_file_loop_device,
+		test_file_loop_read_only);
 
 	sim_suite_add(s,
 		      sim_tcase_fixture("file-threaded",

@@ -227,12 +227,10 @@ END_TEST
 
 static Suite *logw_suite(void)
 {
-	Suite *s = suite_create("block_backend_logw");
-
-	sim_suite_add(s, sim_tcase("logw"), test_logw_order_and_flags,
-		      test_logw_flush_covers_completed_only,
-		      test_logw_failed_write_not_logged, test_logw_refusals);
-	return s;
+	return sim_suite("block_backend_logw", sim_tcase("logw"),
+			 test_logw_order_and_flags,
+			 test_logw_flush_covers_completed_only,
+			 test_logw_failed_write_not_logged, test_logw_refusals);
 }
 
 SIM_TEST_MAIN(logw_suite)

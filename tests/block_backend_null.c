@@ -130,11 +130,12 @@ END_TEST
 
 static Suite *null_suite(void)
 {
-	Suite *s = suite_create("block_backend_null");
+	Suite *s = sim_suite("block_backend_null", sim_tcase("null"),
+			     test_null_reads_zeroes,
+			     test_null_writes_dropped_and_counted,
+			     test_null_bad_options,
+			     test_null_timer_det_is_virtual);
 
-	sim_suite_add(s, sim_tcase("null"), test_null_reads_zeroes,
-		      test_null_writes_dropped_and_counted,
-		      test_null_bad_options, test_null_timer_det_is_virtual);
 	sim_suite_add(s, sim_tcase_threaded("null-threaded"),
 		      test_null_timer_threaded_latency);
 	return s;

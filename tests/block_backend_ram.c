@@ -431,16 +431,17 @@ END_TEST
 
 static Suite *ram_suite(void)
 {
-	Suite *s = suite_create("block_backend_ram");
+	Suite *s = sim_suite("block_backend_ram", sim_tcase("ram"),
+			     test_ram_roundtrip_lbs512,
+			     test_ram_roundtrip_lbs1024,
+			     test_ram_roundtrip_lbs4096, test_ram_limits,
+			     test_ram_bad_options, test_ram_counters,
+			     test_ram_power_fail_fua_and_flush,
+			     test_ram_zero_images, test_ram_fua_without_feature,
+			     test_ram_no_cache_is_durable,
+			     test_ram_beyond_end_and_unaligned,
+			     test_ram_read_only, test_ram_nocopy_bvec_midway);
 
-	sim_suite_add(s, sim_tcase("ram"), test_ram_roundtrip_lbs512,
-		      test_ram_roundtrip_lbs1024, test_ram_roundtrip_lbs4096,
-		      test_ram_limits, test_ram_bad_options, test_ram_counters,
-		      test_ram_power_fail_fua_and_flush, test_ram_zero_images,
-		      test_ram_fua_without_feature,
-		      test_ram_no_cache_is_durable,
-		      test_ram_beyond_end_and_unaligned, test_ram_read_only,
-		      test_ram_nocopy_bvec_midway);
 	sim_suite_add(s, sim_tcase_threaded("ram-threaded"),
 		      test_ram_threaded_async);
 	return s;

@@ -422,18 +422,15 @@ END_TEST
 
 static Suite *bio_alloc_suite(void)
 {
-	Suite *s = suite_create("block_bio_alloc");
-
-	sim_suite_add(s, sim_tcase("alloc"), test_front_pad_container_of,
-		      test_front_pad_alignment, test_bioset_init_parts,
-		      test_free_with_front_pad, test_inline_vecs_edge,
-		      test_fresh_bio_state, test_bvec_storage,
-		      test_bvec_mempool_fallback,
-		      test_reserve_under_alloc_failure,
-		      test_nobvec_bioset_rejects_vecs, test_bio_get_put,
-		      test_bio_reset, test_fs_bio_set_ready,
-		      test_bioset_exit_reports_leak, test_double_put_caught);
-	return s;
+	return sim_suite("block_bio_alloc", sim_tcase("alloc"),
+			 test_front_pad_container_of, test_front_pad_alignment,
+			 test_bioset_init_parts, test_free_with_front_pad,
+			 test_inline_vecs_edge, test_fresh_bio_state,
+			 test_bvec_storage, test_bvec_mempool_fallback,
+			 test_reserve_under_alloc_failure,
+			 test_nobvec_bioset_rejects_vecs, test_bio_get_put,
+			 test_bio_reset, test_fs_bio_set_ready,
+			 test_bioset_exit_reports_leak, test_double_put_caught);
 }
 
 SIM_TEST_MAIN(bio_alloc_suite)

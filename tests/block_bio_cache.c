@@ -324,17 +324,15 @@ END_TEST
 
 static Suite *bio_cache_suite(void)
 {
-	Suite *s = suite_create("block_bio_cache");
-
-	sim_suite_add(s, sim_tcase("cache"), test_hit_after_put_same_cpu,
-		      test_inline_vecs_edge_cached,
-		      test_large_bio_bypasses_cache, test_bioset_without_cache,
-		      test_legacy_opt_in, test_cross_cpu_free,
-		      test_irq_alloc_flagged, test_irq_put_and_splice,
-		      test_softirq_put_frees, test_cache_cap,
-		      test_reserve_bio_not_cached,
-		      test_steady_state_no_allocations, test_drain_and_exit);
-	return s;
+	return sim_suite("block_bio_cache", sim_tcase("cache"),
+			 test_hit_after_put_same_cpu,
+			 test_inline_vecs_edge_cached,
+			 test_large_bio_bypasses_cache,
+			 test_bioset_without_cache, test_legacy_opt_in,
+			 test_cross_cpu_free, test_irq_alloc_flagged,
+			 test_irq_put_and_splice, test_softirq_put_frees,
+			 test_cache_cap, test_reserve_bio_not_cached,
+			 test_steady_state_no_allocations, test_drain_and_exit);
 }
 
 SIM_TEST_MAIN(bio_cache_suite)

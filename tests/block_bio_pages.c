@@ -672,21 +672,19 @@ END_TEST
 
 static Suite *bio_pages_suite(void)
 {
-	Suite *s = suite_create("block_bio_pages");
-
-	sim_suite_add(s, sim_tcase("pages"), test_vecs_to_alloc,
-		      test_ubuf_aligned, test_ubuf_misaligned_start,
-		      test_align_down_length, test_align_down_efault,
-		      test_bio_full_stops, test_iovec_segments,
-		      test_short_pin_stops, test_kvec_no_pins, test_bvec_nocopy,
-		      test_cloned_bio_rejected, test_release_pages_dirty,
-		      test_bio_add_page, test_check_pages_dirty_immediate,
-		      test_check_pages_dirty_deferred, test_dma_mask_misaligned,
-		      test_dma_mask_second_segment,
-		      test_dma_mask_segment_length,
-		      test_dma_mask_checked_before_extraction,
-		      test_dma_mask_bvec, test_bounce_write_whole_units);
-	return s;
+	return sim_suite("block_bio_pages", sim_tcase("pages"),
+			 test_vecs_to_alloc, test_ubuf_aligned,
+			 test_ubuf_misaligned_start, test_align_down_length,
+			 test_align_down_efault, test_bio_full_stops,
+			 test_iovec_segments, test_short_pin_stops,
+			 test_kvec_no_pins, test_bvec_nocopy,
+			 test_cloned_bio_rejected, test_release_pages_dirty,
+			 test_bio_add_page, test_check_pages_dirty_immediate,
+			 test_check_pages_dirty_deferred,
+			 test_dma_mask_misaligned, test_dma_mask_second_segment,
+			 test_dma_mask_segment_length,
+			 test_dma_mask_checked_before_extraction,
+			 test_dma_mask_bvec, test_bounce_write_whole_units);
 }
 
 SIM_TEST_MAIN(bio_pages_suite)

@@ -964,12 +964,11 @@ END_TEST
 
 static Suite *submit_suite(void)
 {
-	Suite *s = suite_create("block_submit");
-
-	sim_suite_add(s,
-		      sim_tcase_fixture("threaded", setup_threaded,
-					sim_test_teardown),
-		      test_threaded_completions, test_threaded_submit_wait);
+	Suite *s = sim_suite("block_submit",
+			     sim_tcase_fixture("threaded", setup_threaded,
+					       sim_test_teardown),
+			     test_threaded_completions,
+			     test_threaded_submit_wait);
 
 	sim_suite_add(s, sim_tcase("submit"), test_status_to_errno_table,
 		      test_status_out_of_range, test_submit_bio_wait,

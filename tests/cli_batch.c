@@ -180,13 +180,10 @@ END_TEST
 
 static Suite *batch_suite(void)
 {
-	Suite *s = suite_create("cli_batch");
-
-	sim_suite_add(s, sim_tcase("batch"), test_outcome_is_runs,
-		      test_lines_numbered_as_input, test_bad_line_goes_on,
-		      test_refused_request_is_error,
-		      test_batch_takes_no_arguments, test_empty_input);
-	return s;
+	return sim_suite("cli_batch", sim_tcase("batch"), test_outcome_is_runs,
+			 test_lines_numbered_as_input, test_bad_line_goes_on,
+			 test_refused_request_is_error,
+			 test_batch_takes_no_arguments, test_empty_input);
 }
 
 SIM_TEST_MAIN(batch_suite)

@@ -233,22 +233,19 @@ END_TEST
 
 static Suite *context_suite(void)
 {
-	Suite *s = suite_create("context");
-
-	sim_suite_add(s, sim_tcase("might_sleep"),
-		      test_might_sleep_in_irq_reported,
-		      test_gfp_kernel_in_irq_reported,
-		      test_gfp_atomic_in_irq_allowed,
-		      test_mutex_in_irq_reported,
-		      test_wait_for_completion_in_irq_reported,
-		      test_flush_workqueue_in_irq_reported,
-		      test_sleeping_calls_in_worker_allowed,
-		      test_sleeping_calls_in_task_allowed,
-		      test_sleep_under_spinlock_reported,
-		      test_sleep_with_irqs_disabled_reported,
-		      test_might_sleep_in_softirq_reported,
-		      test_context_restored_after_event);
-	return s;
+	return sim_suite("context", sim_tcase("might_sleep"),
+			 test_might_sleep_in_irq_reported,
+			 test_gfp_kernel_in_irq_reported,
+			 test_gfp_atomic_in_irq_allowed,
+			 test_mutex_in_irq_reported,
+			 test_wait_for_completion_in_irq_reported,
+			 test_flush_workqueue_in_irq_reported,
+			 test_sleeping_calls_in_worker_allowed,
+			 test_sleeping_calls_in_task_allowed,
+			 test_sleep_under_spinlock_reported,
+			 test_sleep_with_irqs_disabled_reported,
+			 test_might_sleep_in_softirq_reported,
+			 test_context_restored_after_event);
 }
 
 SIM_TEST_MAIN(context_suite)

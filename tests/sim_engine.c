@@ -278,19 +278,16 @@ END_TEST
 
 static Suite *engine_suite(void)
 {
-	Suite *s = suite_create("engine");
-
-	sim_suite_add(s, sim_tcase("det"), test_same_seed_same_trace,
-		      test_other_seeds_other_orders,
-		      test_irq_policy_is_fifo_on_posting_cpu,
-		      test_random_policy_uses_other_cpus,
-		      test_deferred_policy_reverses,
-		      test_wait_runs_pending_events, test_deadlock_reported,
-		      test_schedule_until_woken,
-		      test_external_source_polled_when_idle,
-		      test_settle_does_not_wait_on_sources,
-		      test_task_cpu_migration);
-	return s;
+	return sim_suite("engine", sim_tcase("det"), test_same_seed_same_trace,
+			 test_other_seeds_other_orders,
+			 test_irq_policy_is_fifo_on_posting_cpu,
+			 test_random_policy_uses_other_cpus,
+			 test_deferred_policy_reverses,
+			 test_wait_runs_pending_events, test_deadlock_reported,
+			 test_schedule_until_woken,
+			 test_external_source_polled_when_idle,
+			 test_settle_does_not_wait_on_sources,
+			 test_task_cpu_migration);
 }
 
 SIM_TEST_MAIN(engine_suite)

@@ -1715,15 +1715,12 @@ END_TEST
 
 static Suite *iov_iter_suite(void)
 {
-	Suite *s = suite_create("iov_iter");
-	TCase *tc;
 	const char *fork_env = getenv("CK_FORK");
+	Suite *s = sim_suite("iov_iter", sim_tcase("types"), test_ubuf_init,
+			     test_vec_and_discard_init,
+			     test_user_backed_per_type, test_direction_values);
+	TCase *tc = sim_tcase("advance_revert");
 
-	sim_suite_add(s, sim_tcase("types"), test_ubuf_init,
-		      test_vec_and_discard_init, test_user_backed_per_type,
-		      test_direction_values);
-
-	tc = sim_tcase("advance_revert");
 	sim_tcase_add(tc, test_ubuf_advance_revert,
 		      test_iovec_advance_skips_empty_segments,
 		      test_iovec_advance_zero_and_clamp,

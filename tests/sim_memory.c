@@ -442,14 +442,12 @@ END_TEST
 
 static Suite *memory_suite(void)
 {
-	Suite *s = suite_create("memory");
-
-	sim_suite_add(s, sim_tcase("alloc"), test_kmalloc_accounted_by_site,
-		      test_leak_report_names_site,
-		      test_kzalloc_zeroes_and_aligns, test_kfree_null_is_noop,
-		      test_kmem_cache_live_and_ctor,
-		      test_kmem_cache_destroy_with_objects_warns,
-		      test_percpu_slots_distinct);
+	Suite *s = sim_suite(
+		"memory", sim_tcase("alloc"), test_kmalloc_accounted_by_site,
+		test_leak_report_names_site, test_kzalloc_zeroes_and_aligns,
+		test_kfree_null_is_noop, test_kmem_cache_live_and_ctor,
+		test_kmem_cache_destroy_with_objects_warns,
+		test_percpu_slots_distinct);
 
 	sim_suite_add(s, sim_tcase("fault"), test_fault_nth_allocation,
 		      test_fault_disarmed_counts_nothing, test_fault_by_site,

@@ -207,18 +207,15 @@ END_TEST
 
 static Suite *stats_suite(void)
 {
-	Suite *s = suite_create("stats_trace");
-	TCase *tl = sim_tcase("teardown");
+	Suite *s = sim_suite(
+		"stats_trace", sim_tcase("stats"),
+		test_counter_registered_by_name, test_reset_spares_gauges,
+		test_json_output_sorted, test_trace_records_context_and_args,
+		test_trace_hash_depends_on_content, test_trace_format_as_printf,
+		test_trace_disabled_records_nothing, test_watch_mask_and_epoch,
+		test_trace_dump_last_n, test_rand_reproducible);
 
-	sim_suite_add(s, sim_tcase("stats"), test_counter_registered_by_name,
-		      test_reset_spares_gauges, test_json_output_sorted,
-		      test_trace_records_context_and_args,
-		      test_trace_hash_depends_on_content,
-		      test_trace_format_as_printf,
-		      test_trace_disabled_records_nothing,
-		      test_watch_mask_and_epoch, test_trace_dump_last_n,
-		      test_rand_reproducible);
-	suite_add_tcase(s, tl);
+	suite_add_tcase(s, sim_tcase("teardown"));
 	(void)test_gauge_leak_fails_teardown;
 	return s;
 }
@@ -230,11 +227,11 @@ static Suite *stats_suite(void)
 int main(void)
 {
 	int ret = sim_test_run(stats_suite());
-	Suite *s = suite_create("harness_catches_leak");
+	Suite *s = sim_suite("harness_catches_leak", sim_tcase("leak"),
+			     test_gauge_leak_fails_teardown);
 	SRunner *sr;
 	int failed;
 
-	sim_suite_add(s, sim_tcase("leak"), test_gauge_leak_fails_teardown);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_SILENT);

@@ -234,16 +234,14 @@ END_TEST
 
 static Suite *threaded_suite(void)
 {
-	Suite *s = suite_create("threaded");
-
-	sim_suite_add(s, sim_tcase_threaded("threaded"),
-		      test_irq_event_on_irq_thread, test_work_on_worker_thread,
-		      test_drain_waits_for_irq_then_work,
-		      test_dio_done_wq_creation_race,
-		      test_percpu_exclusive_under_preempt_disable,
-		      test_schedule_and_wake_across_threads,
-		      test_mutex_excludes_threads);
-	return s;
+	return sim_suite("threaded", sim_tcase_threaded("threaded"),
+			 test_irq_event_on_irq_thread,
+			 test_work_on_worker_thread,
+			 test_drain_waits_for_irq_then_work,
+			 test_dio_done_wq_creation_race,
+			 test_percpu_exclusive_under_preempt_disable,
+			 test_schedule_and_wake_across_threads,
+			 test_mutex_excludes_threads);
 }
 
 SIM_TEST_MAIN(threaded_suite)

@@ -288,24 +288,21 @@ END_TEST
 
 static Suite *workqueue_suite(void)
 {
-	Suite *s = suite_create("workqueue");
-
-	sim_suite_add(s,
-		      sim_tcase_fixture("workqueue", workqueue_setup,
-					sim_test_teardown),
-		      test_fifo_order_under_irq_policy, test_workqueue_names,
-		      test_queue_pending_work_returns_false,
-		      test_work_can_requeue_itself,
-		      test_work_runs_as_worker_task,
-		      test_worker_knows_its_queue_after_item_freed,
-		      test_flush_empty_queue_returns,
-		      test_destroy_flushes_pending_work,
-		      test_schedule_work_uses_system_wq,
-		      test_deferred_policy_runs_newest_first,
-		      test_sb_dio_done_wq_lazy_and_once,
-		      test_sb_dio_done_wq_enomem,
-		      test_inode_dio_wait_runs_until_zero);
-	return s;
+	return sim_suite("workqueue",
+			 sim_tcase_fixture("workqueue", workqueue_setup,
+					   sim_test_teardown),
+			 test_fifo_order_under_irq_policy, test_workqueue_names,
+			 test_queue_pending_work_returns_false,
+			 test_work_can_requeue_itself,
+			 test_work_runs_as_worker_task,
+			 test_worker_knows_its_queue_after_item_freed,
+			 test_flush_empty_queue_returns,
+			 test_destroy_flushes_pending_work,
+			 test_schedule_work_uses_system_wq,
+			 test_deferred_policy_runs_newest_first,
+			 test_sb_dio_done_wq_lazy_and_once,
+			 test_sb_dio_done_wq_enomem,
+			 test_inode_dio_wait_runs_until_zero);
 }
 
 SIM_TEST_MAIN(workqueue_suite)

@@ -798,10 +798,9 @@ END_TEST
 
 static Suite *simfs_suite(void)
 {
-	Suite *s = suite_create("simfs_core");
-
-	sim_suite_add(
-		s, sim_tcase("core"), test_mkfs_mount_fsck, test_mkfs_refuses,
+	return sim_suite(
+		"simfs_core", sim_tcase("core"), test_mkfs_mount_fsck,
+		test_mkfs_refuses,
 		test_dio_write_allocates_unwritten_then_converts,
 		test_fallocate_unwritten_and_punch, test_inline_and_buffered,
 		test_namespace, test_commit_and_corruption,
@@ -809,7 +808,6 @@ static Suite *simfs_suite(void)
 		test_parallel_write_switch, test_fsck_semantic_corruption,
 		test_mount_refuses_what_fsck_rejects,
 		test_inode_numbers_exhausted, test_truncate_and_punch_empty);
-	return s;
 }
 
 SIM_TEST_MAIN(simfs_suite)

@@ -356,13 +356,10 @@ END_TEST
 
 static Suite *eof_suite(void)
 {
-	Suite *s = suite_create("simfs_eof");
-
-	sim_suite_add(s, sim_tcase("eof"),
-		      test_mount_frees_written_blocks_past_eof,
-		      test_eof_block_tail_is_zeroed_on_every_extension,
-		      test_cut_short_write_never_shows);
-	return s;
+	return sim_suite("simfs_eof", sim_tcase("eof"),
+			 test_mount_frees_written_blocks_past_eof,
+			 test_eof_block_tail_is_zeroed_on_every_extension,
+			 test_cut_short_write_never_shows);
 }
 
 SIM_TEST_MAIN(eof_suite)

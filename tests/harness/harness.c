@@ -292,6 +292,14 @@ void sim_suite_add_tests(Suite *s, TCase *tc, const TTest *const *tests)
 	suite_add_tcase(s, tc);
 }
 
+Suite *sim_suite_tests(const char *name, TCase *tc, const TTest *const *tests)
+{
+	Suite *s = suite_create(name);
+
+	sim_suite_add_tests(s, tc, tests);
+	return s;
+}
+
 /* One test run, from Check's TAP log: "[not ]ok N - file:tcase:test: msg" */
 struct run_result {
 	bool ok;

@@ -73,16 +73,20 @@ void sim_tcase_add_test(TCase *tc, const TTest *t, int start, int end);
 /*
  * The tests of a test case as one list, in the order they run, each added
  * as tcase_add_test() adds it: sim_tcase_add(tc, test_a, test_b, ...).
- * sim_suite_add() adds them, then @tc to the suite.  START_TEST's names
- * are pointers that no static table can hold, hence a compound literal.
+ * sim_suite_add() adds them, then @tc to suite @s; sim_suite() creates
+ * suite @name with that one test case, as most suites are.  START_TEST's
+ * names are pointers that no static table can hold: a compound literal.
  */
 #define sim_tcase_add(tc, ...) \
 	sim_tcase_add_tests(tc, (const TTest *const[]){ __VA_ARGS__, NULL })
 #define sim_suite_add(s, tc, ...) \
 	sim_suite_add_tests(s, tc, (const TTest *const[]){ __VA_ARGS__, NULL })
+#define sim_suite(name, tc, ...) \
+	sim_suite_tests(name, tc, (const TTest *const[]){ __VA_ARGS__, NULL })
 /* the same with a NULL-terminated array */
 void sim_tcase_add_tests(TCase *tc, const TTest *const *tests);
 void sim_suite_add_tests(Suite *s, TCase *tc, const TTest *const *tests);
+Suite *sim_suite_tests(const char *name, TCase *tc, const TTest *const *tests);
 
 /*
  * For suites that run their own Check runner (the mount tests): a test
