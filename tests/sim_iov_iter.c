@@ -938,6 +938,22 @@ END_TEST
 /* ==== extraction ====================================================== */
 
 /*
+ * One iov_iter_extract_pages() into *@pp that returns @len bytes starting
+ * @offset bytes into the first page listed.
+ */
+static void extract_expect(struct iov_iter *i, struct page ***pp,
+			   size_t maxsize, unsigned int maxpages, ssize_t len,
+			   size_t offset)
+{
+	size_t offset0;
+
+	ck_assert_int_eq(iov_iter_extract_pages(i, pp, maxsize, maxpages, 0,
+						&offset0),
+			 len);
+	ck_assert_uint_eq(offset0, offset);
+}
+
+/*
  * covers I-12: a UBUF's pages are pinned once each; the list is allocated
  * when *pages is NULL; offset0 is the offset into the first page; the
  * iterator advances by what was extracted.
@@ -1001,9 +1017,7 @@ START_TEST(test_extract_iovec_one_segment)
 	ck_assert_uint_eq(i.iov_offset, 0);
 	ck_assert_uint_eq(i.count, 3000);
 
-	n = iov_iter_extract_pages(&i, &pp, 6000, 8, 0, &offset0);
-	ck_assert_int_eq(n, 3000);
-	ck_assert_uint_eq(offset0, 7000 - PAGE_SIZE);
+	extract_expect(&i, &pp, 6000, 8, 3000, 7000 - PAGE_SIZE);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + PAGE_SIZE));
 	ck_assert_ptr_eq(pages[1], virt_to_page(mem + 2 * PAGE_SIZE));
 	/* the page both segments touch now holds two pins */
@@ -1027,20 +1041,14 @@ START_TEST(test_extract_caps)
 	struct page *pages[4];
 	struct page **pp = pages;
 	struct iov_iter i;
-	size_t offset0;
-	ssize_t n;
 
 	iov_iter_ubuf(&i, ITER_DEST, mem + 1000, 3 * PAGE_SIZE);
-	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 2, 0, &offset0);
-	ck_assert_int_eq(n, 2 * PAGE_SIZE - 1000);
-	ck_assert_uint_eq(offset0, 1000);
+	extract_expect(&i, &pp, SIZE_MAX, 2, 2 * PAGE_SIZE - 1000, 1000);
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + 2 * PAGE_SIZE)),
 			 0);
 	unpin_user_pages(pages, 2);
 
-	n = iov_iter_extract_pages(&i, &pp, 10, 4, 0, &offset0);
-	ck_assert_int_eq(n, 10);
-	ck_assert_uint_eq(offset0, 0);
+	extract_expect(&i, &pp, 10, 4, 10, 0);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 2 * PAGE_SIZE));
 	ck_assert_int_eq(sim_page_pincount(pages[0]), 1);
 	unpin_user_pages(pages, 1);
@@ -1096,7 +1104,6 @@ START_TEST(test_extract_bvec_contiguous)
 	struct page **pp = pages;
 	struct iov_iter i;
 	size_t offset0;
-	ssize_t n;
 
 	/* 2.5 pages ending at a page end, then a full page elsewhere */
 	bvec_set_page(&bv[0], virt_to_page(mem), 2 * PAGE_SIZE + 2048, 2048);
@@ -1113,9 +1120,8 @@ START_TEST(test_extract_bvec_contiguous)
 			      2 * PAGE_SIZE);
 
 	iov_iter_advance(&i, 100); /* 2148 bytes into page 0 */
-	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
-	ck_assert_int_eq(n, (2 * PAGE_SIZE + 2048 - 100) + PAGE_SIZE + 100);
-	ck_assert_uint_eq(offset0, 2148);
+	extract_expect(&i, &pp, SIZE_MAX, 8,
+		       (2 * PAGE_SIZE + 2048 - 100) + PAGE_SIZE + 100, 2148);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem));
 	ck_assert_ptr_eq(pages[1], virt_to_page(mem + PAGE_SIZE));
 	ck_assert_ptr_eq(pages[2], virt_to_page(mem + 2 * PAGE_SIZE));
@@ -1125,22 +1131,16 @@ START_TEST(test_extract_bvec_contiguous)
 	ck_assert_int_eq(sim_page_pincount(pages[4]), 0);
 	assert_iter_at(&i, &bv[3], 0, 2, 3 * PAGE_SIZE);
 
-	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
-	ck_assert_int_eq(n, PAGE_SIZE);
-	ck_assert_uint_eq(offset0, 0);
+	extract_expect(&i, &pp, SIZE_MAX, 8, PAGE_SIZE, 0);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 6 * PAGE_SIZE));
 	ck_assert_ptr_eq(i.bvec, &bv[4]);
 
 	/* 2 pages of data: a 2-page list, one page short of the 3 spanned */
-	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
-	ck_assert_int_eq(n, 2 * PAGE_SIZE - 100);
-	ck_assert_uint_eq(offset0, 100);
+	extract_expect(&i, &pp, SIZE_MAX, 8, 2 * PAGE_SIZE - 100, 100);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 9 * PAGE_SIZE));
 	ck_assert_ptr_eq(pages[1], virt_to_page(mem + 10 * PAGE_SIZE));
 
-	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 8, 0, &offset0);
-	ck_assert_int_eq(n, 100);
-	ck_assert_uint_eq(offset0, 0);
+	extract_expect(&i, &pp, SIZE_MAX, 8, 100, 0);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 11 * PAGE_SIZE));
 	ck_assert_uint_eq(i.count, 0);
 	ck_assert_int_eq(
@@ -1157,17 +1157,11 @@ START_TEST(test_extract_bvec_caps)
 	struct page *pages[4];
 	struct page **pp = pages;
 	struct iov_iter i;
-	size_t offset0;
-	ssize_t n;
 
 	bvec_set_page(&bv, virt_to_page(mem), 4 * PAGE_SIZE - 300, 300);
 	iov_iter_bvec(&i, ITER_DEST, &bv, 1, 4 * PAGE_SIZE - 300);
-	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 2, 0, &offset0);
-	ck_assert_int_eq(n, 2 * PAGE_SIZE - 300);
-	ck_assert_uint_eq(offset0, 300);
-	n = iov_iter_extract_pages(&i, &pp, 5000, 4, 0, &offset0);
-	ck_assert_int_eq(n, 5000);
-	ck_assert_uint_eq(offset0, 0);
+	extract_expect(&i, &pp, SIZE_MAX, 2, 2 * PAGE_SIZE - 300, 300);
+	extract_expect(&i, &pp, 5000, 4, 5000, 0);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 2 * PAGE_SIZE));
 	ck_assert_ptr_eq(pages[1], virt_to_page(mem + 3 * PAGE_SIZE));
 	ck_assert_uint_eq(i.iov_offset, 2 * PAGE_SIZE - 300 + 5000);
@@ -1188,17 +1182,13 @@ START_TEST(test_extract_bvec_at_segment_end)
 	struct page *pages[2];
 	struct page **pp = pages;
 	struct iov_iter i;
-	size_t offset0;
-	ssize_t n;
 
 	bvec_set_page(&bv[0], virt_to_page(mem), 512, 0);
 	bvec_set_page(&bv[1], virt_to_page(mem + 2 * PAGE_SIZE), 300, 40);
 	iov_iter_bvec(&i, ITER_DEST, bv, 2, 812);
 	i.iov_offset = 512; /* as iov_iter_restore() may leave it */
 	i.count = 300;
-	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 2, 0, &offset0);
-	ck_assert_int_eq(n, 300);
-	ck_assert_uint_eq(offset0, 40);
+	extract_expect(&i, &pp, SIZE_MAX, 2, 300, 40);
 	ck_assert_ptr_eq(pages[0], virt_to_page(mem + 2 * PAGE_SIZE));
 	ck_assert_ptr_eq(i.bvec, &bv[2]);
 	ck_assert_uint_eq(i.nr_segs, 0);
@@ -1246,9 +1236,7 @@ START_TEST(test_extract_short_pin)
 	ck_assert_int_eq(n, 1024);
 	unpin_user_pages(pages, 1);
 
-	n = iov_iter_extract_pages(&i, &pp, SIZE_MAX, 4, 0, &offset0);
-	ck_assert_int_eq(n, PAGE_SIZE);
-	ck_assert_uint_eq(offset0, 1536);
+	extract_expect(&i, &pp, SIZE_MAX, 4, PAGE_SIZE, 1536);
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem)), 1);
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + PAGE_SIZE)), 1);
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(mem + 2 * PAGE_SIZE)),
