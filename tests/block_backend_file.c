@@ -579,33 +579,56 @@ START_TEST(test_file_tmpfs_probed)
 END_TEST
 
 /*
- * A loop device over a file: the block-device path (BLKGETSIZE64,
- * libblkid topology, sysfs queue).  Needs root and a working losetup.
+ * Open a loop device, read-only with @opt "-r ", over a fresh test file
+ * of @size bytes into *@bdev (an ERR_PTR with @err said why), its name
+ * into @loop.  It is detached at once: lazily, so it is gone when closed
+ * even if an assertion fails.  Needs root and a working losetup: returns
+ * why not, for the test to skip, or NULL.
  */
-START_TEST(test_file_loop_device)
+static const char *open_loop(u64 size, const char *opt, char (*loop)[64],
+			     struct block_device **bdev, char *err, size_t len)
 {
-	char cmd[4400], loop[64] = "", err[256] = "";
-	struct block_device *bdev;
-	struct sim_file_info info;
+	static char why[128];
+	char cmd[4400];
 	FILE *p;
 
 	if (geteuid() != 0)
-		BB_SKIP("loop devices need root");
-	make_file(16 << 20);
-	snprintf(cmd, sizeof(cmd), "losetup --find --show '%s' 2>&1", path);
+		return "loop devices need root";
+	make_file(size);
+	snprintf(cmd, sizeof(cmd), "losetup %s--find --show '%s' 2>&1", opt,
+		 path);
 	p = popen(cmd, "r");
-	if (!p || !fgets(loop, sizeof(loop), p) || strncmp(loop, "/dev/", 5)) {
+	if (!p || !fgets(*loop, sizeof(*loop), p) ||
+	    strncmp(*loop, "/dev/", 5)) {
 		if (p)
 			pclose(p);
-		BB_SKIP("losetup --find --show failed: %s", loop);
+		snprintf(why, sizeof(why), "losetup %s--find --show failed: %s",
+			 opt, *loop);
+		return why;
 	}
 	pclose(p);
-	loop[strcspn(loop, "\n")] = '\0';
+	(*loop)[strcspn(*loop, "\n")] = '\0';
 
-	bdev = sim_bdev_file_open(loop, NULL, err, sizeof(err));
-	/* lazy detach: gone when closed, even if an assertion fails */
-	snprintf(cmd, sizeof(cmd), "losetup -d %s", loop);
+	*bdev = sim_bdev_file_open(*loop, NULL, err, len);
+	snprintf(cmd, sizeof(cmd), "losetup -d %s", *loop);
 	ck_assert_int_eq(system(cmd), 0);
+	return NULL;
+}
+
+/*
+ * A loop device over a file: the block-device path (BLKGETSIZE64,
+ * libblkid topology, sysfs queue).
+ */
+START_TEST(test_file_loop_device)
+{
+	char loop[64] = "", err[256] = "";
+	struct block_device *bdev;
+	struct sim_file_info info;
+	const char *why =
+		open_loop(16 << 20, "", &loop, &bdev, err, sizeof(err));
+
+	if (why)
+		BB_SKIP("%s", why);
 	ck_assert_msg(!IS_ERR(bdev), "open %s: %s", loop, err);
 
 	ck_assert(sim_bdev_file_info(bdev, &info));
@@ -627,25 +650,13 @@ END_TEST
 
 START_TEST(test_file_loop_read_only)
 {
-	char cmd[4400], loop[64] = "", err[256] = "", want[300];
+	char loop[64] = "", err[256] = "", want[300];
 	struct block_device *bdev;
-	FILE *p;
+	const char *why =
+		open_loop(2 << 20, "-r ", &loop, &bdev, err, sizeof(err));
 
-	if (geteuid() != 0)
-		BB_SKIP("loop devices need root");
-	make_file(2 << 20);
-	snprintf(cmd, sizeof(cmd), "losetup -r --find --show '%s' 2>&1", path);
-	p = popen(cmd, "r");
-	if (!p || !fgets(loop, sizeof(loop), p) || strncmp(loop, "/dev/", 5)) {
-		if (p)
-			pclose(p);
-		BB_SKIP("losetup -r --find --show failed: %s", loop);
-	}
-	pclose(p);
-	loop[strcspn(loop, "\n")] = '\0';
-	bdev = sim_bdev_file_open(loop, NULL, err, sizeof(err));
-	snprintf(cmd, sizeof(cmd), "losetup -d %s", loop);
-	ck_assert_int_eq(system(cmd), 0);
+	if (why)
+		BB_SKIP("%s", why);
 	ck_assert_int_eq(PTR_ERR(bdev), -EROFS);
 	snprintf(
 		want, sizeof(want),
