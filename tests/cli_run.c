@@ -4,6 +4,7 @@
  * IOMAPSIM_BIN, which CTest sets to the build directory) is run as a user
  * would, and its JSON, exit status and stderr are checked.
  */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <sim/iomap_features.h>
 #include "cli_exec.h"
@@ -76,6 +77,24 @@ static void expect_field(const struct cli_result *res, const char *field)
 		      res->out);
 }
 
+/*
+ * Run `iomapsim @line`: one JSON object with every key (expect_json()),
+ * holding each field after @line, up to a NULL, as a whole member.
+ */
+static void __attribute__((sentinel))
+run_json(struct cli_result *res, const char *line, ...)
+{
+	const char *field;
+	va_list ap;
+
+	cli_exec_line(res, line);
+	expect_json(res);
+	va_start(ap, line);
+	while ((field = va_arg(ap, const char *)))
+		expect_field(res, field);
+	va_end(ap);
+}
+
 /* The matcher itself: whole members only. */
 START_TEST(test_field_matches_whole_values)
 {
@@ -97,11 +116,8 @@ START_TEST(test_keys_present)
 	static const char a[] = "run";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"leaks\":0");
-	expect_field(&r, "\"warnings\":0");
-	expect_field(&r, "\"context_violations\":0");
+	run_json(&r, a, "\"leaks\":0", "\"warnings\":0",
+		 "\"context_violations\":0", NULL);
 }
 END_TEST
 
@@ -166,24 +182,14 @@ START_TEST(test_ref_sync_read)
 	static const char a[] = "run --op read --pos 8192 --len 4096";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"ret\":4096");
-	expect_field(&r, "\"queued\":false");
-	expect_field(&r, "\"path\":\"simple\"");
-	expect_field(&r, "\"fallback\":null");
-	expect_field(&r, "\"bios\":1");
-	expect_field(&r, "\"completion\":\"submitter\"");
-	expect_field(&r, "\"ki_pos\":12288");
-	expect_field(&r, "\"iter_count\":0");
-	expect_field(&r, "\"iter_past_segments\":false");
-	expect_field(&r, "\"data\":\"ok\"");
-	expect_field(&r, "\"ki_complete_calls\":0");
-	/* observed: the bio came from the simple path's own pool */
-	expect_field(&r, "\"bios_simple_pool\":1");
-	expect_field(&r, "\"bios_fs_bio_set\":0");
-	expect_field(&r, "\"bios_dops_bio_set\":0");
-	expect_field(&r, "\"why_mismatch\":false");
+	run_json(&r, a, "\"ret\":4096", "\"queued\":false",
+		 "\"path\":\"simple\"", "\"fallback\":null", "\"bios\":1",
+		 "\"completion\":\"submitter\"", "\"ki_pos\":12288",
+		 "\"iter_count\":0", "\"iter_past_segments\":false",
+		 "\"data\":\"ok\"", "\"ki_complete_calls\":0",
+		 /* observed: the bio came from the simple path's own pool */
+		 "\"bios_simple_pool\":1", "\"bios_fs_bio_set\":0",
+		 "\"bios_dops_bio_set\":0", "\"why_mismatch\":false", NULL);
 }
 END_TEST
 
@@ -193,14 +199,9 @@ START_TEST(test_ref_async_error)
 	static const char a[] = "run --len 4096 --async --fault bio-error:1";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"queued\":true");
-	expect_field(&r, "\"ret\":-5");
-	expect_field(&r, "\"completion\":\"workqueue\"");
-	expect_field(&r, "\"punted\":1");
-	expect_field(&r, "\"ki_complete_calls\":1");
-	expect_field(&r, "\"path\":\"simple\"");
+	run_json(&r, a, "\"queued\":true", "\"ret\":-5",
+		 "\"completion\":\"workqueue\"", "\"punted\":1",
+		 "\"ki_complete_calls\":1", "\"path\":\"simple\"", NULL);
 }
 END_TEST
 
@@ -211,13 +212,8 @@ START_TEST(test_ref_hole)
 		"run --len 4096 --map hole:0:65536 --map mapped:65536:983040";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"path\":\"generic\"");
-	expect_field(&r, "\"fallback\":\"not_mapped\"");
-	expect_field(&r, "\"bios\":0");
-	expect_field(&r, "\"ret\":4096");
-	expect_field(&r, "\"data\":\"zero\"");
+	run_json(&r, a, "\"path\":\"generic\"", "\"fallback\":\"not_mapped\"",
+		 "\"bios\":0", "\"ret\":4096", "\"data\":\"zero\"", NULL);
 }
 END_TEST
 
@@ -233,13 +229,8 @@ START_TEST(test_inline_byte_length)
 		"run --map inline:0:100 --map mapped:100:4096";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"ret\":100");
-	expect_field(&r, "\"path\":\"generic\"");
-	expect_field(&r, "\"bios\":0");
-	expect_field(&r, "\"ki_pos\":100");
-	expect_field(&r, "\"data\":\"ok\"");
+	run_json(&r, a, "\"ret\":100", "\"path\":\"generic\"", "\"bios\":0",
+		 "\"ki_pos\":100", "\"data\":\"ok\"", NULL);
 	/* other extents still start on a block */
 	cli_exec_line(&r, partial);
 	ck_assert_int_eq(r.status, 2);
@@ -260,17 +251,10 @@ START_TEST(test_atomic_map_flag)
 		"run --op write --pos 0 --len 8192 --iocb ATOMIC --map mapped:0:65536:atomic";
 	struct cli_result r;
 
-	cli_exec_line(&r, split);
-	expect_json(&r);
-	expect_field(&r, "\"ret\":-22");
-	expect_field(&r, "\"bios\":0");
-	expect_field(&r, "\"leaks\":0");
-	expect_field(&r, "\"warnings\":0");
-	cli_exec_line(&r, whole);
-	expect_json(&r);
-	expect_field(&r, "\"ret\":8192");
-	expect_field(&r, "\"bios\":1");
-	expect_field(&r, "\"data\":\"ok\"");
+	run_json(&r, split, "\"ret\":-22", "\"bios\":0", "\"leaks\":0",
+		 "\"warnings\":0", NULL);
+	run_json(&r, whole, "\"ret\":8192", "\"bios\":1", "\"data\":\"ok\"",
+		 NULL);
 }
 END_TEST
 
@@ -280,12 +264,8 @@ START_TEST(test_ref_unaligned)
 	static const char a[] = "run --lbs 4096 --pos 512 --len 512";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"ret\":-22");
-	expect_field(&r, "\"path\":\"simple\"");
-	expect_field(&r, "\"fallback\":null");
-	expect_field(&r, "\"completion\":null");
+	run_json(&r, a, "\"ret\":-22", "\"path\":\"simple\"",
+		 "\"fallback\":null", "\"completion\":null", NULL);
 }
 END_TEST
 
@@ -295,11 +275,8 @@ START_TEST(test_ref_async_read)
 	static const char a[] = "run --async";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"ret\":4096");
-	expect_field(&r, "\"completion\":\"end_io\"");
-	expect_field(&r, "\"punted\":0");
+	run_json(&r, a, "\"ret\":4096", "\"completion\":\"end_io\"",
+		 "\"punted\":0", NULL);
 }
 END_TEST
 
@@ -310,15 +287,12 @@ START_TEST(test_ref_extending_write)
 		"run --op write --pos 1048576 --len 512 --async";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"ret\":512");
-	/* why the generic path: a write, or there is no other path */
-	expect_field(&r, IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE ?
-				 "\"fallback\":\"no_simple_path\"" :
-				 "\"fallback\":\"write\"");
-	expect_field(&r, "\"bios\":2");
-	expect_field(&r, "\"completion\":\"workqueue\"");
+	run_json(&r, a, "\"ret\":512",
+		 /* why the generic path: a write, or there is no other path */
+		 IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE ?
+			 "\"fallback\":\"no_simple_path\"" :
+			 "\"fallback\":\"write\"",
+		 "\"bios\":2", "\"completion\":\"workqueue\"", NULL);
 }
 END_TEST
 
@@ -344,9 +318,7 @@ START_TEST(test_all_options)
 		"run --fs-block 4096 --lbs 512 --size 1m --encrypted --dops end_io --op write --pos 4096 --len 8k --iter iovec:4096,3072,1024@512 --buf-offset 512 --dma-alignment 511 --no-poll --iocb DSYNC,HIPRI --dio-flags FSBLOCK_ALIGNED --done-before 0 --no-simple --complete deferred --seed 7 --fault begin-error:EIO:5 --fault short-pin:9:4096 --fault alloc-fail:99 --iomap next --write-cache --fua";
 	struct cli_result r;
 
-	cli_exec_line(&r, a);
-	expect_json(&r);
-	expect_field(&r, "\"ret\":8192");
+	run_json(&r, a, "\"ret\":8192", NULL);
 }
 END_TEST
 
