@@ -84,6 +84,15 @@ static inline bool sd_common_opt(int c, uint64_t *seed, long *ops,
 	return false;
 }
 
+/* -n wants a positive count: a usage error (status 2) said otherwise */
+static inline bool sd_ops_valid(const char *prog, long ops)
+{
+	if (ops > 0)
+		return true;
+	fprintf(stderr, "%s: -n wants a positive count\n", prog);
+	return false;
+}
+
 struct sd_mount {
 	char bin[4096]; /* the iomapsim command */
 	char mnt[512];

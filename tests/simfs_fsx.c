@@ -502,16 +502,12 @@ static void run_op(const struct op *o)
 	}
 	switch (o->kind) {
 	case OP_DWRITE:
-		do_write(o, true);
+	case OP_BWRITE:
+		do_write(o, o->kind == OP_DWRITE);
 		break;
 	case OP_DREAD:
-		do_read(o, true);
-		break;
-	case OP_BWRITE:
-		do_write(o, false);
-		break;
 	case OP_BREAD:
-		do_read(o, false);
+		do_read(o, o->kind == OP_DREAD);
 		break;
 	case OP_TRUNCATE: {
 		int ret = ftruncate(bfd[o->f], o->off);
@@ -786,10 +782,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (ops <= 0) {
-		fprintf(stderr, "simfs_fsx: -n wants a positive count\n");
+	if (!sd_ops_valid("simfs_fsx", ops))
 		return 2;
-	}
 	if (replay && !(rf = fopen(replay, "r"))) {
 		fprintf(stderr, "simfs_fsx: %s: %s\n", replay, strerror(errno));
 		return 2;

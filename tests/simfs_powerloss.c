@@ -474,10 +474,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (ops <= 0) {
-		fprintf(stderr, "simfs_powerloss: -n wants a positive count\n");
+	if (!sd_ops_valid("simfs_powerloss", ops))
 		return 2;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sd_rng_state = seed;
 	sd_setup(&dm, "pl", tmpdir, sizeof(tmpdir));
