@@ -81,17 +81,17 @@ static void expect_field(const struct cli_result *res, const char *field)
  * Run `iomapsim @line`: one JSON object with every key (expect_json()),
  * holding each field after @line, up to a NULL, as a whole member.
  */
-static void __attribute__((sentinel))
-run_json(struct cli_result *res, const char *line, ...)
+static void __attribute__((sentinel)) run_json(const char *line, ...)
 {
+	struct cli_result res;
 	const char *field;
 	va_list ap;
 
-	cli_exec_line(res, line);
-	expect_json(res);
+	cli_exec_line(&res, line);
+	expect_json(&res);
 	va_start(ap, line);
 	while ((field = va_arg(ap, const char *)))
-		expect_field(res, field);
+		expect_field(&res, field);
 	va_end(ap);
 }
 
@@ -113,10 +113,7 @@ END_TEST
 
 START_TEST(test_keys_present)
 {
-	static const char a[] = "run";
-	struct cli_result r;
-
-	run_json(&r, a, "\"leaks\":0", "\"warnings\":0",
+	run_json("run", "\"leaks\":0", "\"warnings\":0",
 		 "\"context_violations\":0", NULL);
 }
 END_TEST
@@ -147,12 +144,18 @@ static const char *const bad_args[] = {
 	"frobnicate",
 };
 
-START_TEST(test_bad_args)
+/* `iomapsim @line` is refused as bad usage: cli_expect_usage_error() */
+static void run_refused(const char *line)
 {
 	struct cli_result r;
 
-	cli_exec_line(&r, bad_args[_i]);
-	cli_expect_usage_error(&r, bad_args[_i]);
+	cli_exec_line(&r, line);
+	cli_expect_usage_error(&r, line);
+}
+
+START_TEST(test_bad_args)
+{
+	run_refused(bad_args[_i]);
 }
 END_TEST
 
@@ -179,14 +182,12 @@ END_TEST
 /* docs/rules.md 4: sync 4 KiB read is simple, one bio, completed in place */
 START_TEST(test_ref_sync_read)
 {
-	static const char a[] = "run --op read --pos 8192 --len 4096";
-	struct cli_result r;
-
-	run_json(&r, a, "\"ret\":4096", "\"queued\":false",
-		 "\"path\":\"simple\"", "\"fallback\":null", "\"bios\":1",
-		 "\"completion\":\"submitter\"", "\"ki_pos\":12288",
-		 "\"iter_count\":0", "\"iter_past_segments\":false",
-		 "\"data\":\"ok\"", "\"ki_complete_calls\":0",
+	run_json("run --op read --pos 8192 --len 4096", "\"ret\":4096",
+		 "\"queued\":false", "\"path\":\"simple\"", "\"fallback\":null",
+		 "\"bios\":1", "\"completion\":\"submitter\"",
+		 "\"ki_pos\":12288", "\"iter_count\":0",
+		 "\"iter_past_segments\":false", "\"data\":\"ok\"",
+		 "\"ki_complete_calls\":0",
 		 /* observed: the bio came from the simple path's own pool */
 		 "\"bios_simple_pool\":1", "\"bios_fs_bio_set\":0",
 		 "\"bios_dops_bio_set\":0", "\"why_mismatch\":false", NULL);
@@ -196,10 +197,8 @@ END_TEST
 /* docs/rules.md 4: async with a bio error: queued, -EIO from the workqueue */
 START_TEST(test_ref_async_error)
 {
-	static const char a[] = "run --len 4096 --async --fault bio-error:1";
-	struct cli_result r;
-
-	run_json(&r, a, "\"queued\":true", "\"ret\":-5",
+	run_json("run --len 4096 --async --fault bio-error:1",
+		 "\"queued\":true", "\"ret\":-5",
 		 "\"completion\":\"workqueue\"", "\"punted\":1",
 		 "\"ki_complete_calls\":1", "\"path\":\"simple\"", NULL);
 }
@@ -210,9 +209,8 @@ START_TEST(test_ref_hole)
 {
 	static const char a[] =
 		"run --len 4096 --map hole:0:65536 --map mapped:65536:983040";
-	struct cli_result r;
 
-	run_json(&r, a, "\"path\":\"generic\"", "\"fallback\":\"not_mapped\"",
+	run_json(a, "\"path\":\"generic\"", "\"fallback\":\"not_mapped\"",
 		 "\"bios\":0", "\"ret\":4096", "\"data\":\"zero\"", NULL);
 }
 END_TEST
@@ -229,7 +227,7 @@ START_TEST(test_inline_byte_length)
 		"run --map inline:0:100 --map mapped:100:4096";
 	struct cli_result r;
 
-	run_json(&r, a, "\"ret\":100", "\"path\":\"generic\"", "\"bios\":0",
+	run_json(a, "\"ret\":100", "\"path\":\"generic\"", "\"bios\":0",
 		 "\"ki_pos\":100", "\"data\":\"ok\"", NULL);
 	/* other extents still start on a block */
 	cli_exec_line(&r, partial);
@@ -249,33 +247,26 @@ START_TEST(test_atomic_map_flag)
 		"run --op write --pos 0 --len 8192 --iocb ATOMIC --map mapped:0:4096:atomic --map mapped:4096:61440:atomic";
 	static const char whole[] =
 		"run --op write --pos 0 --len 8192 --iocb ATOMIC --map mapped:0:65536:atomic";
-	struct cli_result r;
 
-	run_json(&r, split, "\"ret\":-22", "\"bios\":0", "\"leaks\":0",
+	run_json(split, "\"ret\":-22", "\"bios\":0", "\"leaks\":0",
 		 "\"warnings\":0", NULL);
-	run_json(&r, whole, "\"ret\":8192", "\"bios\":1", "\"data\":\"ok\"",
-		 NULL);
+	run_json(whole, "\"ret\":8192", "\"bios\":1", "\"data\":\"ok\"", NULL);
 }
 END_TEST
 
 /* docs/rules.md 4: unaligned 512 on a 4096 device: -EINVAL from simple */
 START_TEST(test_ref_unaligned)
 {
-	static const char a[] = "run --lbs 4096 --pos 512 --len 512";
-	struct cli_result r;
-
-	run_json(&r, a, "\"ret\":-22", "\"path\":\"simple\"",
-		 "\"fallback\":null", "\"completion\":null", NULL);
+	run_json("run --lbs 4096 --pos 512 --len 512", "\"ret\":-22",
+		 "\"path\":\"simple\"", "\"fallback\":null",
+		 "\"completion\":null", NULL);
 }
 END_TEST
 
 /* the async success case: inline completion from end_io */
 START_TEST(test_ref_async_read)
 {
-	static const char a[] = "run --async";
-	struct cli_result r;
-
-	run_json(&r, a, "\"ret\":4096", "\"completion\":\"end_io\"",
+	run_json("run --async", "\"ret\":4096", "\"completion\":\"end_io\"",
 		 "\"punted\":0", NULL);
 }
 END_TEST
@@ -285,9 +276,8 @@ START_TEST(test_ref_extending_write)
 {
 	static const char a[] =
 		"run --op write --pos 1048576 --len 512 --async";
-	struct cli_result r;
 
-	run_json(&r, a, "\"ret\":512",
+	run_json(a, "\"ret\":512",
 		 /* why the generic path: a write, or there is no other path */
 		 IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE ?
 			 "\"fallback\":\"no_simple_path\"" :
@@ -316,9 +306,8 @@ START_TEST(test_all_options)
 {
 	static const char a[] =
 		"run --fs-block 4096 --lbs 512 --size 1m --encrypted --dops end_io --op write --pos 4096 --len 8k --iter iovec:4096,3072,1024@512 --buf-offset 512 --dma-alignment 511 --no-poll --iocb DSYNC,HIPRI --dio-flags FSBLOCK_ALIGNED --done-before 0 --no-simple --complete deferred --seed 7 --fault begin-error:EIO:5 --fault short-pin:9:4096 --fault alloc-fail:99 --iomap next --write-cache --fua";
-	struct cli_result r;
 
-	run_json(&r, a, "\"ret\":8192", NULL);
+	run_json(a, "\"ret\":8192", NULL);
 }
 END_TEST
 
@@ -417,10 +406,7 @@ static const char *const bench_bad[] = {
 /* Bad usage: exit 2, one line on stderr, nothing run. */
 START_TEST(test_bench_bad_args)
 {
-	struct cli_result res;
-
-	cli_exec_line(&res, bench_bad[_i]);
-	cli_expect_usage_error(&res, bench_bad[_i]);
+	run_refused(bench_bad[_i]);
 }
 END_TEST
 
