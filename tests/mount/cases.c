@@ -398,10 +398,9 @@ START_TEST(test_poll_governor)
 	mount_fs("poll=0,uring=off");
 	st = lone_reads_stats("p", "bdev_file_submit_and_wait", 200, 2000);
 	ck_assert_int_ge(stat_in(st, "bdev_file_submit_and_wait"), 200);
-	ck_assert_int_eq(stat_in(st, "fuse_poll_trials"), 0);
-	ck_assert_int_eq(stat_in(st, "fuse_poll_windows"), 0);
-	ck_assert_int_eq(stat_in(st, "fuse_poll_no_idle_cpu"), 0);
-	ck_assert_int_eq(stat_in(st, "bdev_file_poll_windows"), 0);
+	check_stats_zero(st, "fuse_poll_trials", "fuse_poll_windows",
+			 "fuse_poll_no_idle_cpu", "bdev_file_poll_windows",
+			 NULL);
 	free(st);
 	umount_fs();
 }

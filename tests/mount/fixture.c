@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,20 @@ long stat_in(const char *text, const char *name)
 			l++;
 	}
 	return 0;
+}
+
+void check_stats_zero(const char *text, ...)
+{
+	const char *name;
+	va_list ap;
+
+	va_start(ap, text);
+	while ((name = va_arg(ap, const char *))) {
+		long v = stat_in(text, name);
+
+		ck_assert_msg(v == 0, "%s: %ld, 0 expected", name, v);
+	}
+	va_end(ap);
 }
 
 long stat_of(const char *name)

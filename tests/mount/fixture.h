@@ -46,6 +46,8 @@ int fsck_image(char *out, size_t len);
 char *stats_text(void);
 long stat_in(const char *text, const char *name);
 long stat_of(const char *name);
+/* each of the stats named, up to a NULL, is 0 in @text */
+void check_stats_zero(const char *text, ...) __attribute__((sentinel));
 void ctl_write(const char *file, const char *text);
 
 /* files in it and their data */
