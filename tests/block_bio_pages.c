@@ -35,6 +35,32 @@ static struct bio *ubuf_read_bio(struct iov_iter *iter, char *buf, size_t len)
 	return read_bio(iter);
 }
 
+/* The same with the pages added under @mask, which must succeed. */
+static struct bio *pinned_read_bio(struct iov_iter *iter, char *buf, size_t len,
+				   unsigned int mask)
+{
+	struct bio *bio = ubuf_read_bio(iter, buf, len);
+
+	ck_assert_int_eq(bio_iov_iter_get_pages(bio, iter, mask), 0);
+	return bio;
+}
+
+/* @bio holds @size bytes in @vcnt bvecs */
+static void check_bio_holds(struct bio *bio, unsigned int size,
+			    unsigned short vcnt)
+{
+	ck_assert_uint_eq(bio->bi_iter.bi_size, size);
+	ck_assert_uint_eq(bio->bi_vcnt, vcnt);
+}
+
+/* Release a read's pages clean, back to the @pinned it began with; put it. */
+static void release_read_bio(struct bio *bio, long pinned)
+{
+	bio_release_pages(bio, false);
+	ck_assert_int_eq(pins(), pinned);
+	bio_put(bio);
+}
+
 static void check_bvec(struct bio *bio, int i, void *addr, unsigned int len)
 {
 	struct bio_vec *bv = &bio->bi_io_vec[i];
@@ -73,10 +99,8 @@ START_TEST(test_ubuf_aligned)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	bio = ubuf_read_bio(&iter, buf, 4 * PAGE_SIZE);
-	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, 4 * PAGE_SIZE);
-	ck_assert_uint_eq(bio->bi_vcnt, 4);
+	bio = pinned_read_bio(&iter, buf, 4 * PAGE_SIZE, 511);
+	check_bio_holds(bio, 4 * PAGE_SIZE, 4);
 	for (int i = 0; i < 4; i++)
 		check_bvec(bio, i, buf + i * PAGE_SIZE, PAGE_SIZE);
 	ck_assert(bio_flagged(bio, BIO_PAGE_PINNED));
@@ -84,9 +108,7 @@ START_TEST(test_ubuf_aligned)
 	ck_assert_int_eq(pins() - pinned, 4);
 	ck_assert_uint_eq(iov_iter_count(&iter), 0);
 
-	bio_release_pages(bio, false);
-	ck_assert_int_eq(pins(), pinned);
-	bio_put(bio);
+	release_read_bio(bio, pinned);
 	free(buf);
 }
 END_TEST
@@ -102,15 +124,12 @@ START_TEST(test_ubuf_misaligned_start)
 	bio = ubuf_read_bio(&iter, buf + 512, 2 * PAGE_SIZE);
 	ck_assert_uint_eq(bio->bi_max_vecs, BIO_INLINE_VECS);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, 2 * PAGE_SIZE);
-	ck_assert_uint_eq(bio->bi_vcnt, 3);
+	check_bio_holds(bio, 2 * PAGE_SIZE, 3);
 	check_bvec(bio, 0, buf + 512, PAGE_SIZE - 512);
 	check_bvec(bio, 1, buf + PAGE_SIZE, PAGE_SIZE);
 	check_bvec(bio, 2, buf + 2 * PAGE_SIZE, 512);
 	ck_assert_int_eq(pins() - pinned, 3);
-	bio_release_pages(bio, false);
-	ck_assert_int_eq(pins(), pinned);
-	bio_put(bio);
+	release_read_bio(bio, pinned);
 	free(buf);
 }
 END_TEST
@@ -124,10 +143,8 @@ START_TEST(test_align_down_length)
 	struct bio *bio;
 
 	/* 4096 + 100 bytes: the 100 in the second page do not fit 512s */
-	bio = ubuf_read_bio(&iter, buf, PAGE_SIZE + 100);
-	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, PAGE_SIZE);
-	ck_assert_uint_eq(bio->bi_vcnt, 1);
+	bio = pinned_read_bio(&iter, buf, PAGE_SIZE + 100, 511);
+	check_bio_holds(bio, PAGE_SIZE, 1);
 	ck_assert_uint_eq(iov_iter_count(&iter), 100);
 	/* the dropped page was unpinned */
 	ck_assert_int_eq(pins() - pinned, 1);
@@ -135,16 +152,12 @@ START_TEST(test_align_down_length)
 	bio_put(bio);
 
 	/* a trailing bvec that is only shortened keeps its pin */
-	bio = ubuf_read_bio(&iter, buf + 1024, PAGE_SIZE + 100);
-	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, PAGE_SIZE);
-	ck_assert_uint_eq(bio->bi_vcnt, 2);
+	bio = pinned_read_bio(&iter, buf + 1024, PAGE_SIZE + 100, 511);
+	check_bio_holds(bio, PAGE_SIZE, 2);
 	check_bvec(bio, 1, buf + PAGE_SIZE, 1024);
 	ck_assert_uint_eq(iov_iter_count(&iter), 100);
 	ck_assert_int_eq(pins() - pinned, 2);
-	bio_release_pages(bio, false);
-	ck_assert_int_eq(pins(), pinned);
-	bio_put(bio);
+	release_read_bio(bio, pinned);
 	free(buf);
 }
 END_TEST
@@ -179,8 +192,7 @@ START_TEST(test_bio_full_stops)
 	bio = bio_alloc(NULL, 2, REQ_OP_READ, GFP_KERNEL);
 	bio->bi_max_vecs = 2; /* the inline area has 4: use only 2 */
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, 2 * PAGE_SIZE);
-	ck_assert_uint_eq(bio->bi_vcnt, 2);
+	check_bio_holds(bio, 2 * PAGE_SIZE, 2);
 	ck_assert_uint_eq(iov_iter_count(&iter), 2 * PAGE_SIZE);
 	bio_release_pages(bio, false);
 	bio_put(bio);
@@ -204,16 +216,13 @@ START_TEST(test_iovec_segments)
 	iov_iter_init(&iter, ITER_DEST, iov, 3, PAGE_SIZE + 1536);
 	bio = read_bio(&iter);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, PAGE_SIZE + 1536);
-	ck_assert_uint_eq(bio->bi_vcnt, 3);
+	check_bio_holds(bio, PAGE_SIZE + 1536, 3);
 	check_bvec(bio, 0, a, PAGE_SIZE);
 	check_bvec(bio, 1, b + 512, 1024);
 	check_bvec(bio, 2, a + PAGE_SIZE, 512);
 	ck_assert_int_eq(pins() - pinned, 3);
 	ck_assert_uint_eq(iov_iter_count(&iter), 0);
-	bio_release_pages(bio, false);
-	ck_assert_int_eq(pins(), pinned);
-	bio_put(bio);
+	release_read_bio(bio, pinned);
 	free(a);
 	free(b);
 }
@@ -233,8 +242,7 @@ START_TEST(test_short_pin_stops)
 	sim_fault_short_pin_set(2, 0); /* the second extraction faults */
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
 	sim_fault_short_pin_set(0, 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, PAGE_SIZE);
-	ck_assert_uint_eq(bio->bi_vcnt, 1);
+	check_bio_holds(bio, PAGE_SIZE, 1);
 	ck_assert_uint_eq(iov_iter_count(&iter), PAGE_SIZE);
 	ck_assert_int_eq(pins() - pinned, 1);
 	bio_release_pages(bio, false);
@@ -266,8 +274,7 @@ START_TEST(test_kvec_no_pins)
 	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, PAGE_SIZE);
 	bio = read_bio(&iter);
 	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, PAGE_SIZE);
-	ck_assert_uint_eq(bio->bi_vcnt, 2);
+	check_bio_holds(bio, PAGE_SIZE, 2);
 	check_bvec(bio, 0, buf + 1024, PAGE_SIZE - 1024);
 	check_bvec(bio, 1, buf + PAGE_SIZE, 1024);
 	ck_assert(!bio_flagged(bio, BIO_PAGE_PINNED));
@@ -347,8 +354,7 @@ START_TEST(test_release_pages_dirty)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	bio = ubuf_read_bio(&iter, buf, 2 * PAGE_SIZE);
-	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 0), 0);
+	bio = pinned_read_bio(&iter, buf, 2 * PAGE_SIZE, 0);
 	ck_assert_int_eq(sim_page_pincount(virt_to_page(buf)), 1);
 	bio_release_pages(bio, true);
 	ck_assert_int_eq(td_stat("pages_dirtied") - dirtied, 2);
@@ -394,8 +400,7 @@ START_TEST(test_check_pages_dirty_immediate)
 	struct iov_iter iter;
 	struct bio *bio;
 
-	bio = ubuf_read_bio(&iter, buf, 2 * PAGE_SIZE);
-	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
+	bio = pinned_read_bio(&iter, buf, 2 * PAGE_SIZE, 511);
 	bio_set_pages_dirty(bio);
 	ck_assert(folio_test_dirty(page_folio(virt_to_page(buf))));
 	ck_assert(folio_test_dirty(page_folio(virt_to_page(buf + PAGE_SIZE))));
@@ -422,8 +427,7 @@ START_TEST(test_check_pages_dirty_deferred)
 	struct bio *bio;
 	long dirtied;
 
-	bio = ubuf_read_bio(&iter, buf, 2 * PAGE_SIZE);
-	ck_assert_int_eq(bio_iov_iter_get_pages(bio, &iter, 511), 0);
+	bio = pinned_read_bio(&iter, buf, 2 * PAGE_SIZE, 511);
 	bio_set_pages_dirty(bio);
 	/* writeback cleaned the second page while the read was running */
 	sim_folio_clear_dirty(page_folio(virt_to_page(buf + PAGE_SIZE)));
@@ -462,8 +466,7 @@ START_TEST(test_dma_mask_misaligned)
 	bio = ubuf_read_bio(&iter, buf + 100, PAGE_SIZE);
 	ck_assert_int_eq(bio_iov_iter_get_pages_dma(bio, &iter, 511, 511),
 			 -EINVAL);
-	ck_assert_uint_eq(bio->bi_iter.bi_size, 0);
-	ck_assert_uint_eq(bio->bi_vcnt, 0);
+	check_bio_holds(bio, 0, 0);
 	ck_assert_int_eq(pins(), pinned);
 	ck_assert_uint_eq(iov_iter_count(&iter), PAGE_SIZE);
 	ck_assert_int_eq(bio_iov_iter_get_pages_dma(bio, &iter, 3, 511), 0);
@@ -653,13 +656,11 @@ START_TEST(test_bounce_write_whole_units)
 		ck_assert_uint_eq(sim_fault_alloc_injected(), 1);
 		if (nth == 2) {
 			ck_assert_int_eq(ret, -ENOMEM);
-			ck_assert_uint_eq(bio->bi_iter.bi_size, 0);
-			ck_assert_uint_eq(bio->bi_vcnt, 0);
+			check_bio_holds(bio, 0, 0);
 			ck_assert_uint_eq(iov_iter_count(&iter), 4 * PAGE_SIZE);
 		} else {
 			ck_assert_int_eq(ret, 0);
-			ck_assert_uint_eq(bio->bi_iter.bi_size, 2 * PAGE_SIZE);
-			ck_assert_uint_eq(bio->bi_vcnt, 2);
+			check_bio_holds(bio, 2 * PAGE_SIZE, 2);
 			ck_assert_uint_eq(iov_iter_count(&iter), 2 * PAGE_SIZE);
 			bio_iov_iter_unbounce(bio, false, false);
 		}
