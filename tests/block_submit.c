@@ -55,8 +55,8 @@ static void rec_put_end_io(struct bio *bio)
 
 /*
  * A bio of @len bytes at @sector over @buf (NULL: no data) whose end is
- * recorded in @r and which puts itself; tests that keep the bio set
- * bi_end_io = rec_end_io.
+ * recorded in @r and which puts itself; mk_kept_bio() for a test that
+ * keeps the bio.
  */
 static struct bio *mk_bio(struct testdev *td, blk_opf_t opf, sector_t sector,
 			  void *buf, unsigned int len, struct rec *r)
@@ -69,6 +69,15 @@ static struct bio *mk_bio(struct testdev *td, blk_opf_t opf, sector_t sector,
 			       offset_in_page(buf));
 	bio->bi_end_io = rec_put_end_io;
 	bio->bi_private = r;
+	return bio;
+}
+
+/* The same without data, at sector 0, kept: its end_io only records. */
+static struct bio *mk_kept_bio(struct testdev *td, blk_opf_t opf, struct rec *r)
+{
+	struct bio *bio = mk_bio(td, opf, 0, NULL, 0, r);
+
+	bio->bi_end_io = rec_end_io;
 	return bio;
 }
 
@@ -224,9 +233,8 @@ START_TEST(test_double_endio)
 {
 	struct testdev *td = td_create(1 << 20, 0);
 	struct rec r = { 0 };
-	struct bio *bio = mk_bio(td, REQ_OP_READ, 0, NULL, 0, &r);
+	struct bio *bio = mk_kept_bio(td, REQ_OP_READ, &r);
 
-	bio->bi_end_io = rec_end_io; /* keep it */
 	submit_bio(bio);
 	sim_engine_drain();
 	ck_assert_int_eq(r.calls, 1);
@@ -248,8 +256,7 @@ START_TEST(test_chain)
 	long live = td_stat("bio_live");
 	struct bio *parent, *child;
 
-	parent = mk_bio(td, REQ_OP_READ, 0, NULL, 0, &r);
-	parent->bi_end_io = rec_end_io;
+	parent = mk_kept_bio(td, REQ_OP_READ, &r);
 	child = bio_alloc(&td->bdev, 0, REQ_OP_READ, GFP_KERNEL);
 	bio_chain(child, parent);
 	ck_assert(bio_flagged(parent, BIO_CHAIN));
@@ -268,8 +275,7 @@ START_TEST(test_chain)
 
 	/* a failed child fails the parent */
 	r.calls = 0;
-	parent = mk_bio(td, REQ_OP_READ, 0, NULL, 0, &r);
-	parent->bi_end_io = rec_end_io;
+	parent = mk_kept_bio(td, REQ_OP_READ, &r);
 	child = bio_alloc(&td->bdev, 0, REQ_OP_READ, GFP_KERNEL);
 	bio_chain(child, parent);
 	submit_bio(parent);
@@ -381,9 +387,8 @@ START_TEST(test_polled_bio)
 {
 	struct testdev *td = td_create(1 << 20, 0);
 	struct rec r = { 0 };
-	struct bio *bio = mk_bio(td, REQ_OP_READ | REQ_POLLED, 0, NULL, 0, &r);
+	struct bio *bio = mk_kept_bio(td, REQ_OP_READ | REQ_POLLED, &r);
 
-	bio->bi_end_io = rec_end_io;
 	submit_bio(bio);
 	ck_assert_uint_ne(bio->bi_cookie, BLK_QC_T_NONE);
 	/* the device is done, but no interrupt ends a polled bio */
@@ -414,9 +419,8 @@ START_TEST(test_polled_bio_unpolled_times_out)
 {
 	struct testdev *td = td_create(1 << 20, 0);
 	struct rec r = { 0 };
-	struct bio *bio = mk_bio(td, REQ_OP_READ | REQ_POLLED, 0, NULL, 0, &r);
+	struct bio *bio = mk_kept_bio(td, REQ_OP_READ | REQ_POLLED, &r);
 
-	bio->bi_end_io = rec_end_io;
 	submit_bio(bio);
 	ck_assert_int_eq(r.calls, 0);
 	sim_engine_drain(); /* nothing else left: the timeout fires */
@@ -436,10 +440,9 @@ START_TEST(test_iocb_bio_iopoll)
 	struct testdev *td = td_create(1 << 20, 0);
 	struct rec r = { 0 };
 	struct kiocb kiocb = { 0 };
-	struct bio *bio = mk_bio(td, REQ_OP_READ | REQ_POLLED, 0, NULL, 0, &r);
+	struct bio *bio = mk_kept_bio(td, REQ_OP_READ | REQ_POLLED, &r);
 
 	td->mode = TD_ASYNC; /* the device's "completion" is an event */
-	bio->bi_end_io = rec_end_io;
 	kiocb.private = bio;
 	submit_bio(bio);
 	ck_assert_int_eq(r.calls, 0);
