@@ -38,12 +38,9 @@ set -euo pipefail
 
 prog=uml-batch.sh
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib/uml.sh
+. "$top/scripts/lib/uml.sh"
 usage="usage: $prog [--kernel LINUX] [--fs LIST] [--timeout SECS] [--log FILE] --build DIR REQUESTS OUTDIR"
-
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
 
 kernel=/usr/bin/linux.uml
 fss=xfs,ext4
@@ -51,28 +48,10 @@ blocks=4096,1024,2048
 timeout=1800
 log=
 build=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--kernel | --fs | --blocks | --timeout | --log | --build)
-		[ $# -ge 2 ] || die "$1 needs a value; $usage"
-		case $1 in
-		--kernel) kernel=$2 ;;
-		--fs) fss=$2 ;;
-		--blocks) blocks=$2 ;;
-		--timeout) timeout=$2 ;;
-		--log) log=$2 ;;
-		--build) build=$2 ;;
-		esac
-		shift 2
-		;;
-	-h | --help)
-		awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
-		exit 0
-		;;
-	-*) die "unknown option '$1'; $usage" ;;
-	*) break ;;
-	esac
-done
+uml_parse_opts "$usage" --kernel=kernel --fs=fss --blocks=blocks \
+	--timeout=timeout --log=log --build=build -- "$@"
+shift "$uml_opts_used"
+case ${1-} in -*) die "unknown option '$1'; $usage" ;; esac
 [ $# -eq 2 ] || die "want REQUESTS and OUTDIR; $usage"
 requests=$1
 outdir=$2
@@ -97,8 +76,6 @@ done
 case ,$blocks, in *,4096,*) ;; *) die "--blocks $blocks: 4096 is needed" ;; esac
 [ -f "$requests" ] || die "$requests: no such file"
 
-# shellcheck source-path=SCRIPTDIR source=lib/uml.sh
-. "$top/scripts/lib/uml.sh"
 uml_need "$prog" "$kernel"
 build=$(cd "$build" && pwd)
 [ -x "$build/real_batch" ] ||
@@ -124,10 +101,7 @@ cp "$requests" "$work/requests.txt"
 	for fs in ${fss//,/ }; do
 		echo "echo 0 >\"$work/real-$fs.rc\"; : >\"$work/real-$fs.jsonl\"; ms=0"
 		for b in 4096 ${others//,/ }; do
-			case $fs in
-			xfs) mkfs="mkfs.xfs -q -f -b size=$b /dev/ubda" ;;
-			ext4) mkfs="mkfs.ext4 -q -F -b $b /dev/ubda" ;;
-			esac
+			mkfs=$(uml_mkfs "$fs" "$b")
 			if [ "$b" = 4096 ]; then
 				pass="--block 4096${others:+ --others $others}"
 			else

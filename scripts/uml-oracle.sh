@@ -37,45 +37,24 @@ set -euo pipefail
 
 prog=uml-oracle.sh
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib/uml.sh
+. "$top/scripts/lib/uml.sh"
 usage="usage: $prog [--kernel LINUX] [--tree DIR | --build DIR] [--timeout SECS] [--log FILE]"
-
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
 
 kernel=/usr/bin/linux.uml
 tree=
 build=
 timeout=300
 log=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--kernel | --tree | --build | --timeout | --log)
-		[ $# -ge 2 ] || die "$1 needs a value; $usage"
-		case $1 in
-		--kernel) kernel=$2 ;;
-		--tree) tree=$2 ;;
-		--build) build=$2 ;;
-		--timeout) timeout=$2 ;;
-		--log) log=$2 ;;
-		esac
-		shift 2
-		;;
-	-h | --help)
-		awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
-		exit 0
-		;;
-	*) die "unknown argument '$1'; $usage" ;;
-	esac
-done
+uml_parse_opts "$usage" --kernel=kernel --tree=tree --build=build \
+	--timeout=timeout --log=log -- "$@"
+shift "$uml_opts_used"
+[ $# -eq 0 ] || die "unknown argument '$1'; $usage"
 [ -z "$tree" ] || [ -z "$build" ] || die "--tree and --build exclude each other"
 case $timeout in
 '' | *[!0-9]*) die "--timeout needs a number of seconds, not '$timeout'" ;;
 esac
 
-# shellcheck source-path=SCRIPTDIR source=lib/uml.sh
-. "$top/scripts/lib/uml.sh"
 uml_need "$prog" "$kernel"
 
 # The tree and the build judged against the kernel.

@@ -36,38 +36,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/uml.sh"
 usage="usage: $prog [--kernel LINUX] [--fs xfs|ext4] [--block N] [--timeout SECS] [--log FILE] PROGRAM [ARG...]"
 
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
 kernel=/usr/bin/linux.uml
 fs=xfs
 block=4096
 timeout=300
 log=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--kernel | --fs | --block | --timeout | --log)
-		[ $# -ge 2 ] || die "$1 needs a value; $usage"
-		case $1 in
-		--kernel) kernel=$2 ;;
-		--fs) fs=$2 ;;
-		--block) block=$2 ;;
-		--timeout) timeout=$2 ;;
-		--log) log=$2 ;;
-		esac
-		shift 2
-		;;
-	-h | --help)
-		awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
-		exit 0
-		;;
-	--) shift; break ;;
-	-*) die "unknown option $1; $usage" ;;
-	*) break ;;
-	esac
-done
+uml_parse_opts "$usage" --kernel=kernel --fs=fs --block=block \
+	--timeout=timeout --log=log -- "$@"
+shift "$uml_opts_used"
+case ${1-} in
+--) shift ;;
+-*) die "unknown option $1; $usage" ;;
+esac
 [ $# -ge 1 ] || die "no PROGRAM; $usage"
 case $fs in xfs | ext4) ;; *) die "--fs $fs: xfs or ext4" ;; esac
 case $block in 1024 | 2048 | 4096) ;; *) die "--block $block: 1024, 2048 or 4096" ;; esac
@@ -100,10 +80,7 @@ args=
 for a in "$@"; do
 	args+=" $(printf '%q' "${a//@MNT@//tmp/mnt}")"
 done
-case $fs in
-xfs) mkfs="mkfs.xfs -q -f -b size=$block /dev/ubda" ;;
-ext4) mkfs="mkfs.ext4 -q -F -b $block /dev/ubda" ;;
-esac
+mkfs=$(uml_mkfs "$fs" "$block")
 {
 	uml_init_head
 	cat <<EOF

@@ -3,7 +3,8 @@
 #
 # scripts/lib/uml.sh: boot a user-mode Linux kernel once, with the host's
 # root read-write on hostfs and a script of ours as its init, for the
-# scripts that judge a real kernel (uml-oracle.sh, uml-batch.sh).
+# scripts that judge a real kernel (uml-oracle.sh, uml-batch.sh,
+# uml-run.sh).
 #
 # The init script runs as the UML kernel's pid 1 and must end with
 # uml_init_tail's lines: the kernel gives init no PATH and no mounts
@@ -11,7 +12,11 @@
 # halting.  Everything UML writes for the host goes into a folder outside
 # /tmp, which is a tmpfs of UML's own.
 #
+#   die MESSAGE                 bad usage: one line, exit 2
+#   uml_parse_opts USAGE OPT=VAR... -- ARG...
+#                               read the options of the command line
 #   uml_need PROG KERNEL        exit 77 (skipped) unless root, UML, mkfs
+#   uml_mkfs FS BLOCK           the command that makes FS on ubd0
 #   uml_init_head, uml_init_tail  an init script's first and last lines
 #   uml_run KERNEL WORK INIT LOG TIMEOUT NAME
 #                               boot KERNEL with WORK/disk.img (512 MiB,
@@ -23,6 +28,47 @@
 # shellcheck disable=SC2034 # uml_ms: for the caller
 uml_pid=
 uml_ms=0
+
+# bad usage: one line, exit 2 (the caller sets `prog`, its name; the same
+# as lib/tree-opts.sh's, which tree-diff.sh sources along with this)
+# shellcheck disable=SC2154 # prog
+die() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+# uml_parse_opts USAGE OPTION=VARIABLE... -- "$@": read the leading
+# arguments that are one of the OPTIONs, each taking a value into its
+# VARIABLE, or -h/--help (the script's header comment); stop at the first
+# other argument.  A missing value fails (die) with USAGE.  Sets
+# uml_opts_used to the arguments read, for the caller to shift, and
+# leaves the other arguments to the caller.
+uml_parse_opts() {
+	local uml_usage=$1
+	local -A uml_var=()
+	shift
+	while [ "$1" != -- ]; do
+		uml_var[${1%%=*}]=${1#*=}
+		shift
+	done
+	shift
+	# shellcheck disable=SC2034 # for the caller
+	uml_opts_used=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-h | --help)
+			awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
+			exit 0
+			;;
+		--*) [ -n "${uml_var[$1]:-}" ] || break ;;
+		*) break ;;
+		esac
+		[ $# -ge 2 ] || die "$1 needs a value; $uml_usage"
+		printf -v "${uml_var[$1]}" %s "$2"
+		uml_opts_used=$((uml_opts_used + 2))
+		shift 2
+	done
+}
 
 # something needed is missing: one line, and the skip status
 uml_need() {
@@ -41,6 +87,14 @@ uml_need() {
 			exit 77
 		}
 	done
+}
+
+# the file system FS with BLOCK-byte blocks, made afresh on UML's ubd0
+uml_mkfs() {
+	case $1 in
+	xfs) echo "mkfs.xfs -q -f -b size=$2 /dev/ubda" ;;
+	ext4) echo "mkfs.ext4 -q -F -b $2 /dev/ubda" ;;
+	esac
 }
 
 uml_init_head() {
