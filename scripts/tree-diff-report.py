@@ -190,13 +190,14 @@ def compare(reqs, out_a, out_b, real=False):
     return res
 
 
-def explain(res, reqs, out_a, out_b, fa, fb):
+def explain_groups(res, reqs, case):
     """Each group's "explanation": {"by": the explanations that account
     for every changed key of every request in it, each with how many of
     its requests it accounts for, most first}; or None, and
     "unexplained": how many of its requests nothing accounts for, the
     first of them and the keys left, and "partly": the explanations that
-    hold for the others."""
+    hold for the others.  @case(n, request, keys): the explanations that
+    hold for request line @n and the keys they leave, ([...], set)."""
     parsed = {}
     for g in res["groups"]:
         uses, left_over = {}, []
@@ -204,8 +205,7 @@ def explain(res, reqs, out_a, out_b, fa, fb):
             text = reqs.get(n, "")
             if text not in parsed:
                 parsed[text] = tree_diff_explain.Request(text)
-            used, left = tree_diff_explain.explain_case(
-                fa, fb, parsed[text], out_a[n], out_b[n], keys)
+            used, left = case(n, parsed[text], keys)
             if left:
                 left_over.append((n, sorted(left)))
                 continue
@@ -222,36 +222,22 @@ def explain(res, reqs, out_a, out_b, fa, fb):
             g["explanation"] = {"by": by}
     res["explained"] = sum(1 for g in res["groups"] if g["explanation"])
     res["unexplained"] = len(res["groups"]) - res["explained"]
+
+
+def explain(res, reqs, out_a, out_b, fa, fb):
+    """explain_groups() with the release changes between two builds of
+    features @fa and @fb: tree_diff_explain.py."""
+    explain_groups(res, reqs, lambda n, req, keys:
+                   tree_diff_explain.explain_case(fa, fb, req, out_a[n],
+                                                  out_b[n], keys))
 
 
 def explain_real(res, reqs, out_a, out_b, fs):
-    """As explain(), with the differences by design between the
+    """explain_groups() with the differences by design between the
     simulator (A) and a real kernel on @fs (B): tree_diff_real.py."""
-    parsed = {}
-    for g in res["groups"]:
-        uses, left_over = {}, []
-        for n, keys in g["members"]:
-            text = reqs.get(n, "")
-            if text not in parsed:
-                parsed[text] = tree_diff_explain.Request(text)
-            used, left = tree_diff_real.explain_case(
-                fs, parsed[text], out_a[n], out_b[n], keys)
-            if left:
-                left_over.append((n, sorted(left)))
-                continue
-            for e in used:
-                uses[e.name] = (uses.get(e.name, (0, e))[0] + 1, e)
-        by = [dict(e.as_dict(), requests=u) for u, e in
-              sorted(uses.values(), key=lambda v: (-v[0], v[1].name))]
-        if left_over:
-            g["explanation"] = None
-            g["unexplained"] = {"requests": len(left_over),
-                                "line": left_over[0][0],
-                                "keys": left_over[0][1], "partly": by}
-        else:
-            g["explanation"] = {"by": by}
-    res["explained"] = sum(1 for g in res["groups"] if g["explanation"])
-    res["unexplained"] = len(res["groups"]) - res["explained"]
+    explain_groups(res, reqs, lambda n, req, keys:
+                   tree_diff_real.explain_case(fs, req, out_a[n],
+                                               out_b[n], keys))
 
 
 def print_text(res, name_a, name_b, f):
