@@ -36,6 +36,9 @@ import json
 import shlex
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from tree_diff_verdict import account, verdict  # noqa: E402
+
 # ---- the builds' features ------------------------------------------------
 
 
@@ -771,22 +774,16 @@ def explain_case(fa, fb, req, a, b, keys, exps=None):
     they leave unaccounted for: ([Explanation], set)."""
     if isinstance(req, str):
         req = Request(req)
-    left = set(keys)
-    used = []
-    for e in EXPLANATIONS if exps is None else exps:
+
+    def claimed(e):
         mine = set()
         for o in e.orient(fa, fb):
             old, new = (a, b) if o == "ab" else (b, a)
             if e.applies(req, old, new, set(keys)):
                 mine |= set(keys) & set(e.keys_for(req, old, new))
-        if "mismatch" in (a.get("data"), b.get("data")):
-            # data read back wrong is never the side effect of a release
-            # change: it stays unexplained, a finding
-            mine.discard("data")
-        if mine:
-            used.append(e)
-            left -= mine
-    return used, left
+        return e, mine
+    return account(keys, a, b, map(claimed, EXPLANATIONS if exps is None
+                                   else exps))
 
 
 def _report():
@@ -829,13 +826,7 @@ def main():
         return 2
     keys = _report().diff_keys(a, b)
     used, left = explain_case(fa, fb, args.request, a, b, keys)
-    for e in used:
-        print("why: %s (%s; %s)" % (e.why, e.rules, e.upstream))
-    if left or not keys:
-        print("UNEXPLAINED: %s" % (", ".join(sorted(left)) or
-                                   "no key differs"))
-        return 1
-    return 0
+    return verdict(used, left, keys, lambda e: e.upstream)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tree_diff_explain import Request  # noqa: E402
+from tree_diff_verdict import account, verdict  # noqa: E402
 
 # what real-batch.c prints and the simulator prints alike
 OUTCOME_KEYS = ("ret", "ki_pos", "iter_count", "data")
@@ -227,21 +228,10 @@ def explain_case(fs, req, sim, real, keys):
     they leave unaccounted for: ([RealExplanation], set)."""
     if isinstance(req, str):
         req = Request(req)
-    left = set(keys)
-    used = []
-    for e in EXPLANATIONS:
-        if e.fs and e.fs != fs:
-            continue
-        if not e.applies(req, sim, real, set(keys)):
-            continue
-        mine = set(keys) & set(e.claims)
-        if "mismatch" in (sim.get("data"), real.get("data")):
-            # data read back wrong stays unexplained: a finding
-            mine.discard("data")
-        if mine:
-            used.append(e)
-            left -= mine
-    return used, left
+    return account(keys, sim, real,
+                   ((e, set(keys) & set(e.claims)) for e in EXPLANATIONS
+                    if (not e.fs or e.fs == fs) and
+                    e.applies(req, sim, real, set(keys))))
 
 
 def main():
@@ -269,13 +259,7 @@ def main():
         return 2
     keys = [k for k in OUTCOME_KEYS if sim.get(k) != real.get(k)]
     used, left = explain_case(args.fs, args.request, sim, real, keys)
-    for e in used:
-        print("why: %s (%s; %s)" % (e.why, e.rules, e.decided_by))
-    if left or not keys:
-        print("UNEXPLAINED: %s" % (", ".join(sorted(left)) or
-                                   "no key differs"))
-        return 1
-    return 0
+    return verdict(used, left, keys, lambda e: e.decided_by)
 
 
 if __name__ == "__main__":
