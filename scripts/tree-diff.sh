@@ -145,6 +145,23 @@ name() {
 	fi
 }
 
+# the request stream into $work/requests.txt, with the fuzz corpus
+# replayed by TREE's build, and $nreq, how many requests it has; $work is
+# the --keep folder, or a temporary one removed on exit
+requests() {
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep"
+		work=$(cd "$keep" && pwd)
+	else
+		work=$(mktemp -d)
+		trap 'rm -rf "$work"' EXIT
+	fi
+	python3 "$top/scripts/gen-requests.py" --count "$count" \
+		--replay "$(build_dir "$1")/fuzz/fuzz_replay_dio" \
+		>"$work/requests.txt" || die "the request generator failed"
+	nreq=$(grep -cv '^#' "$work/requests.txt" || true)
+}
+
 if [ -n "$real" ]; then
 	[ $# -le 1 ] || die "want at most one tree with --real: tree-diff.sh --real [OPTIONS] [TREE]"
 	# shellcheck source-path=SCRIPTDIR source=lib/uml.sh
@@ -162,17 +179,7 @@ if [ -n "$real" ]; then
 	t=$(resolve "$1")
 	build "$t"
 	bin=$(build_dir "$t")/iomapsim
-	if [ -n "$keep" ]; then
-		mkdir -p "$keep"
-		work=$(cd "$keep" && pwd)
-	else
-		work=$(mktemp -d)
-		trap 'rm -rf "$work"' EXIT
-	fi
-	python3 "$top/scripts/gen-requests.py" --count "$count" \
-		--replay "$(build_dir "$t")/fuzz/fuzz_replay_dio" >"$work/requests.txt" ||
-		die "the request generator failed"
-	nreq=$(grep -cv '^#' "$work/requests.txt" || true)
+	requests "$t"
 	echo "tree-diff: $nreq requests through the simulator and through $kernel" >&2
 	start=$(date +%s)
 	timeout 1200 "$bin" batch <"$work/requests.txt" >"$work/sim.jsonl" ||
@@ -202,17 +209,7 @@ build "$a"
 bin_a=$(build_dir "$a")/iomapsim
 bin_b=$(build_dir "$b")/iomapsim
 
-if [ -n "$keep" ]; then
-	mkdir -p "$keep"
-	work=$(cd "$keep" && pwd)
-else
-	work=$(mktemp -d)
-	trap 'rm -rf "$work"' EXIT
-fi
-python3 "$top/scripts/gen-requests.py" --count "$count" \
-	--replay "$(build_dir "$a")/fuzz/fuzz_replay_dio" >"$work/requests.txt" ||
-	die "the request generator failed"
-nreq=$(grep -cv '^#' "$work/requests.txt" || true)
+requests "$a"
 echo "tree-diff: $nreq requests through both builds" >&2
 # A livelocked request (a patch that loops) would stop the diff for ever:
 # each batch gets 20 minutes, 200 times what 100,000 requests take here.
