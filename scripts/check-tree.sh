@@ -160,6 +160,13 @@ part() {
 	printf '%s\tcheck_tree\tpart\t%s\t%s\n' "$2" "$1" "${3#failed: }" >>"$parts"
 }
 
+# skip_part NAME VAR WHY: part NAME skipped, and WHY its line of the
+# summary too, in the variable VAR
+skip_part() {
+	printf -v "$2" %s "$3"
+	part "$1" SKIP "$3"
+}
+
 # ---- 1. configure and build ----------------------------------------------
 
 note "configuring and building $tree in ${dir#"$top"/}"
@@ -207,8 +214,7 @@ n_pass=0 n_changed=0 n_na=0 n_bug=0 n_stale=0 n_fail=0
 silent_fails=
 suite_line=
 if [ -z "$built" ]; then
-	suite_line=$not_built
-	part suite SKIP "$suite_line"
+	skip_part suite suite_line "$not_built"
 else
 	note "running the suite"
 	# ksrc_planted builds a tree of its own; the kernel tools come from a cache
@@ -252,14 +258,12 @@ fi
 fuzz_line=
 fuzz_fail=
 if [ "$fuzz" -eq 0 ]; then
-	fuzz_line="not run (--fuzz 0)"
-	part fuzz_dio SKIP "$fuzz_line"
+	skip_part fuzz_dio fuzz_line "not run (--fuzz 0)"
 elif [ -z "$built" ]; then
-	fuzz_line=$not_built
-	part fuzz_dio SKIP "$fuzz_line"
+	skip_part fuzz_dio fuzz_line "$not_built"
 elif ! command -v clang >/dev/null 2>&1; then
-	fuzz_line="not run: no clang (scripts/quickstart.sh deps)"
-	part fuzz_dio SKIP "$fuzz_line"
+	skip_part fuzz_dio fuzz_line \
+		"not run: no clang (scripts/quickstart.sh deps)"
 else
 	note "building fuzz_dio for the tree (clang) and fuzzing it for ${fuzz}s"
 	fdir=$dir/fuzz
@@ -322,11 +326,9 @@ fi
 diff_line=
 unexplained_groups=0
 if [ "$count" -eq 0 ]; then
-	diff_line="not run (--count 0)"
-	part tree_diff SKIP "$diff_line"
+	skip_part tree_diff diff_line "not run (--count 0)"
 elif [ -z "$built" ]; then
-	diff_line=$not_built
-	part tree_diff SKIP "$diff_line"
+	skip_part tree_diff diff_line "$not_built"
 else
 	note "tree diff against the embedded copy ($count requests)"
 	drc=0
@@ -358,8 +360,7 @@ real_unexplained=0
 if [ -z "$real" ]; then
 	:
 elif [ -z "$built" ]; then
-	real_line=$not_built
-	part real_kernel SKIP "$real_line"
+	skip_part real_kernel real_line "$not_built"
 else
 	note "building the tree's kernel as UML and running the real-kernel oracle"
 	krc=0
@@ -377,8 +378,8 @@ else
 			sed -n 's/.* \([0-9]*\) unexplained$/\1/p' | awk '{ n += $1 } END { print n + 0 }')
 		nfs=$(grep -cE '^(ext4|xfs): [0-9]+ cases' "$dir/real.txt" || true)
 		if [ $orc -eq 77 ]; then
-			real_line="not run: $(tail -n 1 "$dir/real.txt")"
-			part real_kernel SKIP "$real_line"
+			skip_part real_kernel real_line \
+				"not run: $(tail -n 1 "$dir/real.txt")"
 		elif [ "$nfs" -ne 2 ]; then
 			error=1
 			real_line="failed: the oracle did not finish (exit $orc, log: $dir/real.txt)"
