@@ -38,13 +38,10 @@ if ! command -v clang-format >/dev/null; then
 fi
 
 cd "$top"
-if [ $# -gt 0 ]; then
-	files=("$@")
-else
-	mapfile -t files < <(git ls-files 'sim/*.[ch]' 'fs/*.[ch]' \
-		'tools/*.[ch]' 'tests/*.[ch]' 'fuzz/*.[ch]' 'bench/*.[ch]' |
-		grep -v '^sim/include/linux/')
-fi
+# shellcheck source-path=SCRIPTDIR source=lib/c-files.sh
+. scripts/lib/c-files.sh
+c_files 'sim/*.[ch]' ':(exclude)sim/include/linux/' 'fs/*.[ch]' \
+	'tools/*.[ch]' 'tests/*.[ch]' 'fuzz/*.[ch]' 'bench/*.[ch]' -- "$@"
 if [ ${#files[@]} -eq 0 ]; then
 	echo "format-check: no files (not a git checkout?)" >&2
 	exit 2

@@ -62,13 +62,10 @@ if ! ctags --version 2>/dev/null | grep -q 'Universal Ctags'; then
 fi
 
 cd "$top"
-if [ $# -gt 0 ]; then
-	files=("$@")
-else
-	mapfile -t files < <(git ls-files 'sim/*.[ch]' 'block/*.[ch]' \
-		'iomap/*.[ch]' 'fs/*.[ch]' 'tools/*.[ch]' 'fuzz/*.[ch]' \
-		'tests/*.[ch]' 'bench/*.[ch]')
-fi
+# shellcheck source-path=SCRIPTDIR source=lib/c-files.sh
+. scripts/lib/c-files.sh
+c_files 'sim/*.[ch]' 'block/*.[ch]' 'iomap/*.[ch]' 'fs/*.[ch]' \
+	'tools/*.[ch]' 'fuzz/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' -- "$@"
 if ! $all; then
 	mapfile -t files < <(printf '%s\n' "${files[@]}" |
 		grep -v -x -e iomap/direct-io.c -e iomap/iter.c || true)
