@@ -31,6 +31,15 @@ def write(path, text):
         f.write(text)
 
 
+def write_parts(d, verdicts):
+    """d/parts.txt as check-tree.sh writes it: @verdicts, a (status,
+    detail) for each of its parts in order."""
+    parts = ("build", "suite", "fuzz_dio", "tree_diff")
+    write(os.path.join(d, "parts.txt"),
+          "".join(f"{status}\tcheck_tree\tpart\t{part}\t{detail}\n"
+                  for part, (status, detail) in zip(parts, verdicts)))
+
+
 def lay_out(out):
     a, b, c = "/corpus/tree-a", "/corpus/tree-b", "/corpus/tree-c"
     write(os.path.join(out, "trees.tsv"),
@@ -43,10 +52,7 @@ def lay_out(out):
           "NA\tiomap_y\tc\ttest_d\tno atomic writes\n"
           "KNOWN_BUG\tiomap_x\tc\ttest_e\tG-30: bug in the code "
           "(docs/findings/0001-tail-zeroing-replaces-error.md): iomapsim run ...\n")
-    write(os.path.join(da, "parts.txt"),
-          "PASS\tcheck_tree\tpart\tbuild\t\nPASS\tcheck_tree\tpart\tsuite\t\n"
-          "PASS\tcheck_tree\tpart\tfuzz_dio\t\n"
-          "PASS\tcheck_tree\tpart\ttree_diff\t\n")
+    write_parts(da, [("PASS", "")] * 4)
     write(os.path.join(da, "tree-diff.txt"),
           "requests compared  10\nexplained 2, unexplained 0\n\n"
           "path \"simple\"->\"generic\": 7 requests\n"
@@ -57,11 +63,8 @@ def lay_out(out):
           "suite: 2 passed\n\nfuzz_dio: 1234567 inputs in 60s, cov: 1 ft: 2, "
           "no oracle failure\n")
     db = check_dir(out, b)
-    write(os.path.join(db, "parts.txt"),
-          "FAIL\tcheck_tree\tpart\tbuild\tthe tree does not build\n"
-          "SKIP\tcheck_tree\tpart\tsuite\tnot run\n"
-          "SKIP\tcheck_tree\tpart\tfuzz_dio\tnot run\n"
-          "SKIP\tcheck_tree\tpart\ttree_diff\tnot run\n")
+    write_parts(db, [("FAIL", "the tree does not build")] +
+                [("SKIP", "not run")] * 3)
     write(os.path.join(out, "pages", "tree-b.txt"),
           "iomapsim check of /corpus/tree-b\n\nfuzz_dio: not run: the tree "
           "does not build\n")
