@@ -17,10 +17,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "${1:?usage: $0 BUILD_DIR [ROUNDS] [COUNT]}")
 rounds=${2:-3}
 count=${3:-100000}
-[[ $rounds =~ ^[1-9][0-9]*$ && $count =~ ^[1-9][0-9]*$ ]] || {
-	echo "bench: ROUNDS and COUNT must be positive integers" >&2
-	exit 1
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$top/bench/lib.sh"
+bench_positive "ROUNDS and COUNT" "$rounds" "$count"
 bin=$build/iomapsim
 [ -x "$bin" ] || { echo "bench: $bin is not built" >&2; exit 1; }
 cpu=$(($(nproc) - 1))

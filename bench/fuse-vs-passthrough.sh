@@ -62,10 +62,9 @@ done
 build=$(realpath "${1:?$usage}")
 secs=${2:-10}
 rounds=${3:-3}
-[[ $secs =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] || {
-	echo "bench: SECONDS and ROUNDS must be positive integers" >&2
-	exit 1
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_positive "SECONDS and ROUNDS" "$secs" "$rounds"
 bin=$build/iomapsim
 ex=/usr/share/doc/libfuse3-dev/examples
 size_mb=256
