@@ -50,6 +50,16 @@ function(_ksrc_probe out file)
 	endif()
 endfunction()
 
+# _ksrc_source_set(VAR VALUE DEFINE): VAR is VALUE when probe-source.c
+# compiles with -DDEFINE (the tree has what DEFINE asks), else it keeps
+# what it was.
+function(_ksrc_source_set var value define)
+	_ksrc_probe(ok probe-source.c ${define})
+	if(ok)
+		set(${var} ${value} PARENT_SCOPE)
+	endif()
+endfunction()
+
 # <sim/iomap_probed.h> from the answers so far (the source probes need
 # the header's: the shims they compile against read them).
 function(_ksrc_write_probed)
@@ -134,10 +144,7 @@ if(NOT _s_base)
 endif()
 
 foreach(n 2 3 4)
-	_ksrc_probe(_ok probe-source.c PROBE_GET_PAGES_ARGS=${n})
-	if(_ok)
-		set(_fv_GET_PAGES_ARGS ${n})
-	endif()
+	_ksrc_source_set(_fv_GET_PAGES_ARGS ${n} PROBE_GET_PAGES_ARGS=${n})
 endforeach()
 if(_fv_GET_PAGES_ARGS EQUAL 0)
 	message(FATAL_ERROR "IOMAPSIM_KERNEL_TREE=${_kt}: fs/iomap/direct-io.c "
@@ -147,17 +154,12 @@ endif()
 if(_h_READ_SIMPLE)
 	set(_fv_SIMPLE_PATH IOMAPSIM_SIMPLE_FS_CALLED)
 else()
-	_ksrc_probe(_ok probe-source.c PROBE_SIMPLE_POOL)
-	if(_ok)
-		set(_fv_SIMPLE_PATH IOMAPSIM_SIMPLE_IN_DIO_RW)
-	endif()
+	_ksrc_source_set(_fv_SIMPLE_PATH IOMAPSIM_SIMPLE_IN_DIO_RW
+		PROBE_SIMPLE_POOL)
 endif()
 
 foreach(f CALLER_COMP INLINE_COMP COMP_WORK)
-	_ksrc_probe(_ok probe-source.c PROBE_DEFINES_IOMAP_DIO_${f})
-	if(_ok)
-		set(_fv_DIO_${f} 1)
-	endif()
+	_ksrc_source_set(_fv_DIO_${f} 1 PROBE_DEFINES_IOMAP_DIO_${f})
 endforeach()
 
 # "is it called": the call fails to compile when it is
@@ -182,24 +184,13 @@ _ksrc_probe(_ok probe-source.c PROBE_USES_largest_zero_folio)
 if(NOT _ok)
 	set(_fv_ZERO_PAGE IOMAPSIM_ZERO_LARGEST_FOLIO)
 else()
-	_ksrc_probe(_ok probe-source.c PROBE_DEFINES_IOMAP_ZERO_PAGE_SIZE)
-	if(_ok)
-		set(_fv_ZERO_PAGE IOMAPSIM_ZERO_PAGE_64K)
-	endif()
+	_ksrc_source_set(_fv_ZERO_PAGE IOMAPSIM_ZERO_PAGE_64K
+		PROBE_DEFINES_IOMAP_ZERO_PAGE_SIZE)
 endif()
 
-_ksrc_probe(_ok probe-source.c PROBE_IOEND_DIRECT)
-if(_ok)
-	set(_fv_IOEND_DIRECT 1)
-endif()
-_ksrc_probe(_ok probe-source.c PROBE_BIO_OPFLAGS_HELPER)
-if(_ok)
-	set(_fv_BIO_OPFLAGS_HELPER 1)
-endif()
-_ksrc_probe(_ok probe-source.c PROBE_ZERO_RETURNS_INT)
-if(_ok)
-	set(_fv_ZERO_RETURNS_INT 1)
-endif()
+_ksrc_source_set(_fv_IOEND_DIRECT 1 PROBE_IOEND_DIRECT)
+_ksrc_source_set(_fv_BIO_OPFLAGS_HELPER 1 PROBE_BIO_OPFLAGS_HELPER)
+_ksrc_source_set(_fv_ZERO_RETURNS_INT 1 PROBE_ZERO_RETURNS_INT)
 
 # ---- statement probes -----------------------------------------------------
 #
