@@ -42,14 +42,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/uml.sh"
 usage="usage: $prog [--kernel LINUX] [--fs LIST] [--timeout SECS] [--log FILE] --build DIR REQUESTS OUTDIR"
 
-kernel=/usr/bin/linux.uml
 fss=xfs,ext4
 blocks=4096,1024,2048
 timeout=1800
-log=
 build=
-uml_parse_opts "$usage" --kernel=kernel --fs=fss --blocks=blocks \
-	--timeout=timeout --log=log --build=build -- "$@"
+uml_parse_opts "$usage" --fs=fss --blocks=blocks --build=build -- "$@"
 shift "$uml_opts_used"
 case ${1-} in -*) die "unknown option '$1'; $usage" ;; esac
 [ $# -eq 2 ] || die "want REQUESTS and OUTDIR; $usage"

@@ -41,13 +41,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/uml.sh"
 usage="usage: $prog [--kernel LINUX] [--tree DIR | --build DIR] [--timeout SECS] [--log FILE]"
 
-kernel=/usr/bin/linux.uml
 tree=
 build=
 timeout=300
-log=
-uml_parse_opts "$usage" --kernel=kernel --tree=tree --build=build \
-	--timeout=timeout --log=log -- "$@"
+uml_parse_opts "$usage" --tree=tree --build=build -- "$@"
 shift "$uml_opts_used"
 [ $# -eq 0 ] || die "unknown argument '$1'; $usage"
 [ -z "$tree" ] || [ -z "$build" ] || die "--tree and --build exclude each other"

@@ -36,13 +36,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/uml.sh"
 usage="usage: $prog [--kernel LINUX] [--fs xfs|ext4] [--block N] [--timeout SECS] [--log FILE] PROGRAM [ARG...]"
 
-kernel=/usr/bin/linux.uml
 fs=xfs
 block=4096
 timeout=300
-log=
-uml_parse_opts "$usage" --kernel=kernel --fs=fs --block=block \
-	--timeout=timeout --log=log -- "$@"
+uml_parse_opts "$usage" --fs=fs --block=block -- "$@"
 shift "$uml_opts_used"
 case ${1-} in
 --) shift ;;

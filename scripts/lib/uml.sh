@@ -14,7 +14,8 @@
 #
 #   die MESSAGE                 bad usage: one line, exit 2
 #   uml_parse_opts USAGE OPT=VAR... -- ARG...
-#                               read the options of the command line
+#                               read the options of the command line:
+#                               --kernel, --timeout, --log and OPTs
 #   uml_need PROG KERNEL        exit 77 (skipped) unless root, UML, mkfs
 #   uml_mkfs FS BLOCK           the command that makes FS on ubd0
 #   uml_init_head, uml_init_tail  an init script's first and last lines
@@ -38,15 +39,20 @@ die() {
 }
 
 # uml_parse_opts USAGE OPTION=VARIABLE... -- "$@": read the leading
-# arguments that are one of the OPTIONs, each taking a value into its
-# VARIABLE, or -h/--help (the script's header comment); stop at the first
-# other argument.  A missing value fails (die) with USAGE.  Sets
-# uml_opts_used to the arguments read, for the caller to shift, and
-# leaves the other arguments to the caller.
+# arguments that are options, each taking a value, or -h/--help (the
+# script's header comment); stop at the first other argument.  The
+# options every UML script takes: --kernel LINUX into `kernel` (default
+# Debian's user-mode-linux), --timeout SECS into `timeout` (its default
+# the caller's) and --log FILE into `log` (default none); then the
+# caller's OPTIONs, each into its VARIABLE.  A missing value fails (die)
+# with USAGE.  Sets uml_opts_used to the arguments read, for the caller
+# to shift, and leaves the other arguments to the caller.
 uml_parse_opts() {
 	local uml_usage=$1
-	local -A uml_var=()
+	local -A uml_var=([--kernel]=kernel [--timeout]=timeout [--log]=log)
 	shift
+	# shellcheck disable=SC2034 # for the caller
+	kernel=/usr/bin/linux.uml log=
 	while [ "$1" != -- ]; do
 		uml_var[${1%%=*}]=${1#*=}
 		shift
