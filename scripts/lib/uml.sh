@@ -63,7 +63,8 @@ uml_parse_opts() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-h | --help)
-			awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
+			awk 'NR > 2 && !/^#/ { exit }
+				NR > 2 { sub(/^# ?/, ""); print }' "$0"
 			exit 0
 			;;
 		--*) [ -n "${uml_var[$1]:-}" ] || break ;;
