@@ -100,13 +100,22 @@ static struct iomap_iter mkiter(loff_t pos, u64 len)
 				    .flags = IOMAP_DIRECT };
 }
 
+/* A walk of @len bytes at @pos through @ops, at its first mapping. */
+static struct iomap_iter first_mapping(const struct sim_iomap_fs_ops *ops,
+				       loff_t pos, u64 len)
+{
+	struct iomap_iter it = mkiter(pos, len);
+
+	ck_assert_int_eq(sim_iomap_iter(&it, ops), 1);
+	return it;
+}
+
 /* covers N-01, N-02, N-03: walk three mappings, one end each */
 START_TEST(test_walk)
 {
 	struct iomap_iter it;
 	int loops = 0, ret;
 
-	reset();
 	it = mkiter(1024, 9216);
 	while ((ret = sim_iomap_iter(&it, &fake_ops)) > 0) {
 #if IOMAPSIM_ITER_STATUS
@@ -134,7 +143,6 @@ START_TEST(test_first_begin_error)
 {
 	struct iomap_iter it;
 
-	reset();
 	fs.begin_ret = -EIO;
 	it = mkiter(0, 4096);
 	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EIO);
@@ -147,10 +155,8 @@ START_TEST(test_end_error_no_progress)
 {
 	struct iomap_iter it;
 
-	reset();
 	fs.end_ret = -ENOSPC;
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	it = first_mapping(&fake_ops, 0, 8192);
 	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -ENOSPC);
 	ck_assert_int_eq(fs.last_written, 0);
 }
@@ -161,10 +167,8 @@ START_TEST(test_end_error_after_progress)
 	struct iomap_iter it;
 	int ret;
 
-	reset();
 	fs.end_ret = -ENOSPC;
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	it = first_mapping(&fake_ops, 0, 8192);
 	sim_iomap_iter_advance(&it, 4096);
 	ret = sim_iomap_iter(&it, &fake_ops);
 	ck_assert_int_eq(ret, 1); /* the error is dropped, walk goes on */
@@ -176,11 +180,8 @@ END_TEST
 /* covers N-03, N-05: a negative status ends the walk with it */
 START_TEST(test_status_error)
 {
-	struct iomap_iter it;
+	struct iomap_iter it = first_mapping(&fake_ops, 0, 8192);
 
-	reset();
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	sim_iomap_iter_advance(&it, 512);
 	set_status(&it, -EFAULT);
 	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EFAULT);
@@ -195,10 +196,8 @@ START_TEST(test_status_positive)
 {
 	struct iomap_iter it;
 
-	reset();
 	sim_test_expect_warnings(1);
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	it = first_mapping(&fake_ops, 0, 8192);
 	sim_iomap_iter_advance(&it, 512);
 	it.status = 512;
 	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EIO);
@@ -211,11 +210,8 @@ SIM_TEST_NA(test_status_positive)
 /* covers N-03: no progress on a valid mapping stops the walk */
 START_TEST(test_no_progress_stops)
 {
-	struct iomap_iter it;
+	struct iomap_iter it = first_mapping(&fake_ops, 0, 8192);
 
-	reset();
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 0);
 	ck_assert_int_eq(fs.begins, 1);
 	ck_assert_int_eq(fs.ends, 1);
@@ -225,11 +221,8 @@ END_TEST
 /* covers N-03: a mapping the body marked stale is mapped again */
 START_TEST(test_stale_remaps)
 {
-	struct iomap_iter it;
+	struct iomap_iter it = first_mapping(&fake_ops, 0, 8192);
 
-	reset();
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	it.iomap.flags |= IOMAP_F_STALE;
 	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	ck_assert_int_eq(fs.begins, 2);
@@ -241,11 +234,8 @@ END_TEST
 /* covers N-03: the mappings are cleared before the next begin */
 START_TEST(test_maps_cleared)
 {
-	struct iomap_iter it;
+	struct iomap_iter it = first_mapping(&fake_ops, 0, 8192);
 
-	reset();
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
 	it.srcmap.type = IOMAP_MAPPED;
 	it.srcmap.length = 4096;
 	sim_iomap_iter_advance(&it, 4096);
@@ -261,10 +251,8 @@ START_TEST(test_advance_too_far)
 {
 	struct iomap_iter it;
 
-	reset();
 	sim_test_expect_warnings(1);
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	it = first_mapping(&fake_ops, 0, 8192);
 	ck_assert_int_eq(sim_iomap_iter_advance(&it, 4097), -EIO);
 	ck_assert_int_eq(it.pos, 0);
 	ck_assert_int_eq(sim_iomap_iter_advance(&it, 4096), 0);
@@ -278,13 +266,9 @@ SIM_TEST_NA(test_advance_too_far)
 /* covers N-01: a mapping that starts after pos is a file system bug */
 START_TEST(test_mapping_after_pos_warns)
 {
-	struct iomap_iter it;
-
-	reset();
 	sim_test_expect_warnings(1);
 	fs.start_late = true;
-	it = mkiter(0, 4096);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	first_mapping(&fake_ops, 0, 4096);
 }
 END_TEST
 
@@ -341,7 +325,6 @@ START_TEST(test_walk_next)
 	struct iomap_iter it;
 	int loops = 0, ret;
 
-	reset();
 	it = mkiter(0, 12288);
 	while ((ret = sim_iomap_iter(&it, &next_ops)) > 0) {
 		set_status(&it, sim_iomap_iter_advance(&it, iomap_length(&it)));
@@ -362,11 +345,8 @@ SIM_TEST_NA(test_walk_next)
 #if HAVE_NEXT
 START_TEST(test_next_first_call)
 {
-	struct iomap_iter it;
+	struct iomap_iter it = first_mapping(&next_ops, 0, 4096);
 
-	reset();
-	it = mkiter(0, 4096);
-	ck_assert_int_eq(sim_iomap_iter(&it, &next_ops), 1);
 	ck_assert_int_eq(fs.ends, 0);
 	ck_assert_int_eq(fs.begins, 1);
 	fs.begin_ret = -EAGAIN;
@@ -385,11 +365,8 @@ SIM_DEFINE_IOMAP_NEXT(begin_only_next, fake_begin);
 START_TEST(test_next_without_end)
 {
 	const struct sim_iomap_fs_ops ops = { .next = begin_only_next };
-	struct iomap_iter it;
+	struct iomap_iter it = first_mapping(&ops, 0, 8192);
 
-	reset();
-	it = mkiter(0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &ops), 1);
 	sim_iomap_iter_advance(&it, 4096);
 	ck_assert_int_eq(sim_iomap_iter(&it, &ops), 1);
 	sim_iomap_iter_advance(&it, 4096);
@@ -406,6 +383,9 @@ static Suite *iter_suite(void)
 {
 	Suite *s = suite_create("iomap_iter");
 	TCase *tc = sim_tcase("iter");
+
+	/* every test starts from a fresh scripted file system */
+	tcase_add_checked_fixture(tc, reset, NULL);
 
 	tcase_add_test(tc, test_walk);
 	tcase_add_test(tc, test_first_begin_error);
