@@ -18,6 +18,16 @@ static void caller_req(struct iomapsim_request *r)
 	r->ki_flags = IOCB_DIO_CALLER_COMP;
 }
 
+/* @r writes all its 16 KiB, completed from the dio workqueue. */
+static void run_punted(const struct iomapsim_request *r)
+{
+	struct iomapsim_outcome o;
+
+	run_ok(r, &o);
+	ck_assert_int_eq(o.ret, 16384);
+	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
+}
+
 /*
  * covers G-52: a pure overwrite ends its bio in end_io, whose
  * ki_complete() gets 0; the issuer then runs ->dio_complete() in its own
@@ -40,9 +50,7 @@ START_TEST(test_overwrite_completes_in_issuer)
 
 	/* the same write without the flag: the dio workqueue */
 	r.ki_flags = 0;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
-	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
+	run_punted(&r);
 }
 END_TEST
 
@@ -54,26 +62,19 @@ END_TEST
 START_TEST(test_completion_work_drops_caller_comp)
 {
 	struct iomapsim_request r;
-	struct iomapsim_outcome o;
 
 	caller_req(&r);
 	r.ki_flags |= IOCB_DSYNC;
 	r.write_cache = true;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
-	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
+	run_punted(&r);
 
 	caller_req(&r);
 	req_map(&r, IOMAP_MAPPED, 0, 256 << 10, IOMAP_F_NEW);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
-	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
+	run_punted(&r);
 
 	caller_req(&r);
 	r.pos = r.size;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
-	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
+	run_punted(&r);
 }
 END_TEST
 

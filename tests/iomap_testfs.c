@@ -16,6 +16,36 @@
 		.off = (o), .len = (l), .type = (t), .addr = TESTFS_ADDR_AUTO \
 	}
 
+/* The type of the extent at @pos, which must exist. */
+static u16 type_at(struct testfs *tf, loff_t pos)
+{
+	struct testfs_extent e;
+
+	ck_assert(testfs_lookup(tf, pos, &e));
+	return e.type;
+}
+
+/* A direct write of @len bytes of @fill at @pos, all written. */
+static void write_fill(struct testfs *tf, loff_t pos, size_t len, u8 fill)
+{
+	char *w = aligned_alloc(4096, 8192);
+
+	memset(w, fill, len);
+	ck_assert_int_eq(tf_dio(tf, true, pos, w, len), len);
+	free(w);
+}
+
+/* A direct read of the 4 KiB at @pos: @fill in [@from, @to), else zero. */
+static void read_back(struct testfs *tf, loff_t pos, u8 fill, int from, int to)
+{
+	char *r = aligned_alloc(4096, 4096);
+
+	ck_assert_int_eq(tf_dio(tf, false, pos, r, 4096), 4096);
+	for (int i = 0; i < 4096; i++)
+		ck_assert_int_eq((u8)r[i], i >= from && i < to ? fill : 0);
+	free(r);
+}
+
 /* each extent comes back whole, never merged with its neighbour */
 START_TEST(test_extent_returned_whole)
 {
@@ -92,8 +122,7 @@ START_TEST(test_write_allocates)
 	ck_assert(testfs_lookup(tf, 4096, &e));
 	ck_assert_int_eq(e.type, IOMAP_MAPPED);
 	ck_assert(!(e.flags & IOMAP_F_NEW)); /* new only for this mapping */
-	ck_assert(testfs_lookup(tf, 0, &e));
-	ck_assert_int_eq(e.type, IOMAP_HOLE);
+	ck_assert_int_eq(type_at(tf, 0), IOMAP_HOLE);
 	ck_assert_uint_eq(tf->allocations, 1);
 
 	memset(&m, 0, sizeof(m));
@@ -130,16 +159,10 @@ START_TEST(test_write_then_read_new_block)
 		E(IOMAP_HOLE, 0, 65536),
 	};
 	struct testfs *tf = tf_mkfs(map, 1, TESTFS_DOPS_NONE);
-	char *w = aligned_alloc(4096, 4096), *r = aligned_alloc(4096, 4096);
 
-	memset(w, 0x77, 1024);
-	ck_assert_int_eq(tf_dio(tf, true, 8192 + 1024, w, 1024), 1024);
-	ck_assert_int_eq(tf_dio(tf, false, 8192, r, 4096), 4096);
-	for (int i = 0; i < 4096; i++)
-		ck_assert_int_eq((u8)r[i], i >= 1024 && i < 2048 ? 0x77 : 0);
+	write_fill(tf, 8192 + 1024, 1024, 0x77);
+	read_back(tf, 8192, 0x77, 1024, 2048);
 	testfs_destroy(tf);
-	free(w);
-	free(r);
 }
 END_TEST
 
@@ -150,19 +173,11 @@ START_TEST(test_unwritten_stays_without_end_io)
 		E(IOMAP_UNWRITTEN, 0, 65536),
 	};
 	struct testfs *tf = tf_mkfs(map, 1, TESTFS_DOPS_NONE);
-	char *w = aligned_alloc(4096, 4096), *r = aligned_alloc(4096, 4096);
-	struct testfs_extent e;
 
-	memset(w, 0x55, 4096);
-	ck_assert_int_eq(tf_dio(tf, true, 4096, w, 4096), 4096);
-	ck_assert_int_eq(tf_dio(tf, false, 4096, r, 4096), 4096);
-	for (int i = 0; i < 4096; i++)
-		ck_assert_int_eq(r[i], 0);
-	ck_assert(testfs_lookup(tf, 4096, &e));
-	ck_assert_int_eq(e.type, IOMAP_UNWRITTEN);
+	write_fill(tf, 4096, 4096, 0x55);
+	read_back(tf, 4096, 0x55, 0, 0);
+	ck_assert_int_eq(type_at(tf, 4096), IOMAP_UNWRITTEN);
 	testfs_destroy(tf);
-	free(w);
-	free(r);
 }
 END_TEST
 
@@ -173,27 +188,19 @@ START_TEST(test_unwritten_converts_with_end_io)
 		E(IOMAP_UNWRITTEN, 0, 65536),
 	};
 	struct testfs *tf = tf_mkfs(map, 1, TESTFS_DOPS_END_IO);
-	char *w = aligned_alloc(4096, 8192), *r = aligned_alloc(4096, 8192);
 	struct testfs_extent e;
 
-	memset(w, 0x55, 8192);
-	ck_assert_int_eq(tf_dio(tf, true, 4096 + 512, w, 2048), 2048);
+	write_fill(tf, 4096 + 512, 2048, 0x55);
 	ck_assert_uint_eq(tf->conversions, 1);
 	ck_assert(testfs_lookup(tf, 4096, &e));
 	ck_assert_int_eq(e.type, IOMAP_MAPPED);
 	ck_assert_int_eq(e.off, 4096);
 	ck_assert_uint_eq(e.len, 4096);
-	ck_assert(testfs_lookup(tf, 0, &e));
-	ck_assert_int_eq(e.type, IOMAP_UNWRITTEN);
-	ck_assert(testfs_lookup(tf, 8192, &e));
-	ck_assert_int_eq(e.type, IOMAP_UNWRITTEN);
+	ck_assert_int_eq(type_at(tf, 0), IOMAP_UNWRITTEN);
+	ck_assert_int_eq(type_at(tf, 8192), IOMAP_UNWRITTEN);
 
-	ck_assert_int_eq(tf_dio(tf, false, 4096, r, 4096), 4096);
-	for (int i = 0; i < 4096; i++)
-		ck_assert_int_eq((u8)r[i], i >= 512 && i < 2560 ? 0x55 : 0);
+	read_back(tf, 4096, 0x55, 512, 2560);
 	testfs_destroy(tf);
-	free(w);
-	free(r);
 }
 END_TEST
 
@@ -508,6 +515,16 @@ START_TEST(test_fserror_record)
 }
 END_TEST
 
+/* @req writes all of its bytes, and the device holds them. */
+static void run_written(const struct iomapsim_request *req)
+{
+	struct iomapsim_outcome out;
+
+	run_ok(req, &out);
+	ck_assert_int_eq(out.ret, req->len);
+	ck_assert_int_eq(out.data, IOMAPSIM_DATA_OK);
+}
+
 /*
  * G-38: a write ending inside a block at or past EOF gets the rest of
  * that block zeroed; the runner's model must say so (was K1: a false
@@ -516,7 +533,6 @@ END_TEST
 START_TEST(test_runner_eof_tail_zeroing)
 {
 	struct iomapsim_request req;
-	struct iomapsim_outcome out;
 
 	iomapsim_request_init(&req);
 	req.fs_block = 1024;
@@ -524,15 +540,11 @@ START_TEST(test_runner_eof_tail_zeroing)
 	req.write = true;
 	req.pos = 0;
 	req.len = 512;
-	run_ok(&req, &out);
-	ck_assert_int_eq(out.ret, 512);
-	ck_assert_int_eq(out.data, IOMAPSIM_DATA_OK);
+	run_written(&req);
 
 	/* inside EOF nothing is zeroed, and the old tail must stay */
 	req.size = 4096;
-	run_ok(&req, &out);
-	ck_assert_int_eq(out.ret, 512);
-	ck_assert_int_eq(out.data, IOMAPSIM_DATA_OK);
+	run_written(&req);
 }
 END_TEST
 
@@ -543,7 +555,6 @@ END_TEST
 START_TEST(test_runner_new_block_zeroing)
 {
 	struct iomapsim_request req;
-	struct iomapsim_outcome out;
 
 	iomapsim_request_init(&req);
 	req.size = 65536;
@@ -553,9 +564,7 @@ START_TEST(test_runner_new_block_zeroing)
 	req.write = true;
 	req.pos = 1024;
 	req.len = 1024;
-	run_ok(&req, &out);
-	ck_assert_int_eq(out.ret, 1024);
-	ck_assert_int_eq(out.data, IOMAPSIM_DATA_OK);
+	run_written(&req);
 }
 END_TEST
 
