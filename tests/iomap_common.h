@@ -52,6 +52,15 @@ static inline void req_map(struct iomapsim_request *r, u16 type, loff_t off,
 	};
 }
 
+/* The buffer in two iovec pieces, of which only the first pins (G-32). */
+static inline void pin_first_page_only(struct iomapsim_request *r)
+{
+	r->iter = IOMAPSIM_ITER_IOVEC;
+	r->iovec_segs = 2;
+	r->short_pin_nth = 2;
+	r->short_pin_bytes = 0;
+}
+
 static inline void check_accounting(const struct iomapsim_outcome *o)
 {
 	ck_assert_msg(o->leaks == 0, "%ld leak(s)", o->leaks);

@@ -93,10 +93,7 @@ START_TEST(test_partial)
 	r.len = 8192;
 	req_map(&r, IOMAP_MAPPED, 0, 4096, 0);
 	req_map(&r, IOMAP_MAPPED, 4096, 65536, 0);
-	r.iter = IOMAPSIM_ITER_IOVEC;
-	r.iovec_segs = 2;
-	r.short_pin_nth = 2;
-	r.short_pin_bytes = 0;
+	pin_first_page_only(&r);
 	r.dio_flags = IOMAP_DIO_PARTIAL;
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 4096);
@@ -124,9 +121,7 @@ START_TEST(test_partial_async_waits)
 	r.pos = 0;
 	req_map(&r, IOMAP_MAPPED, 0, 4096, 0);
 	req_map(&r, IOMAP_MAPPED, 4096, 65536, 0);
-	r.iter = IOMAPSIM_ITER_IOVEC;
-	r.iovec_segs = 2;
-	r.short_pin_nth = 2;
+	pin_first_page_only(&r);
 	r.dio_flags = IOMAP_DIO_PARTIAL;
 	r.async = true;
 	run_ok(&r, &o);

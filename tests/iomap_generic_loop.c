@@ -430,6 +430,35 @@ START_TEST(test_read_bio_split_by_vecs)
 }
 END_TEST
 
+/* An O_DSYNC write, on a device with a volatile cache, with FUA. */
+static void dsync_req(struct iomapsim_request *r, bool cache, bool fua)
+{
+	write_req(r);
+	r->ki_flags = IOCB_DSYNC;
+	r->write_cache = cache;
+	r->fua = fua;
+}
+
+/* A 1 KiB write 512 bytes into a block of a hole: it allocates. */
+static void hole_subblock_req(struct iomapsim_request *r)
+{
+	write_req(r);
+	req_map(r, IOMAP_HOLE, 0, 65536, 0);
+	r->pos = 8192 + 512;
+	r->len = 1024;
+}
+
+/* An 8 KiB IOCB_ATOMIC write, mapped for atomic bios up to 64 KiB. */
+static void atomic_req(struct iomapsim_request *r)
+{
+	write_req(r);
+	r->ki_flags = IOCB_ATOMIC;
+	r->pos = 0;
+	r->len = 8192;
+	req_map(r, IOMAP_MAPPED, 0, 65536, IOMAP_F_ATOMIC_BIO);
+	r->atomic_max = 65536;
+}
+
 /* covers G-10, G-25: an aligned overwrite is one bio and no completion work */
 START_TEST(test_overwrite)
 {
@@ -453,10 +482,7 @@ START_TEST(test_write_hole_subblock)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	req_map(&r, IOMAP_HOLE, 0, 65536, 0);
-	r.pos = 8192 + 512;
-	r.len = 1024;
+	hole_subblock_req(&r);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 1024);
 	ck_assert_uint_eq(o.allocations, 1);
@@ -586,10 +612,7 @@ START_TEST(test_dsync_fua)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_DSYNC;
-	r.write_cache = true;
-	r.fua = true;
+	dsync_req(&r, true, true);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_uint_eq(o.dev.fua_bios, 1);
@@ -607,9 +630,7 @@ START_TEST(test_dsync_cache_no_fua)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_DSYNC;
-	r.write_cache = true;
+	dsync_req(&r, true, false);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_uint_eq(o.dev.fua_bios, 0);
@@ -629,8 +650,7 @@ START_TEST(test_dsync_no_cache)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_DSYNC;
+	dsync_req(&r, false, false);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_uint_eq(o.fsync_calls, 0);
@@ -645,10 +665,7 @@ START_TEST(test_dsync_fua_refused)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_DSYNC;
-	r.write_cache = true;
-	r.fua = true;
+	dsync_req(&r, true, true);
 	req_map(&r, IOMAP_MAPPED, 0, 65536, flags[_i]);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 4096);
@@ -663,10 +680,7 @@ START_TEST(test_dsync_fua_sticky_clear)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_DSYNC;
-	r.write_cache = true;
-	r.fua = true;
+	dsync_req(&r, true, true);
 	r.pos = 0;
 	r.len = 32768;
 	req_map(&r, IOMAP_MAPPED, 0, 16384, IOMAP_F_DIRTY);
@@ -684,10 +698,7 @@ START_TEST(test_zeroing_bio_error)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	req_map(&r, IOMAP_HOLE, 0, 65536, 0);
-	r.pos = 8192 + 512;
-	r.len = 1024;
+	hole_subblock_req(&r);
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1"; /* the head zeroing */
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -EIO);
@@ -701,12 +712,7 @@ START_TEST(test_atomic_write)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_ATOMIC;
-	r.pos = 0;
-	r.len = 8192;
-	req_map(&r, IOMAP_MAPPED, 0, 65536, IOMAP_F_ATOMIC_BIO);
-	r.atomic_max = 65536;
+	atomic_req(&r);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 8192);
 	ck_assert(cb_at(&o, 0)->flags & IOMAP_ATOMIC);
@@ -740,16 +746,8 @@ START_TEST(test_atomic_short_bio_releases_pins)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_ATOMIC;
-	r.pos = 0;
-	r.len = 8192;
-	req_map(&r, IOMAP_MAPPED, 0, 65536, IOMAP_F_ATOMIC_BIO);
-	r.atomic_max = 65536;
-	r.iter = IOMAPSIM_ITER_IOVEC;
-	r.iovec_segs = 2;
-	r.short_pin_nth = 2;
-	r.short_pin_bytes = 0;
+	atomic_req(&r);
+	pin_first_page_only(&r);
 	/* one WARN, and no leak (run_expect() checks the pins) */
 	run_expect(&r, &o, 1, 0);
 	ck_assert_int_eq(o.ret, -EINVAL);
@@ -847,10 +845,7 @@ START_TEST(test_unpinnable_subblock_write_fails)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	req_map(&r, IOMAP_HOLE, 0, 65536, 0);
-	r.pos = 8192 + 512;
-	r.len = 1024;
+	hole_subblock_req(&r);
 	r.short_pin_nth = 1;
 	r.short_pin_bytes = 0;
 	run_ok(&r, &o);
@@ -959,10 +954,7 @@ START_TEST(test_write_pin_failure_mid_mapping)
 
 	write_req(&r);
 	r.len = 8192;
-	r.iter = IOMAPSIM_ITER_IOVEC;
-	r.iovec_segs = 2;
-	r.short_pin_nth = 2;
-	r.short_pin_bytes = 0;
+	pin_first_page_only(&r);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 8192);
 	ck_assert_uint_eq(o.begin_calls, 1);
@@ -1070,16 +1062,8 @@ START_TEST(test_atomic_short_bio)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_ATOMIC;
-	r.pos = 0;
-	r.len = 8192;
-	r.iter = IOMAPSIM_ITER_IOVEC;
-	r.iovec_segs = 2;
-	req_map(&r, IOMAP_MAPPED, 0, 65536, IOMAP_F_ATOMIC_BIO);
-	r.atomic_max = 65536;
-	r.short_pin_nth = 2;
-	r.short_pin_bytes = 0;
+	atomic_req(&r);
+	pin_first_page_only(&r);
 	run_expect(&r, &o, 1, 0);
 	ck_assert_int_eq(o.ret, -EINVAL);
 	ck_assert_uint_eq(o.dev.write_bios, 0);

@@ -159,9 +159,7 @@ START_TEST(test_short_pin_next)
 	struct iomapsim_outcome o;
 
 	base_req(&r, TESTFS_MODE_NEXT);
-	r.iter = IOMAPSIM_ITER_IOVEC;
-	r.iovec_segs = 2;
-	r.short_pin_nth = 2;
+	pin_first_page_only(&r);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.fallback, IOMAP_SIMPLE_SHORT_PIN);
 	ck_assert_int_eq(o.ret, 4096);

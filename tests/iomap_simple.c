@@ -613,10 +613,7 @@ START_TEST(test_fallback_short_pin)
 	struct iomapsim_outcome o;
 
 	base_req(&r);
-	r.iter = IOMAPSIM_ITER_IOVEC;
-	r.iovec_segs = 2;
-	r.short_pin_nth = 2;
-	r.short_pin_bytes = 0;
+	pin_first_page_only(&r);
 	run_ok(&r, &o);
 	expect_generic(&o, IOMAP_SIMPLE_SHORT_PIN);
 	ck_assert_int_eq(o.ret, 4096);
