@@ -52,6 +52,14 @@ static inline void req_map(struct iomapsim_request *r, u16 type, loff_t off,
 	};
 }
 
+/* A page of the file's cache at page @index, in state @flags (SIM_PC_*). */
+static inline void req_page(struct iomapsim_request *r, pgoff_t index,
+			    unsigned int flags)
+{
+	ck_assert_int_lt(r->nr_pc, IOMAPSIM_MAX_PC);
+	r->pc[r->nr_pc++] = (struct iomapsim_pc_page){ index, flags };
+}
+
 /* The buffer in two iovec pieces, of which only the first pins (G-32). */
 static inline void pin_first_page_only(struct iomapsim_request *r)
 {

@@ -34,4 +34,16 @@ static inline void write_req(struct iomapsim_request *r)
 	r->len = 4096;
 }
 
+/*
+ * An O_DSYNC write of write_req(), on a device with a volatile write
+ * cache if @cache, which has FUA if @fua (G-26).
+ */
+static inline void dsync_req(struct iomapsim_request *r, bool cache, bool fua)
+{
+	write_req(r);
+	r->ki_flags = IOCB_DSYNC;
+	r->write_cache = cache;
+	r->fua = fua;
+}
+
 #endif /* _IOMAP_GENERIC_H */

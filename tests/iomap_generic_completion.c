@@ -156,7 +156,7 @@ START_TEST(test_async_overwrite_cached_pages)
 
 	write_req(&r);
 	r.async = true;
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 40, 0 };
+	req_page(&r, 40, 0);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
@@ -256,9 +256,7 @@ START_TEST(test_fsync_error)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_DSYNC;
-	r.write_cache = true;
+	dsync_req(&r, true, false);
 	r.fsync_error = -EIO;
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -EIO);

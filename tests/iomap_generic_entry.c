@@ -54,7 +54,7 @@ START_TEST(test_read_nowait_dirty)
 
 	gen_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 3, SIM_PC_DIRTY };
+	req_page(&r, 3, SIM_PC_DIRTY);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
@@ -200,7 +200,7 @@ START_TEST(test_write_nowait_cached)
 
 	write_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 2, 0 };
+	req_page(&r, 2, 0);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
@@ -214,7 +214,7 @@ START_TEST(test_write_invalidates)
 	struct iomapsim_outcome o;
 
 	write_req(&r);
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 2, SIM_PC_DIRTY };
+	req_page(&r, 2, SIM_PC_DIRTY);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_uint_eq(o.pc.writebacks, 1);
@@ -229,7 +229,7 @@ START_TEST(test_write_invalidate_busy)
 	struct iomapsim_outcome o;
 
 	write_req(&r);
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 2, SIM_PC_BUSY };
+	req_page(&r, 2, SIM_PC_BUSY);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -ENOTBLK);
 	ck_assert_uint_eq(o.begin_calls, 0);
@@ -245,7 +245,7 @@ START_TEST(test_write_invalidate_busy_atomic)
 	struct iomapsim_outcome o;
 
 	write_req(&r);
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 2, SIM_PC_BUSY };
+	req_page(&r, 2, SIM_PC_BUSY);
 	r.ki_flags = IOCB_ATOMIC;
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -EAGAIN);
@@ -260,8 +260,7 @@ START_TEST(test_write_invalidate_wb_error)
 	struct iomapsim_outcome o;
 
 	write_req(&r);
-	r.pc[r.nr_pc++] =
-		(struct iomapsim_pc_page){ 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
+	req_page(&r, 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -ENOTBLK);
 }
@@ -273,10 +272,8 @@ START_TEST(test_sync_full)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	write_req(&r);
-	r.ki_flags = IOCB_DSYNC | IOCB_SYNC;
-	r.write_cache = true;
-	r.fua = true;
+	dsync_req(&r, true, true);
+	r.ki_flags |= IOCB_SYNC;
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_uint_eq(o.dev.fua_bios, 0);
@@ -369,7 +366,7 @@ START_TEST(test_write_check_order)
 	write_req(&r);
 	r.pos = (256 << 10) - 4096;
 	r.len = 8192;
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 63, SIM_PC_BUSY };
+	req_page(&r, 63, SIM_PC_BUSY);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -ENOTBLK);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;

@@ -430,15 +430,6 @@ START_TEST(test_read_bio_split_by_vecs)
 }
 END_TEST
 
-/* An O_DSYNC write, on a device with a volatile cache, with FUA. */
-static void dsync_req(struct iomapsim_request *r, bool cache, bool fua)
-{
-	write_req(r);
-	r->ki_flags = IOCB_DSYNC;
-	r->write_cache = cache;
-	r->fua = fua;
-}
-
 /* A 1 KiB write 512 bytes into a block of a hole: it allocates. */
 static void hole_subblock_req(struct iomapsim_request *r)
 {

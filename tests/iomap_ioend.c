@@ -134,7 +134,7 @@ START_TEST(test_cached_pages_punt_to_workqueue)
 	struct iomapsim_outcome o;
 
 	ioend_req(&r, true);
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 40, 0 };
+	req_page(&r, 40, 0);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, 16384);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);

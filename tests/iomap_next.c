@@ -339,8 +339,7 @@ START_TEST(test_next_simple_flags_and_errors)
 	ck_assert_uint_eq(o.iter_count, 4096);
 
 	base_req(&r, TESTFS_MODE_NEXT);
-	r.pc[r.nr_pc++] =
-		(struct iomapsim_pc_page){ 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
+	req_page(&r, 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR);
 	run_ok(&r, &o);
 	ck_assert_int_eq(o.ret, -EIO);
 	ck_assert_uint_eq(o.bios, 0);

@@ -756,7 +756,7 @@ START_TEST(test_nowait_dirty_cache)
 
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 2, SIM_PC_DIRTY };
+	req_page(&r, 2, SIM_PC_DIRTY);
 	run_ok(&r, &o);
 	expect_simple(&o, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
@@ -772,7 +772,7 @@ START_TEST(test_nowait_writeback_cache)
 
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 2, SIM_PC_WRITEBACK };
+	req_page(&r, 2, SIM_PC_WRITEBACK);
 	run_ok(&r, &o);
 	expect_simple(&o, -EAGAIN);
 }
@@ -785,8 +785,8 @@ START_TEST(test_write_and_wait)
 	struct iomapsim_outcome o;
 
 	base_req(&r);
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 2, SIM_PC_DIRTY };
-	r.pc[r.nr_pc++] = (struct iomapsim_pc_page){ 9, SIM_PC_DIRTY };
+	req_page(&r, 2, SIM_PC_DIRTY);
+	req_page(&r, 9, SIM_PC_DIRTY);
 	run_ok(&r, &o);
 	expect_simple(&o, 4096);
 	ck_assert_uint_eq(o.pc.writebacks, 1); /* only the page in range */
@@ -800,8 +800,7 @@ START_TEST(test_writeback_error)
 	struct iomapsim_outcome o;
 
 	base_req(&r);
-	r.pc[r.nr_pc++] =
-		(struct iomapsim_pc_page){ 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR };
+	req_page(&r, 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR);
 	run_ok(&r, &o);
 	expect_simple(&o, -EIO);
 	ck_assert_uint_eq(o.begin_calls, 0);
