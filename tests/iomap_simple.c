@@ -52,6 +52,24 @@ static void expect_generic(const struct iomapsim_outcome *o,
 		ck_assert_uint_eq(o->bios_simple_pool, 0);
 }
 
+/* Run @r, which must take the simple path and return @ret. */
+static void run_simple(const struct iomapsim_request *r,
+		       struct iomapsim_outcome *o, long ret)
+{
+	run_ok(r, o);
+	expect_simple(o, ret);
+}
+
+/* Run @r, which must fall back for @why and return @ret. */
+static void run_generic(const struct iomapsim_request *r,
+			struct iomapsim_outcome *o,
+			enum iomap_simple_reason why, long ret)
+{
+	run_ok(r, o);
+	expect_generic(o, why);
+	ck_assert_int_eq(o->ret, ret);
+}
+
 /* ---- eligibility, one condition at a time, both ways ---------------- */
 
 /* covers S-01..S-08: the minimal request takes the simple path */
@@ -61,8 +79,7 @@ START_TEST(test_eligible_minimal)
 	struct iomapsim_outcome o;
 
 	base_req(&r);
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_SUBMITTER);
@@ -80,9 +97,7 @@ START_TEST(test_disabled_per_call)
 
 	base_req(&r);
 	r.no_simple = true;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_DISABLED);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_DISABLED, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_eq(o.begin_calls, 1);
 }
@@ -96,9 +111,7 @@ START_TEST(test_disabled_per_mount)
 
 	base_req(&r);
 	r.no_simple_mount = true;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_DISABLED);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_DISABLED, 4096);
 	ck_assert_uint_eq(sim_stat_get("iomap_simple_fallback_disabled"), 1);
 }
 END_TEST
@@ -114,9 +127,7 @@ START_TEST(test_refuse_dops)
 
 	base_req(&r);
 	r.dops = d[_i];
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_DOPS);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_DOPS, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	if (d[_i] == TESTFS_DOPS_SUBMIT_IO)
 		ck_assert_uint_eq(o.submit_io_calls, 1);
@@ -133,9 +144,7 @@ START_TEST(test_refuse_done_before)
 
 	base_req(&r);
 	r.done_before = 512;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_DONE_BEFORE);
-	ck_assert_int_eq(o.ret, 4096 + 512);
+	run_generic(&r, &o, IOMAP_SIMPLE_DONE_BEFORE, 4096 + 512);
 	ck_assert_int_eq(o.ki_pos, 8192 + 4096); /* G-57 */
 }
 END_TEST
@@ -148,9 +157,7 @@ START_TEST(test_refuse_write)
 
 	base_req(&r);
 	r.write = true;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_WRITE);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_WRITE, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
 END_TEST
@@ -163,9 +170,7 @@ START_TEST(test_refuse_empty)
 
 	base_req(&r);
 	r.len = 0;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_EMPTY);
-	ck_assert_int_eq(o.ret, 0);
+	run_generic(&r, &o, IOMAP_SIMPLE_EMPTY, 0);
 	ck_assert_uint_eq(o.begin_calls, 0);
 	ck_assert_int_eq(o.ki_pos, 8192);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_NONE);
@@ -180,9 +185,7 @@ START_TEST(test_refuse_too_large)
 
 	base_req(&r);
 	r.len = 4096 + 512;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_TOO_LARGE);
-	ck_assert_int_eq(o.ret, 4608);
+	run_generic(&r, &o, IOMAP_SIMPLE_TOO_LARGE, 4608);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
 END_TEST
@@ -196,12 +199,9 @@ START_TEST(test_too_large_small_block)
 	base_req(&r);
 	r.fs_block = 1024;
 	r.len = 1024;
-	run_ok(&r, &o);
-	expect_simple(&o, 1024);
+	run_simple(&r, &o, 1024);
 	r.len = 2048;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_TOO_LARGE);
-	ck_assert_int_eq(o.ret, 2048);
+	run_generic(&r, &o, IOMAP_SIMPLE_TOO_LARGE, 2048);
 }
 END_TEST
 
@@ -217,9 +217,7 @@ START_TEST(test_refuse_dio_flags)
 	r.dio_flags = f[_i];
 	if (f[_i] == IOMAP_DIO_BOUNCE)
 		r.iter = IOMAPSIM_ITER_KVEC; /* no dirtying from IRQ context */
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_DIO_FLAGS);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_DIO_FLAGS, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
 END_TEST
@@ -235,8 +233,7 @@ START_TEST(test_accept_other_dio_flags)
 
 	base_req(&r);
 	r.dio_flags = f[_i];
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 }
 END_TEST
 
@@ -297,8 +294,7 @@ START_TEST(test_private_data)
 
 	base_req(&r);
 	r.private_data = true;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
 END_TEST
@@ -316,8 +312,7 @@ START_TEST(test_nowait_bio_alloc)
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
 	r.alloc_fail_nth = 1;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_int_eq(o.alloc_seen, 0);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -331,13 +326,11 @@ START_TEST(test_refuse_beyond_eof)
 
 	base_req(&r);
 	r.size = 12288;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 
 	r.size = 12288 - 512;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_BEYOND_EOF);
-	ck_assert_int_eq(o.ret, 4096 - 512); /* G-55 short read */
+	/* G-55: a short read */
+	run_generic(&r, &o, IOMAP_SIMPLE_BEYOND_EOF, 4096 - 512);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
 END_TEST
@@ -350,9 +343,7 @@ START_TEST(test_refuse_encrypted)
 
 	base_req(&r);
 	r.encrypted = true;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_ENCRYPTED);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_ENCRYPTED, 4096);
 }
 END_TEST
 
@@ -373,8 +364,7 @@ START_TEST(test_accept_iterators)
 	base_req(&r);
 	r.iter = v[_i].it;
 	r.iovec_segs = v[_i].segs;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_eq(o.iter_count, 0);
 }
@@ -388,8 +378,7 @@ START_TEST(test_nowait_simple)
 
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.nowait_bios, 1);
 	ck_assert(cb_at(&o, 0)->flags == (IOMAP_DIRECT | IOMAP_NOWAIT));
 }
@@ -525,9 +514,7 @@ START_TEST(test_fallback_not_mapped)
 	base_req(&r);
 	req_map(&r, types[_i], 0, 16384, 0);
 	req_map(&r, IOMAP_MAPPED, 16384, (256 << 10) - 16384, 0);
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_NOT_MAPPED);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_NOT_MAPPED, 4096);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.data, types[_i] == IOMAP_INLINE ?
 					 IOMAPSIM_DATA_OK :
@@ -545,9 +532,7 @@ START_TEST(test_fallback_delalloc)
 
 	base_req(&r);
 	req_map(&r, IOMAP_DELALLOC, 0, 16384, 0);
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_NOT_MAPPED);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_generic(&r, &o, IOMAP_SIMPLE_NOT_MAPPED, -EIO);
 	ck_assert_int_eq(o.ki_pos, 8192);
 	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
 }
@@ -563,9 +548,7 @@ START_TEST(test_fallback_extent_short)
 	r.pos = 8192 + 2048;
 	req_map(&r, IOMAP_MAPPED, 0, 12288, 0);
 	req_map(&r, IOMAP_MAPPED, 12288, 65536, 0);
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_EXTENT_SHORT);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_EXTENT_SHORT, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_eq(o.bios, 2); /* one per extent, not contiguous */
 	expect_fallback_side_effects(&o);
@@ -582,8 +565,7 @@ START_TEST(test_extent_end_exact)
 	base_req(&r);
 	req_map(&r, IOMAP_MAPPED, 0, 12288, 0);
 	req_map(&r, IOMAP_MAPPED, 12288, 65536, 0);
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 }
 END_TEST
 
@@ -595,9 +577,7 @@ START_TEST(test_fallback_integrity)
 
 	base_req(&r);
 	req_map(&r, IOMAP_MAPPED, 0, 65536, IOMAP_F_INTEGRITY);
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_INTEGRITY);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_INTEGRITY, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	expect_fallback_side_effects(&o);
 }
@@ -614,9 +594,7 @@ START_TEST(test_fallback_short_pin)
 
 	base_req(&r);
 	pin_first_page_only(&r);
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_SHORT_PIN);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_SHORT_PIN, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_eq(o.iter_count, 0);
 	ck_assert_int_eq(o.ki_pos, 12288);
@@ -634,8 +612,7 @@ START_TEST(test_pin_fault_is_error)
 	base_req(&r);
 	r.short_pin_nth = 1;
 	r.short_pin_bytes = 0;
-	run_ok(&r, &o);
-	expect_simple(&o, -EFAULT);
+	run_simple(&r, &o, -EFAULT);
 	ck_assert_uint_eq(o.iter_count, 4096);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_uint_eq(o.end_calls, 1);
@@ -652,8 +629,7 @@ START_TEST(test_short_pin_refilled)
 	base_req(&r);
 	r.short_pin_nth = 1;
 	r.short_pin_bytes = 2048;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
 END_TEST
@@ -667,9 +643,7 @@ START_TEST(test_fallback_begin_notblk)
 	base_req(&r);
 	r.begin_error = -ENOTBLK;
 	r.begin_error_nth = 1;
-	run_ok(&r, &o);
-	expect_generic(&o, IOMAP_SIMPLE_NOT_MAPPED);
-	ck_assert_int_eq(o.ret, 4096);
+	run_generic(&r, &o, IOMAP_SIMPLE_NOT_MAPPED, 4096);
 	ck_assert_uint_eq(o.begin_calls, 2);
 	ck_assert_uint_eq(o.end_calls, 1); /* the generic path's only */
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
@@ -688,8 +662,7 @@ START_TEST(test_misaligned_pos)
 	r.lbs = 4096;
 	r.pos = 512;
 	r.len = 512;
-	run_ok(&r, &o);
-	expect_simple(&o, -EINVAL);
+	run_simple(&r, &o, -EINVAL);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.ki_pos, 512);
 	ck_assert_uint_eq(o.iter_count, 512);
@@ -708,8 +681,7 @@ START_TEST(test_misaligned_len)
 
 	base_req(&r);
 	r.len = 1000;
-	run_ok(&r, &o);
-	expect_simple(&o, -EINVAL);
+	run_simple(&r, &o, -EINVAL);
 }
 END_TEST
 
@@ -721,11 +693,9 @@ START_TEST(test_fsblock_aligned_unit)
 
 	base_req(&r);
 	r.len = 512;
-	run_ok(&r, &o);
-	expect_simple(&o, 512);
+	run_simple(&r, &o, 512);
 	r.dio_flags = IOMAP_DIO_FSBLOCK_ALIGNED;
-	run_ok(&r, &o);
-	expect_simple(&o, -EINVAL);
+	run_simple(&r, &o, -EINVAL);
 }
 END_TEST
 
@@ -739,8 +709,7 @@ START_TEST(test_begin_error)
 	base_req(&r);
 	r.begin_error = errs[_i];
 	r.begin_error_nth = 1;
-	run_ok(&r, &o);
-	expect_simple(&o, errs[_i]);
+	run_simple(&r, &o, errs[_i]);
 	ck_assert_uint_eq(o.begin_calls, 1);
 	ck_assert_uint_eq(o.end_calls, 0);
 	ck_assert_int_eq(o.ki_pos, 8192);
@@ -757,8 +726,7 @@ START_TEST(test_nowait_dirty_cache)
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
 	req_page(&r, 2, SIM_PC_DIRTY);
-	run_ok(&r, &o);
-	expect_simple(&o, -EAGAIN);
+	run_simple(&r, &o, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
 	ck_assert_uint_eq(o.pc.writebacks, 0);
 }
@@ -773,8 +741,7 @@ START_TEST(test_nowait_writeback_cache)
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
 	req_page(&r, 2, SIM_PC_WRITEBACK);
-	run_ok(&r, &o);
-	expect_simple(&o, -EAGAIN);
+	run_simple(&r, &o, -EAGAIN);
 }
 END_TEST
 
@@ -787,8 +754,7 @@ START_TEST(test_write_and_wait)
 	base_req(&r);
 	req_page(&r, 2, SIM_PC_DIRTY);
 	req_page(&r, 9, SIM_PC_DIRTY);
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_uint_eq(o.pc.writebacks, 1); /* only the page in range */
 }
 END_TEST
@@ -801,8 +767,7 @@ START_TEST(test_writeback_error)
 
 	base_req(&r);
 	req_page(&r, 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR);
-	run_ok(&r, &o);
-	expect_simple(&o, -EIO);
+	run_simple(&r, &o, -EIO);
 	ck_assert_uint_eq(o.begin_calls, 0);
 	ck_assert_int_eq(o.fserror_reports, 0);
 }
@@ -816,8 +781,7 @@ START_TEST(test_bio_error_sync)
 
 	base_req(&r);
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:IOERR";
-	run_ok(&r, &o);
-	expect_simple(&o, -EIO);
+	run_simple(&r, &o, -EIO);
 	ck_assert_int_eq(o.ki_pos, 8192);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_SUBMITTER);
 	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
@@ -877,8 +841,7 @@ START_TEST(test_bio_status_errno)
 	base_req(&r);
 	r.async = _i & 1;
 	r.bio_faults[r.nr_bio_faults++] = statuses[_i / 2].spec;
-	run_ok(&r, &o);
-	expect_simple(&o, statuses[_i / 2].err);
+	run_simple(&r, &o, statuses[_i / 2].err);
 	ck_assert_int_eq(o.fserror_reports,
 			 FSERROR_REPORTS(statuses[_i / 2].err == -EAGAIN ? 0 :
 									   1));
@@ -896,8 +859,7 @@ START_TEST(test_alloc_fail_wq)
 	base_req(&r);
 	r.async = true;
 	r.alloc_fail_nth = 1;
-	run_ok(&r, &o);
-	expect_simple(&o, -ENOMEM);
+	run_simple(&r, &o, -ENOMEM);
 	ck_assert(!o.queued);
 	ck_assert(!o.wq_created);
 	ck_assert_uint_eq(o.end_calls, 1); /* S-16 */
@@ -913,8 +875,7 @@ START_TEST(test_no_failable_alloc_sync)
 
 	base_req(&r);
 	r.alloc_fail_nth = 1;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_int_eq(o.alloc_injected, 0);
 	ck_assert_int_eq(o.alloc_seen, 0);
 }
@@ -984,8 +945,7 @@ START_TEST(test_async_polled)
 	base_req(&r);
 	r.async = true;
 	r.ki_flags = IOCB_HIPRI;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.polled_bios, 1);
 	ck_assert(o.ki_flags_after & IOCB_HIPRI);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_END_IO);
@@ -1001,8 +961,7 @@ START_TEST(test_sync_hipri_not_polled)
 
 	base_req(&r);
 	r.ki_flags = IOCB_HIPRI;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.polled_bios, 0);
 }
 END_TEST
@@ -1091,8 +1050,7 @@ START_TEST(test_bvec_nocopy)
 	base_req(&r);
 	r.iter = IOMAPSIM_ITER_BVEC;
 	r.buf_offset = 1024;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_int_eq(sim_stat_get("bio_iov_bvec_nocopy"), before + 1);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -1111,8 +1069,7 @@ START_TEST(test_buffer_offsets)
 
 	base_req(&r);
 	r.buf_offset = offs[_i];
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -1128,8 +1085,7 @@ START_TEST(test_large_block_simple)
 	r.fs_block = 65536;
 	r.pos = 65536;
 	r.len = 65536;
-	run_ok(&r, &o);
-	expect_simple(&o, 65536);
+	run_simple(&r, &o, 65536);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -1272,8 +1228,7 @@ START_TEST(test_stale_mapping_unchecked)
 
 	base_req(&r);
 	req_map(&r, IOMAP_MAPPED, 0, 256 << 10, IOMAP_F_STALE);
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 
 	r.no_simple = true;
 	run_expect(&r, &o, 1, 0);
@@ -1304,8 +1259,7 @@ START_TEST(test_queued_trace_after_inline_completion)
 	base_req(&r);
 	r.async = true;
 	r.complete = IOMAPSIM_COMPLETE_INLINE;
-	run_ok(&r, &o);
-	expect_simple(&o, 4096);
+	run_simple(&r, &o, 4096);
 	ck_assert(o.queued);
 	for (i = 0; sim_trace_get(i, rec, sizeof(rec)); i++)
 		if (strstr(rec, "iomap_dio_rw_queued"))
