@@ -104,6 +104,14 @@ static inline void run_ok(const struct iomapsim_request *r,
 	run_expect(r, o, 0, 0);
 }
 
+/* Run @r, which must return @ret: a byte count or a negative errno. */
+static inline void run_ret(const struct iomapsim_request *r,
+			   struct iomapsim_outcome *o, ssize_t ret)
+{
+	run_ok(r, o);
+	ck_assert_int_eq(o->ret, ret);
+}
+
 /*
  * File-system error reports a failed dio makes (G-55): code from before
  * fserror_report_io() makes none, and that is its right answer.

@@ -74,8 +74,7 @@ START_TEST(test_bounce_read_kvec)
 	gen_req(&r);
 	r.iter = IOMAPSIM_ITER_KVEC;
 	r.dio_flags = IOMAP_DIO_BOUNCE;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_eq(o.bios, 1);
 }
@@ -111,8 +110,7 @@ START_TEST(test_done_before)
 
 	gen_req(&r);
 	r.done_before = 4096;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192 + 4096);
+	run_ret(&r, &o, 8192 + 4096);
 	ck_assert_int_eq(o.ki_pos, 8192 + 8192);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -127,8 +125,7 @@ START_TEST(test_done_before_error)
 	gen_req(&r);
 	r.done_before = 4096;
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1";
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 }
 END_TEST
 
@@ -157,8 +154,7 @@ START_TEST(test_async_overwrite_cached_pages)
 	write_req(&r);
 	r.async = true;
 	req_page(&r, 40, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 	ck_assert_int_eq(o.punted, 1);
 	ck_assert_uint_eq(o.pc.invalidated, 0); /* page 40 is out of range */
@@ -174,8 +170,7 @@ START_TEST(test_async_write_hole_punted)
 	write_req(&r);
 	r.async = true;
 	req_map(&r, IOMAP_HOLE, 0, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.write_bios, 1); /* aligned: nothing to zero */
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 }
@@ -237,15 +232,13 @@ START_TEST(test_post_write_invalidation)
 	write_req(&r);
 	r.pc_on_begin = true;
 	r.pc_begin = (struct iomapsim_pc_page){ 2, 0 };
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.pc.invalidated, 1);
 	ck_assert_uint_eq(o.pc.stale_warnings, 0);
 
 	/* one that will not go only warns: the write still worked */
 	r.pc_begin.flags = SIM_PC_BUSY;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.pc.stale_warnings, 1);
 }
 END_TEST
@@ -258,8 +251,7 @@ START_TEST(test_fsync_error)
 
 	dsync_req(&r, true, false);
 	r.fsync_error = -EIO;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_int_eq(o.ki_pos, 8192 + 4096);
 	ck_assert_int_eq(o.fserror_reports, 0); /* the dio itself succeeded */
 }
@@ -275,8 +267,7 @@ START_TEST(test_bounce_write)
 	r.len = 16384;
 	r.dio_flags = IOMAP_DIO_BOUNCE;
 	r.async = _i;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	run_ret(&r, &o, 16384);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
 END_TEST
@@ -298,8 +289,7 @@ START_TEST(test_bounce_write_zeroing_keeps_zero_folio)
 	r.pos = 4096;
 	r.len = 512;
 	r.dio_flags = IOMAP_DIO_BOUNCE;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 512);
+	run_ret(&r, &o, 512);
 	ck_assert_uint_eq(o.dev.write_bios, 2); /* data, then tail zeroing */
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -322,8 +312,7 @@ START_TEST(test_async_new_blocks_punt)
 	req_map(&r, IOMAP_MAPPED, 65536, (256 << 10) - 65536, 0);
 	r.pos = 8192;
 	r.len = 4096;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.allocations, 1);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 }
@@ -347,8 +336,7 @@ START_TEST(test_workqueue_keeps_private)
 	ck_assert(!o.private_at_complete);
 
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:IOERR";
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 	ck_assert(o.private_at_complete);
 }

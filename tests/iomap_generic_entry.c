@@ -18,8 +18,7 @@ START_TEST(test_read_at_eof)
 
 	gen_req(&r);
 	r.pos = pos[_i];
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 0);
+	run_ret(&r, &o, 0);
 	ck_assert_uint_eq(o.begin_calls, 0);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_NONE);
@@ -55,8 +54,7 @@ START_TEST(test_read_nowait_dirty)
 	gen_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
 	req_page(&r, 3, SIM_PC_DIRTY);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
 	ck_assert_int_eq(o.fserror_reports, 0);
 }
@@ -70,8 +68,7 @@ START_TEST(test_read_nowait_flags)
 
 	gen_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_uint_eq(cb_at(&o, 0)->flags, IOMAP_DIRECT | IOMAP_NOWAIT);
 }
 END_TEST
@@ -84,8 +81,7 @@ START_TEST(test_alloc_failures)
 
 	gen_req(&r);
 	r.alloc_fail_nth = 1; /* the dio */
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -ENOMEM);
+	run_ret(&r, &o, -ENOMEM);
 	ck_assert_int_eq(o.alloc_injected, 1);
 	ck_assert_uint_eq(o.begin_calls, 0);
 
@@ -108,8 +104,7 @@ START_TEST(test_overwrite_only_eof)
 	write_req(&r);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
 	r.pos = (256 << 10) - 2048;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_NONE);
 }
@@ -138,8 +133,7 @@ START_TEST(test_overwrite_only_eof_edges)
 	req_map(&r, IOMAP_MAPPED, 0, 512 << 10, 0);
 	r.pos = c[_i].pos;
 	r.len = c[_i].len;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, c[_i].ret);
+	run_ret(&r, &o, c[_i].ret);
 	ck_assert_uint_eq(o.begin_calls, c[_i].ret > 0 ? 1 : 0);
 	ck_assert_int_eq(o.i_size, 256 << 10);
 }
@@ -153,8 +147,7 @@ START_TEST(test_overwrite_only_ok)
 
 	write_req(&r);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert(cb_at(&o, 0)->flags & IOMAP_OVERWRITE_ONLY);
 }
 END_TEST
@@ -169,8 +162,7 @@ START_TEST(test_overwrite_only_refused)
 	write_req(&r);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
 	req_map(&r, types[_i], 0, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.fserror_reports, 0);
 }
@@ -185,8 +177,7 @@ START_TEST(test_write_nowait_alloc)
 	write_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
 	req_map(&r, IOMAP_HOLE, 0, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_uint_eq(o.allocations, 0);
 	ck_assert_int_eq(o.fserror_reports, 0);
 }
@@ -201,8 +192,7 @@ START_TEST(test_write_nowait_cached)
 	write_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
 	req_page(&r, 2, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
 }
 END_TEST
@@ -215,8 +205,7 @@ START_TEST(test_write_invalidates)
 
 	write_req(&r);
 	req_page(&r, 2, SIM_PC_DIRTY);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.pc.writebacks, 1);
 	ck_assert_uint_eq(o.pc.invalidated, 1);
 }
@@ -230,8 +219,7 @@ START_TEST(test_write_invalidate_busy)
 
 	write_req(&r);
 	req_page(&r, 2, SIM_PC_BUSY);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -ENOTBLK);
+	run_ret(&r, &o, -ENOTBLK);
 	ck_assert_uint_eq(o.begin_calls, 0);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.fserror_reports, 0);
@@ -247,8 +235,7 @@ START_TEST(test_write_invalidate_busy_atomic)
 	write_req(&r);
 	req_page(&r, 2, SIM_PC_BUSY);
 	r.ki_flags = IOCB_ATOMIC;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
 }
 END_TEST
@@ -274,8 +261,7 @@ START_TEST(test_sync_full)
 
 	dsync_req(&r, true, true);
 	r.ki_flags |= IOCB_SYNC;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.fua_bios, 0);
 	ck_assert_uint_eq(o.fsync_calls, 1);
 	ck_assert_int_eq(o.fsync_datasync, 0);
@@ -291,8 +277,7 @@ START_TEST(test_sync_mount)
 	write_req(&r);
 	r.sync_mount = true;
 	r.write_cache = true;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.fsync_calls, 1);
 }
 END_TEST
@@ -309,21 +294,18 @@ START_TEST(test_dio_rw_results)
 
 	gen_req(&r);
 	r.len = 0;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 0);
+	run_ret(&r, &o, 0);
 	ck_assert_int_eq(o.completions, 0);
 	ck_assert_uint_eq(o.begin_calls, 0);
 
 	write_req(&r);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
 	r.pos = 256 << 10;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_int_eq(o.completions, 0);
 
 	gen_req(&r);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_int_eq(o.completions, 1);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_SUBMITTER);
 }
@@ -344,8 +326,7 @@ START_TEST(test_dio_flags_masked)
 	r.dio_flags = IOMAP_DIO_FSBLOCK_ALIGNED | IOMAP_DIO_FORCE_WAIT |
 		      IOMAP_DIO_PARTIAL;
 	r.done_before = 512;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192 + 512);
+	run_ret(&r, &o, 8192 + 512);
 	ck_assert_uint_eq(o.end_io_calls, 1);
 	ck_assert(o.end_io_flags & IOMAP_DIO_FSBLOCK_ALIGNED);
 	ck_assert(
@@ -367,11 +348,9 @@ START_TEST(test_write_check_order)
 	r.pos = (256 << 10) - 4096;
 	r.len = 8192;
 	req_page(&r, 63, SIM_PC_BUSY);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -ENOTBLK);
+	run_ret(&r, &o, -ENOTBLK);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_uint_eq(o.begin_calls, 0);
 }
 END_TEST
@@ -390,8 +369,7 @@ START_TEST(test_inode_dio_begin_once)
 	three_extents(&r);
 	r.pos = 0;
 	r.len = 65536;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 65536);
+	run_ret(&r, &o, 65536);
 	for (i = 0; i < o.nr_cbs; i++) {
 		if (cb_at(&o, i)->op != TESTFS_CB_BEGIN)
 			continue;

@@ -18,8 +18,7 @@ START_TEST(test_read_eof_trim_unaligned)
 	gen_req(&r);
 	r.size = (256 << 10) - 100;
 	r.pos = (256 << 10) - 8192;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192 - 100);
+	run_ret(&r, &o, 8192 - 100);
 	ck_assert_int_eq(o.ki_pos, r.size);
 	ck_assert_uint_eq(o.iter_count, 100); /* reverted past EOF */
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
@@ -34,8 +33,7 @@ START_TEST(test_read_eof_trim_hole_after)
 
 	gen_req(&r);
 	r.pos = (256 << 10) - 4096;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.iter_count, 4096);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_uint_eq(o.begin_calls, 2);
@@ -53,8 +51,7 @@ START_TEST(test_read_bio_error_multi)
 	r.len = 49152;
 	three_extents(&r);
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:2:MEDIUM";
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -ENODATA);
+	run_ret(&r, &o, -ENODATA);
 	ck_assert_uint_eq(o.bios, 3);
 	ck_assert_int_eq(o.ki_pos, 0);
 	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
@@ -77,8 +74,7 @@ START_TEST(test_first_error_wins)
 	three_extents(&r);
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:NOSPC";
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:2:MEDIUM";
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -ENOSPC);
+	run_ret(&r, &o, -ENOSPC);
 }
 END_TEST
 
@@ -95,8 +91,7 @@ START_TEST(test_partial)
 	req_map(&r, IOMAP_MAPPED, 4096, 65536, 0);
 	pin_first_page_only(&r);
 	r.dio_flags = IOMAP_DIO_PARTIAL;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_int_eq(o.ki_pos, 4096);
 	ck_assert_uint_eq(o.iter_count, 4096);
 	ck_assert_int_eq(o.fserror_reports, 0);
@@ -104,8 +99,7 @@ START_TEST(test_partial)
 
 	/* without PARTIAL the fault is the result, and is reported */
 	r.dio_flags = 0;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EFAULT);
+	run_ret(&r, &o, -EFAULT);
 	ck_assert_int_eq(o.ki_pos, 0);
 	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
 }
@@ -148,14 +142,12 @@ START_TEST(test_begin_notblk_partial)
 	three_extents(&r);
 	r.begin_error = -ENOTBLK;
 	r.begin_error_nth = 2;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	run_ret(&r, &o, 16384);
 	ck_assert_int_eq(o.ki_pos, 16384);
 	ck_assert_int_eq(o.fserror_reports, 0);
 
 	r.begin_error_nth = 1; /* nothing done: 0 */
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 0);
+	run_ret(&r, &o, 0);
 	ck_assert_int_eq(o.ki_pos, 0);
 }
 END_TEST
@@ -192,8 +184,7 @@ START_TEST(test_begin_error_later)
 	three_extents(&r);
 	r.begin_error = -EIO;
 	r.begin_error_nth = 2;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_int_eq(o.ki_pos, 0);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
@@ -209,8 +200,7 @@ START_TEST(test_write_bio_error)
 	write_req(&r);
 	r.async = _i;
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1";
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_int_eq(o.ki_pos, 8192);
 	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
 	if (IOMAPSIM_FSERROR)
@@ -235,8 +225,7 @@ START_TEST(test_partial_no_progress)
 	r.short_pin_nth = 1;
 	r.short_pin_bytes = 0;
 	r.dio_flags = IOMAP_DIO_PARTIAL;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EFAULT);
+	run_ret(&r, &o, -EFAULT);
 	ck_assert_int_eq(o.ki_pos, 0);
 }
 END_TEST
@@ -254,8 +243,7 @@ START_TEST(test_again_not_reported)
 	r.no_simple = _i;
 	r.len = 4096;
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:AGAIN";
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EAGAIN);
+	run_ret(&r, &o, -EAGAIN);
 	ck_assert_int_eq(o.fserror_reports, 0);
 }
 END_TEST

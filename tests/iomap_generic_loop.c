@@ -27,8 +27,7 @@ START_TEST(test_read_multi_extent)
 	r.pos = 4096;
 	r.len = 40960;
 	three_extents(&r);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 40960);
+	run_ret(&r, &o, 40960);
 	ck_assert_uint_eq(o.bios, 3);
 	ck_assert_uint_eq(o.begin_calls, 3);
 	ck_assert_uint_eq(o.end_calls, 3);
@@ -54,8 +53,7 @@ START_TEST(test_read_hole_between)
 	req_map(&r, IOMAP_MAPPED, 0, 16384, 0);
 	req_map(&r, IOMAP_HOLE, 16384, 16384, 0);
 	req_map(&r, IOMAP_MAPPED, 32768, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 49152);
+	run_ret(&r, &o, 49152);
 	ck_assert_uint_eq(o.bios, 2);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -69,8 +67,7 @@ START_TEST(test_read_unwritten)
 
 	gen_req(&r);
 	req_map(&r, IOMAP_UNWRITTEN, 0, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_ZERO);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_SUBMITTER);
@@ -86,8 +83,7 @@ START_TEST(test_read_inline)
 	gen_req(&r);
 	r.pos = 0;
 	req_map(&r, IOMAP_INLINE, 0, 16384, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -101,8 +97,7 @@ START_TEST(test_read_delalloc)
 
 	gen_req(&r);
 	req_map(&r, IOMAP_DELALLOC, 0, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
 	ck_assert_int_eq(o.ki_pos, 8192);
 }
@@ -117,8 +112,7 @@ START_TEST(test_async_hipri_single_bio)
 	gen_req(&r);
 	r.async = true;
 	r.ki_flags = IOCB_HIPRI;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_uint_eq(o.dev.polled_bios, 1);
 	ck_assert(!(o.ki_flags_after & IOCB_HIPRI)); /* G-19 */
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_END_IO);
@@ -137,8 +131,7 @@ START_TEST(test_async_hipri_multi_mapping)
 	r.pos = 0;
 	r.len = 32768;
 	three_extents(&r);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 32768);
+	run_ret(&r, &o, 32768);
 	ck_assert_uint_eq(o.bios, 2);
 	ck_assert_uint_eq(o.dev.polled_bios, 1);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
@@ -153,8 +146,7 @@ START_TEST(test_end_error_ignored)
 
 	gen_req(&r);
 	r.end_error = -EIO;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 }
 END_TEST
 
@@ -169,8 +161,7 @@ START_TEST(test_write_inline)
 	r.pos = 2048;
 	r.len = 1024;
 	req_map(&r, IOMAP_INLINE, 0, 4096, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 1024);
+	run_ret(&r, &o, 1024);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.i_size, 3072);
 }
@@ -191,8 +182,7 @@ START_TEST(test_inline_byte_length)
 	r.pos = 0;
 	r.len = 512;
 	req_map(&r, IOMAP_INLINE, 0, 100, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 100);
+	run_ret(&r, &o, 100);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 
@@ -201,8 +191,7 @@ START_TEST(test_inline_byte_length)
 	r.pos = 60;
 	r.len = 40;
 	req_map(&r, IOMAP_INLINE, 0, 100, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 40);
+	run_ret(&r, &o, 40);
 	ck_assert_int_eq(o.i_size, 100);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
@@ -219,8 +208,7 @@ START_TEST(test_inline_byte_length)
 	r.len = 8192;
 	r.nr_map = 0;
 	req_map(&r, IOMAP_INLINE, 0, 3328, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EOPNOTSUPP);
+	run_ret(&r, &o, -EOPNOTSUPP);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_uint_eq(o.allocations, 0);
 }
@@ -242,8 +230,7 @@ START_TEST(test_iter_truncated_per_mapping)
 	req_map(&r, IOMAP_MAPPED, 0, 4096, 0);
 	req_map(&r, IOMAP_HOLE, 4096, 4096, 0);
 	req_map(&r, IOMAP_MAPPED, 8192, (256 << 10) - 8192, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_uint_eq(o.dev.read_bytes, 4096);
 	ck_assert_uint_eq(o.iter_count, 0);
@@ -262,8 +249,7 @@ START_TEST(test_read_misaligned)
 	gen_req(&r);
 	r.lbs = 4096;
 	r.pos = 512;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EINVAL);
+	run_ret(&r, &o, -EINVAL);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_int_eq(o.ki_pos, 512);
 	/* unlike the simple path's -EINVAL, this one reaches completion */
@@ -282,8 +268,7 @@ START_TEST(test_read_misaligned_second_mapping)
 	r.pos = 0;
 	r.len = 16384 + 100;
 	three_extents(&r);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EINVAL);
+	run_ret(&r, &o, -EINVAL);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_int_eq(o.ki_pos, 0);
 }
@@ -306,13 +291,11 @@ START_TEST(test_error_stops_submission)
 	r.len = 3 << 20; /* one extent, at most 1 MiB per bio */
 	r.complete = IOMAPSIM_COMPLETE_INLINE;
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1";
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_uint_eq(o.bios, 2);
 
 	r.complete = IOMAPSIM_COMPLETE_IRQ; /* not seen in time: all go */
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_uint_eq(o.bios, 6);
 }
 END_TEST
@@ -333,8 +316,7 @@ START_TEST(test_async_hipri_two_bios_not_polled)
 	r.size = 4 << 20;
 	r.pos = 0;
 	r.len = (1 << 20) + 8192;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, r.len);
+	run_ret(&r, &o, r.len);
 	/*
 	 * two from iomap, both from fs_bio_set; the device may see them
 	 * split further, from the block layer's own set, which is none of
@@ -374,8 +356,7 @@ START_TEST(test_read_dirtying)
 	r.iovec_segs = 2;
 	before = sim_stat_get("pages_dirtied");
 	deferred = sim_stat_get("bio_dirty_deferred");
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	if (_i)
 		ck_assert_int_eq(sim_stat_get("pages_dirtied"), before);
 	else
@@ -399,8 +380,7 @@ START_TEST(test_read_many_segments)
 	r.len = 65536;
 	r.iter = IOMAPSIM_ITER_IOVEC;
 	r.iovec_segs = 128;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 65536);
+	run_ret(&r, &o, 65536);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_eq(o.bios, 1);
 }
@@ -422,8 +402,7 @@ START_TEST(test_read_bio_split_by_vecs)
 	r.pos = 0;
 	r.len = (1 << 20) + 8192;
 	splits = sim_stat_get("bio_split");
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, r.len);
+	run_ret(&r, &o, r.len);
 	ck_assert_uint_eq(o.bios, 3);
 	ck_assert_int_eq(sim_stat_get("bio_split") - splits, 1);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
@@ -457,8 +436,7 @@ START_TEST(test_overwrite)
 	struct iomapsim_outcome o;
 
 	write_req(&r);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.write_bios, 1);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_eq(cb_at(&o, 0)->flags, IOMAP_DIRECT | IOMAP_WRITE);
@@ -474,8 +452,7 @@ START_TEST(test_write_hole_subblock)
 	struct iomapsim_outcome o;
 
 	hole_subblock_req(&r);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 1024);
+	run_ret(&r, &o, 1024);
 	ck_assert_uint_eq(o.allocations, 1);
 	/* head zero, data, tail zero */
 	ck_assert_uint_eq(o.dev.write_bios, 3);
@@ -493,8 +470,7 @@ START_TEST(test_write_extend)
 	write_req(&r);
 	r.pos = 256 << 10;
 	r.len = 512;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 512);
+	run_ret(&r, &o, 512);
 	ck_assert_uint_eq(o.dev.write_bios, 2);
 	ck_assert_int_eq(o.i_size, (256 << 10) + 512);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
@@ -518,8 +494,7 @@ START_TEST(test_hipri_cleared_for_completion_work)
 	req_map(&r, IOMAP_MAPPED, 0, 512 << 10, 0);
 	r.pos = (256 << 10) - 4096 * _i;
 	r.len = 4096;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.write_bios, 1);
 	ck_assert_uint_eq(o.dev.polled_bios, _i ? 1 : 0);
 	ck_assert(!(o.ki_flags_after & IOCB_HIPRI));
@@ -536,8 +511,7 @@ START_TEST(test_write_past_eof_in_block)
 	r.size = (256 << 10) - 4096 + 512;
 	r.pos = (256 << 10) - 4096 + 1024;
 	r.len = 1024;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 1024);
+	run_ret(&r, &o, 1024);
 	/* data, then the tail of the EOF block is zeroed */
 	ck_assert_uint_eq(o.dev.write_bios, 2);
 	ck_assert_int_eq(o.i_size, r.pos + 1024);
@@ -556,8 +530,7 @@ START_TEST(test_write_unwritten_end_io)
 	req_map(&r, IOMAP_MAPPED, 65536, (256 << 10) - 65536, 0);
 	r.pos = 8192 + 512;
 	r.len = 2048;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 2048);
+	run_ret(&r, &o, 2048);
 	ck_assert_uint_eq(o.dev.write_bios, 3);
 	ck_assert_uint_eq(o.conversions, 1);
 	ck_assert(o.end_io_flags & IOMAP_DIO_UNWRITTEN);
@@ -573,8 +546,7 @@ START_TEST(test_write_unwritten_no_conversion)
 
 	write_req(&r);
 	req_map(&r, IOMAP_UNWRITTEN, 0, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.conversions, 0);
 	ck_assert_uint_eq(o.dev.write_bios, 1);
 }
@@ -590,8 +562,7 @@ START_TEST(test_write_shared_cow)
 	r.async = true;
 	r.dops = TESTFS_DOPS_END_IO;
 	req_map(&r, IOMAP_MAPPED, 0, 65536, IOMAP_F_SHARED);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert(o.end_io_flags & IOMAP_DIO_COW);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 }
@@ -604,8 +575,7 @@ START_TEST(test_dsync_fua)
 	struct iomapsim_outcome o;
 
 	dsync_req(&r, true, true);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.fua_bios, 1);
 	ck_assert_uint_eq(o.fsync_calls, 0);
 
@@ -622,8 +592,7 @@ START_TEST(test_dsync_cache_no_fua)
 	struct iomapsim_outcome o;
 
 	dsync_req(&r, true, false);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.fua_bios, 0);
 	ck_assert_uint_eq(o.fsync_calls, 1);
 	ck_assert_int_eq(o.fsync_datasync, 1);
@@ -642,8 +611,7 @@ START_TEST(test_dsync_no_cache)
 	struct iomapsim_outcome o;
 
 	dsync_req(&r, false, false);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.fsync_calls, 0);
 }
 END_TEST
@@ -658,8 +626,7 @@ START_TEST(test_dsync_fua_refused)
 
 	dsync_req(&r, true, true);
 	req_map(&r, IOMAP_MAPPED, 0, 65536, flags[_i]);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.dev.fua_bios, 0);
 	ck_assert_uint_eq(o.fsync_calls, 1);
 }
@@ -676,8 +643,7 @@ START_TEST(test_dsync_fua_sticky_clear)
 	r.len = 32768;
 	req_map(&r, IOMAP_MAPPED, 0, 16384, IOMAP_F_DIRTY);
 	req_map(&r, IOMAP_MAPPED, 16384, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 32768);
+	run_ret(&r, &o, 32768);
 	ck_assert_uint_eq(o.dev.fua_bios, 0);
 	ck_assert_uint_eq(o.fsync_calls, 1);
 }
@@ -691,8 +657,7 @@ START_TEST(test_zeroing_bio_error)
 
 	hole_subblock_req(&r);
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1"; /* the head zeroing */
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_uint_eq(o.dev.write_bios, 3);
 }
 END_TEST
@@ -704,23 +669,20 @@ START_TEST(test_atomic_write)
 	struct iomapsim_outcome o;
 
 	atomic_req(&r);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert(cb_at(&o, 0)->flags & IOMAP_ATOMIC);
 	ck_assert_uint_eq(o.bios, 1);
 
 	/* a device without atomic writes refuses the REQ_ATOMIC bio */
 	r.atomic_max = 0;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EINVAL);
+	run_ret(&r, &o, -EINVAL);
 	ck_assert_uint_eq(o.bios, 0);
 	r.atomic_max = 65536;
 
 	r.nr_map = 0;
 	req_map(&r, IOMAP_MAPPED, 0, 4096, IOMAP_F_ATOMIC_BIO);
 	req_map(&r, IOMAP_MAPPED, 4096, 65536, IOMAP_F_ATOMIC_BIO);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EINVAL);
+	run_ret(&r, &o, -EINVAL);
 	ck_assert_uint_eq(o.bios, 0);
 }
 END_TEST
@@ -771,8 +733,7 @@ START_TEST(test_write_fsblock_aligned)
 	write_req(&r);
 	r.len = 512;
 	r.dio_flags = IOMAP_DIO_FSBLOCK_ALIGNED;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EINVAL);
+	run_ret(&r, &o, -EINVAL);
 }
 END_TEST
 
@@ -809,8 +770,7 @@ START_TEST(test_short_write_keeps_its_head)
 		r.buf_offset = offs[i];
 		r.dma_alignment = 3;
 		r.no_simple = true;
-		run_ok(&r, &o);
-		ck_assert_int_eq(o.ret, -EINVAL);
+		run_ret(&r, &o, -EINVAL);
 		ck_assert_int_eq(o.ki_pos, 0);
 		ck_assert_uint_eq(o.dev.write_bios, 0);
 		ck_assert_int_eq(o.leaks, 0);
@@ -818,8 +778,7 @@ START_TEST(test_short_write_keeps_its_head)
 	}
 	/* pieces of whole blocks are fine */
 	r.iovec_segs = 4;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
 END_TEST
@@ -929,8 +888,7 @@ START_TEST(test_unmapped_source_refused_elsewhere)
 		ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)),
 				 -EINVAL);
 	r.dio_flags = 0;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 4096);
+	run_ret(&r, &o, 4096);
 }
 END_TEST
 
@@ -946,8 +904,7 @@ START_TEST(test_write_pin_failure_mid_mapping)
 	write_req(&r);
 	r.len = 8192;
 	pin_first_page_only(&r);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	ck_assert_uint_eq(o.begin_calls, 1);
 	ck_assert_uint_eq(o.dev.write_bios, 2);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
@@ -963,8 +920,7 @@ START_TEST(test_dops_submit_and_bioset)
 	write_req(&r);
 	r.len = 16384;
 	r.dops = TESTFS_DOPS_SUBMIT_IO;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	run_ret(&r, &o, 16384);
 	ck_assert_uint_eq(o.submit_io_calls, 1);
 
 	ck_assert_uint_eq(o.bios_fs_bio_set, o.bios);
@@ -975,8 +931,7 @@ START_TEST(test_dops_submit_and_bioset)
 	r.pos = 512;
 	r.len = 16384 - 1024;
 	req_map(&r, IOMAP_UNWRITTEN, 0, 256 << 10, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384 - 1024);
+	run_ret(&r, &o, 16384 - 1024);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_eq(o.dev.write_bios, 3);
 	ck_assert_uint_eq(o.bios_dops_set, 3);
@@ -999,8 +954,7 @@ START_TEST(test_write_tail_zero_at_eof_edge)
 	r.size = (256 << 10) - 4096 + 2048;
 	r.pos = (256 << 10) - 4096 + 1024;
 	r.len = _i ? 512 : 1024;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, r.len);
+	run_ret(&r, &o, r.len);
 	ck_assert_uint_eq(o.dev.write_bios, _i ? 1 : 2);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_OK);
 }
@@ -1035,8 +989,7 @@ START_TEST(test_bio_base_flags)
 	gen_req(&r);
 	r.write = _i;
 	sim_trace_reset();
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 8192);
+	run_ret(&r, &o, 8192);
 	opf = traced_bio_opf(&nr);
 	ck_assert_uint_eq(nr, o.bios);
 	ck_assert_uint_eq(opf & (REQ_SYNC | REQ_IDLE), REQ_SYNC | REQ_IDLE);

@@ -88,8 +88,7 @@ START_TEST(test_completion_context_async_sync)
 	struct iomapsim_outcome o;
 
 	ioend_req(&r, _i);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	run_ret(&r, &o, 16384);
 	ck_assert_int_eq(o.queued, r.async);
 	ck_assert_int_eq(o.completion, want);
 	if (r.async)
@@ -113,8 +112,7 @@ START_TEST(test_async_extending_write_in_ioend_worker)
 
 	ioend_req(&r, true);
 	r.pos = r.size;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	run_ret(&r, &o, 16384);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_IOEND_WORKER);
 	ck_assert_int_eq(o.punted, 0);
 	ck_assert_int_eq(o.i_size, r.size + 16384);
@@ -135,8 +133,7 @@ START_TEST(test_cached_pages_punt_to_workqueue)
 
 	ioend_req(&r, true);
 	req_page(&r, 40, 0);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	run_ret(&r, &o, 16384);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 	ck_assert_int_eq(o.ki_complete_ctx, IOMAP_DIO_COMP_WORKQUEUE);
 	ck_assert_int_eq(o.punted, 1);
@@ -156,8 +153,7 @@ START_TEST(test_device_error_via_io_error)
 
 	ioend_req(&r, _i);
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:NOSPC";
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -ENOSPC);
+	run_ret(&r, &o, -ENOSPC);
 	if (r.async) {
 		ck_assert(o.queued);
 		ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
@@ -186,8 +182,7 @@ START_TEST(test_bvec_count_returned)
 
 	ioend_req(&r, true);
 	r.iter = IOMAPSIM_ITER_BVEC;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	run_ret(&r, &o, 16384);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_int_eq(sim_stat_get("iomap_ioend_bvecs") - before, 4);
 }
@@ -208,8 +203,7 @@ START_TEST(test_unaligned_in_place_and_reads)
 	req_map(&r, IOMAP_HOLE, 0, 65536, 0);
 	r.pos = 8192 + 512;
 	r.len = 1024;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 1024);
+	run_ret(&r, &o, 1024);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_IOEND_WORKER);
 	ck_assert(!(cb_at(&o, 0)->iomap.flags & ANON_WRITE));
 	ck_assert_uint_eq(o.bios, 3);
@@ -218,8 +212,7 @@ START_TEST(test_unaligned_in_place_and_reads)
 
 	ioend_req(&r, true);
 	r.write = false;
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, 16384);
+	run_ret(&r, &o, 16384);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_END_IO);
 	ck_assert_uint_eq(o.submit_io_calls, 0);
 	ck_assert_uint_eq(o.bios_dops_set, 0);

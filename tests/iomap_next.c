@@ -127,8 +127,7 @@ START_TEST(test_error_finish)
 	ck_assert_uint_eq(o.begin_calls, 1); /* no new mapping fetched */
 
 	r.dio_flags = IOMAP_DIO_NO_IOMAP_END; /* N-12: skipped */
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EINVAL);
+	run_ret(&r, &o, -EINVAL);
 	ck_assert_uint_eq(o.end_calls, 0);
 }
 END_TEST
@@ -340,8 +339,7 @@ START_TEST(test_next_simple_flags_and_errors)
 
 	base_req(&r, TESTFS_MODE_NEXT);
 	req_page(&r, 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR);
-	run_ok(&r, &o);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_ret(&r, &o, -EIO);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_uint_eq(o.nr_cbs, 0);
 
