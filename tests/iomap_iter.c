@@ -110,6 +110,21 @@ static struct iomap_iter first_mapping(const struct sim_iomap_fs_ops *ops,
 	return it;
 }
 
+/* Advance @it by @n bytes and ask @ops for the next step: its result. */
+static int step(struct iomap_iter *it, const struct sim_iomap_fs_ops *ops,
+		u64 n)
+{
+	sim_iomap_iter_advance(it, n);
+	return sim_iomap_iter(it, ops);
+}
+
+/* The file system's begin and end were called @begins and @ends times. */
+static void expect_calls(int begins, int ends)
+{
+	ck_assert_int_eq(fs.begins, begins);
+	ck_assert_int_eq(fs.ends, ends);
+}
+
 /*
  * Walk @it through @ops to its end, each mapping done whole; returns how
  * many mappings it took.  @from_start: check that each step starts where
@@ -142,8 +157,7 @@ START_TEST(test_walk)
 	struct iomap_iter it = mkiter(1024, 9216);
 
 	ck_assert_int_eq(walk(&it, &fake_ops, true), 3);
-	ck_assert_int_eq(fs.begins, 3);
-	ck_assert_int_eq(fs.ends, 3);
+	expect_calls(3, 3);
 	ck_assert_int_eq(it.pos, 10240);
 	ck_assert_uint_eq(it.len, 0);
 	/* the last end saw the last mapping's share */
@@ -180,15 +194,12 @@ END_TEST
 START_TEST(test_end_error_after_progress)
 {
 	struct iomap_iter it;
-	int ret;
 
 	fs.end_ret = -ENOSPC;
 	it = first_mapping(&fake_ops, 0, 8192);
-	sim_iomap_iter_advance(&it, 4096);
-	ret = sim_iomap_iter(&it, &fake_ops);
-	ck_assert_int_eq(ret, 1); /* the error is dropped, walk goes on */
-	sim_iomap_iter_advance(&it, 4096);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 0);
+	/* the error is dropped, the walk goes on */
+	ck_assert_int_eq(step(&it, &fake_ops, 4096), 1);
+	ck_assert_int_eq(step(&it, &fake_ops, 4096), 0);
 }
 END_TEST
 
@@ -228,8 +239,7 @@ START_TEST(test_no_progress_stops)
 	struct iomap_iter it = first_mapping(&fake_ops, 0, 8192);
 
 	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 0);
-	ck_assert_int_eq(fs.begins, 1);
-	ck_assert_int_eq(fs.ends, 1);
+	expect_calls(1, 1);
 }
 END_TEST
 
@@ -253,8 +263,7 @@ START_TEST(test_maps_cleared)
 
 	it.srcmap.type = IOMAP_MAPPED;
 	it.srcmap.length = 4096;
-	sim_iomap_iter_advance(&it, 4096);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(step(&it, &fake_ops, 4096), 1);
 	ck_assert_int_eq(it.srcmap.type, IOMAP_HOLE);
 	ck_assert_uint_eq(it.srcmap.length, 0);
 }
@@ -341,8 +350,7 @@ START_TEST(test_walk_next)
 
 	ck_assert_int_eq(walk(&it, &next_ops, false), 3);
 	ck_assert_int_eq(fs.nexts, 4); /* three produce, the last finishes */
-	ck_assert_int_eq(fs.begins, 3);
-	ck_assert_int_eq(fs.ends, 3);
+	expect_calls(3, 3);
 }
 END_TEST
 #else
@@ -355,8 +363,7 @@ START_TEST(test_next_first_call)
 {
 	struct iomap_iter it = first_mapping(&next_ops, 0, 4096);
 
-	ck_assert_int_eq(fs.ends, 0);
-	ck_assert_int_eq(fs.begins, 1);
+	expect_calls(1, 0);
 	fs.begin_ret = -EAGAIN;
 	it = mkiter(0, 4096);
 	ck_assert_int_eq(sim_iomap_iter(&it, &next_ops), -EAGAIN);
@@ -375,12 +382,9 @@ START_TEST(test_next_without_end)
 	const struct sim_iomap_fs_ops ops = { .next = begin_only_next };
 	struct iomap_iter it = first_mapping(&ops, 0, 8192);
 
-	sim_iomap_iter_advance(&it, 4096);
-	ck_assert_int_eq(sim_iomap_iter(&it, &ops), 1);
-	sim_iomap_iter_advance(&it, 4096);
-	ck_assert_int_eq(sim_iomap_iter(&it, &ops), 0);
-	ck_assert_int_eq(fs.ends, 0);
-	ck_assert_int_eq(fs.begins, 2);
+	ck_assert_int_eq(step(&it, &ops, 4096), 1);
+	ck_assert_int_eq(step(&it, &ops, 4096), 0);
+	expect_calls(2, 0);
 }
 END_TEST
 #else
