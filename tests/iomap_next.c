@@ -28,6 +28,25 @@ static void expect_cbs(const struct iomapsim_outcome *o,
 			      ops[i]);
 }
 
+/* Run @r, which must take the simple path and return @ret. */
+static void run_simple(const struct iomapsim_request *r,
+		       struct iomapsim_outcome *o, long ret)
+{
+	run_ok(r, o);
+	ck_assert(o->simple);
+	ck_assert_int_eq(o->ret, ret);
+}
+
+/* Run @r, which must leave the simple path for @why. */
+static void run_fallback(const struct iomapsim_request *r,
+			 struct iomapsim_outcome *o,
+			 enum iomap_simple_reason why)
+{
+	run_ok(r, o);
+	ck_assert(!o->simple);
+	ck_assert_int_eq(o->fallback, why);
+}
+
 /*
  * covers S-12, S-24, N-08, N-09, N-11, N-12, N-13: the callbacks a simple
  * 4 KiB read costs in each style (what the thread's measurements were
@@ -54,9 +73,7 @@ START_TEST(test_callback_cost_per_style)
 	expect_cbs(&o, ops_cbs, 2);
 
 	base_req(&r, TESTFS_MODE_NEXT);
-	run_ok(&r, &o);
-	ck_assert(o.simple);
-	ck_assert_int_eq(o.ret, 4096);
+	run_simple(&r, &o, 4096);
 	expect_cbs(&o, next_cbs, 4);
 	ck_assert_int_eq(o.cbs[3].written, 4096);
 
@@ -67,9 +84,7 @@ START_TEST(test_callback_cost_per_style)
 
 	base_req(&r, TESTFS_MODE_BEGIN);
 	r.dio_flags = IOMAP_DIO_NO_IOMAP_END;
-	run_ok(&r, &o);
-	ck_assert(o.simple);
-	ck_assert_int_eq(o.ret, 4096);
+	run_simple(&r, &o, 4096);
 	expect_cbs(&o, begin_cbs, 1);
 }
 END_TEST
@@ -98,9 +113,7 @@ START_TEST(test_rw_begin_needs_no_end)
 	struct iomapsim_outcome o;
 
 	base_req(&r, TESTFS_MODE_BEGIN);
-	run_ok(&r, &o);
-	ck_assert(!o.simple);
-	ck_assert_int_eq(o.fallback, IOMAP_SIMPLE_DIO_FLAGS);
+	run_fallback(&r, &o, IOMAP_SIMPLE_DIO_FLAGS);
 	ck_assert_int_eq(o.ret, 4096);
 	/* the generic path walks with ->iomap_next */
 	ck_assert_uint_eq(o.next_calls, 2);
@@ -119,9 +132,7 @@ START_TEST(test_error_finish)
 	r.lbs = 4096;
 	r.pos = 512;
 	r.len = 512;
-	run_ok(&r, &o);
-	ck_assert(o.simple);
-	ck_assert_int_eq(o.ret, -EINVAL);
+	run_simple(&r, &o, -EINVAL);
 	ck_assert_uint_eq(o.end_calls, 1);
 	ck_assert_int_eq(cb_at(&o, 3)->written, 0);
 	ck_assert_uint_eq(o.begin_calls, 1); /* no new mapping fetched */
@@ -141,9 +152,7 @@ START_TEST(test_fallback_next)
 	base_req(&r, _i ? TESTFS_MODE_BEGIN : TESTFS_MODE_NEXT);
 	r.dio_flags = _i ? IOMAP_DIO_NO_IOMAP_END : 0;
 	req_map(&r, IOMAP_HOLE, 0, 65536, 0);
-	run_ok(&r, &o);
-	ck_assert(!o.simple);
-	ck_assert_int_eq(o.fallback, IOMAP_SIMPLE_NOT_MAPPED);
+	run_fallback(&r, &o, IOMAP_SIMPLE_NOT_MAPPED);
 	ck_assert_int_eq(o.ret, 4096);
 	ck_assert_int_eq(o.data, IOMAPSIM_DATA_ZERO);
 	ck_assert_uint_eq(o.begin_calls, 2);
@@ -177,9 +186,7 @@ START_TEST(test_rw_begin_errors)
 	r.dio_flags = IOMAP_DIO_NO_IOMAP_END;
 	r.begin_error = -EIO;
 	r.begin_error_nth = 1;
-	run_ok(&r, &o);
-	ck_assert(o.simple);
-	ck_assert_int_eq(o.ret, -EIO);
+	run_simple(&r, &o, -EIO);
 
 	r.begin_error = -ENOTBLK; /* the fallback code from the fs */
 	run_ok(&r, &o);
@@ -331,9 +338,7 @@ START_TEST(test_next_simple_flags_and_errors)
 	base_req(&r, TESTFS_MODE_NEXT);
 	r.short_pin_nth = 1;
 	r.short_pin_bytes = 0;
-	run_ok(&r, &o);
-	ck_assert(o.simple);
-	ck_assert_int_eq(o.ret, -EFAULT);
+	run_simple(&r, &o, -EFAULT);
 	ck_assert_uint_eq(o.bios, 0);
 	ck_assert_uint_eq(o.iter_count, 4096);
 
