@@ -25,6 +25,15 @@ static inline void three_extents(struct iomapsim_request *r)
 	req_map(r, IOMAP_MAPPED, 32768, (256 << 10) - 32768, 0);
 }
 
+/* A generic read of @len bytes from the start, over three_extents(). */
+static inline void three_extents_req(struct iomapsim_request *r, size_t len)
+{
+	gen_req(r);
+	r->pos = 0;
+	r->len = len;
+	three_extents(r);
+}
+
 /* A 4 KiB write, the simple path left on: it takes no writes (S-03). */
 static inline void write_req(struct iomapsim_request *r)
 {

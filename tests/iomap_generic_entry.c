@@ -365,10 +365,7 @@ START_TEST(test_inode_dio_begin_once)
 	struct iomapsim_outcome o;
 	unsigned int i, begins = 0;
 
-	gen_req(&r);
-	three_extents(&r);
-	r.pos = 0;
-	r.len = 65536;
+	three_extents_req(&r, 65536);
 	run_ret(&r, &o, 65536);
 	for (i = 0; i < o.nr_cbs; i++) {
 		if (cb_at(&o, i)->op != TESTFS_CB_BEGIN)

@@ -9,6 +9,20 @@
 #include <linux/bio.h>
 #include "iomap_generic.h"
 
+/*
+ * An 8 KiB read from the start over two mappings, the page of the second
+ * one not pinning: the first mapping is done when the fault comes.
+ */
+static void unpinned_second_mapping_req(struct iomapsim_request *r)
+{
+	gen_req(r);
+	r->pos = 0;
+	r->len = 8192;
+	req_map(r, IOMAP_MAPPED, 0, 4096, 0);
+	req_map(r, IOMAP_MAPPED, 4096, 65536, 0);
+	pin_first_page_only(r);
+}
+
 /* covers G-42, G-55: a read across an unaligned EOF is trimmed */
 START_TEST(test_read_eof_trim_unaligned)
 {
@@ -46,10 +60,7 @@ START_TEST(test_read_bio_error_multi)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
-	r.pos = 0;
-	r.len = 49152;
-	three_extents(&r);
+	three_extents_req(&r, 49152);
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:2:MEDIUM";
 	run_ret(&r, &o, -ENODATA);
 	ck_assert_uint_eq(o.bios, 3);
@@ -68,10 +79,7 @@ START_TEST(test_first_error_wins)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
-	r.pos = 0;
-	r.len = 49152;
-	three_extents(&r);
+	three_extents_req(&r, 49152);
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:NOSPC";
 	r.bio_faults[r.nr_bio_faults++] = "bio-error:2:MEDIUM";
 	run_ret(&r, &o, -ENOSPC);
@@ -84,12 +92,7 @@ START_TEST(test_partial)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
-	r.pos = 0;
-	r.len = 8192;
-	req_map(&r, IOMAP_MAPPED, 0, 4096, 0);
-	req_map(&r, IOMAP_MAPPED, 4096, 65536, 0);
-	pin_first_page_only(&r);
+	unpinned_second_mapping_req(&r);
 	r.dio_flags = IOMAP_DIO_PARTIAL;
 	run_ret(&r, &o, 4096);
 	ck_assert_int_eq(o.ki_pos, 4096);
@@ -111,11 +114,7 @@ START_TEST(test_partial_async_waits)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
-	r.pos = 0;
-	req_map(&r, IOMAP_MAPPED, 0, 4096, 0);
-	req_map(&r, IOMAP_MAPPED, 4096, 65536, 0);
-	pin_first_page_only(&r);
+	unpinned_second_mapping_req(&r);
 	r.dio_flags = IOMAP_DIO_PARTIAL;
 	r.async = true;
 	run_ok(&r, &o);
@@ -136,10 +135,7 @@ START_TEST(test_begin_notblk_partial)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
-	r.pos = 0;
-	r.len = 32768;
-	three_extents(&r);
+	three_extents_req(&r, 32768);
 	r.begin_error = -ENOTBLK;
 	r.begin_error_nth = 2;
 	run_ret(&r, &o, 16384);
@@ -158,10 +154,7 @@ START_TEST(test_begin_notblk_async_waits)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
-	r.pos = 0;
-	r.len = 32768;
-	three_extents(&r);
+	three_extents_req(&r, 32768);
 	r.async = true;
 	r.begin_error = -ENOTBLK;
 	r.begin_error_nth = 2;
@@ -178,10 +171,7 @@ START_TEST(test_begin_error_later)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
-	r.pos = 0;
-	r.len = 32768;
-	three_extents(&r);
+	three_extents_req(&r, 32768);
 	r.begin_error = -EIO;
 	r.begin_error_nth = 2;
 	run_ret(&r, &o, -EIO);

@@ -125,12 +125,9 @@ START_TEST(test_async_hipri_multi_mapping)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
+	three_extents_req(&r, 32768);
 	r.async = true;
 	r.ki_flags = IOCB_HIPRI;
-	r.pos = 0;
-	r.len = 32768;
-	three_extents(&r);
 	run_ret(&r, &o, 32768);
 	ck_assert_uint_eq(o.bios, 2);
 	ck_assert_uint_eq(o.dev.polled_bios, 1);
@@ -264,10 +261,7 @@ START_TEST(test_read_misaligned_second_mapping)
 	struct iomapsim_request r;
 	struct iomapsim_outcome o;
 
-	gen_req(&r);
-	r.pos = 0;
-	r.len = 16384 + 100;
-	three_extents(&r);
+	three_extents_req(&r, 16384 + 100);
 	run_ret(&r, &o, -EINVAL);
 	ck_assert_uint_eq(o.bios, 1);
 	ck_assert_int_eq(o.ki_pos, 0);
