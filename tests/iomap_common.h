@@ -52,6 +52,13 @@ static inline void req_map(struct iomapsim_request *r, u16 type, loff_t off,
 	};
 }
 
+/* A fault rule of the fault backend for the request's bios ("bio-error:1"). */
+static inline void req_fault(struct iomapsim_request *r, const char *rule)
+{
+	ck_assert_int_lt(r->nr_bio_faults, IOMAPSIM_MAX_FAULTS);
+	r->bio_faults[r->nr_bio_faults++] = rule;
+}
+
 /* A page of the file's cache at page @index, in state @flags (SIM_PC_*). */
 static inline void req_page(struct iomapsim_request *r, pgoff_t index,
 			    unsigned int flags)

@@ -37,7 +37,7 @@ START_TEST(test_async_read_error_punted)
 
 	gen_req(&r);
 	r.async = true;
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1";
+	req_fault(&r, "bio-error:1");
 	run_ok(&r, &o);
 	ck_assert(o.queued);
 	ck_assert_int_eq(o.ret, -EIO);
@@ -124,7 +124,7 @@ START_TEST(test_done_before_error)
 
 	gen_req(&r);
 	r.done_before = 4096;
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1";
+	req_fault(&r, "bio-error:1");
 	run_ret(&r, &o, -EIO);
 }
 END_TEST
@@ -335,7 +335,7 @@ START_TEST(test_workqueue_keeps_private)
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_END_IO);
 	ck_assert(!o.private_at_complete);
 
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:IOERR";
+	req_fault(&r, "bio-error:1:IOERR");
 	run_ret(&r, &o, -EIO);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_WORKQUEUE);
 	ck_assert(o.private_at_complete);

@@ -61,7 +61,7 @@ START_TEST(test_read_bio_error_multi)
 	struct iomapsim_outcome o;
 
 	three_extents_req(&r, 49152);
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:2:MEDIUM";
+	req_fault(&r, "bio-error:2:MEDIUM");
 	run_ret(&r, &o, -ENODATA);
 	ck_assert_uint_eq(o.bios, 3);
 	ck_assert_int_eq(o.ki_pos, 0);
@@ -80,8 +80,8 @@ START_TEST(test_first_error_wins)
 	struct iomapsim_outcome o;
 
 	three_extents_req(&r, 49152);
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:NOSPC";
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:2:MEDIUM";
+	req_fault(&r, "bio-error:1:NOSPC");
+	req_fault(&r, "bio-error:2:MEDIUM");
 	run_ret(&r, &o, -ENOSPC);
 }
 END_TEST
@@ -189,7 +189,7 @@ START_TEST(test_write_bio_error)
 
 	write_req(&r);
 	r.async = _i;
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1";
+	req_fault(&r, "bio-error:1");
 	run_ret(&r, &o, -EIO);
 	ck_assert_int_eq(o.ki_pos, 8192);
 	ck_assert_int_eq(o.fserror_reports, FSERROR_REPORTS(1));
@@ -232,7 +232,7 @@ START_TEST(test_again_not_reported)
 	gen_req(&r);
 	r.no_simple = _i;
 	r.len = 4096;
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:AGAIN";
+	req_fault(&r, "bio-error:1:AGAIN");
 	run_ret(&r, &o, -EAGAIN);
 	ck_assert_int_eq(o.fserror_reports, 0);
 }

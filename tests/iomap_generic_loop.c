@@ -284,7 +284,7 @@ START_TEST(test_error_stops_submission)
 	r.pos = 0;
 	r.len = 3 << 20; /* one extent, at most 1 MiB per bio */
 	r.complete = IOMAPSIM_COMPLETE_INLINE;
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1";
+	req_fault(&r, "bio-error:1");
 	run_ret(&r, &o, -EIO);
 	ck_assert_uint_eq(o.bios, 2);
 
@@ -650,7 +650,7 @@ START_TEST(test_zeroing_bio_error)
 	struct iomapsim_outcome o;
 
 	hole_subblock_req(&r);
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1"; /* the head zeroing */
+	req_fault(&r, "bio-error:1"); /* the head zeroing */
 	run_ret(&r, &o, -EIO);
 	ck_assert_uint_eq(o.dev.write_bios, 3);
 }

@@ -152,7 +152,7 @@ START_TEST(test_device_error_via_io_error)
 	struct iomapsim_outcome o;
 
 	ioend_req(&r, _i);
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:NOSPC";
+	req_fault(&r, "bio-error:1:NOSPC");
 	run_ret(&r, &o, -ENOSPC);
 	if (r.async) {
 		ck_assert(o.queued);

@@ -780,7 +780,7 @@ START_TEST(test_bio_error_sync)
 	struct iomapsim_outcome o;
 
 	base_req(&r);
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:IOERR";
+	req_fault(&r, "bio-error:1:IOERR");
 	run_simple(&r, &o, -EIO);
 	ck_assert_int_eq(o.ki_pos, 8192);
 	ck_assert_int_eq(o.completion, IOMAP_DIO_COMP_SUBMITTER);
@@ -801,7 +801,7 @@ START_TEST(test_bio_error_async)
 
 	base_req(&r);
 	r.async = true;
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1:IOERR";
+	req_fault(&r, "bio-error:1:IOERR");
 	run_ok(&r, &o);
 	ck_assert(o.queued);
 	expect_simple(&o, -EIO);
@@ -840,7 +840,7 @@ START_TEST(test_bio_status_errno)
 
 	base_req(&r);
 	r.async = _i & 1;
-	r.bio_faults[r.nr_bio_faults++] = statuses[_i / 2].spec;
+	req_fault(&r, statuses[_i / 2].spec);
 	run_simple(&r, &o, statuses[_i / 2].err);
 	ck_assert_int_eq(o.fserror_reports,
 			 FSERROR_REPORTS(statuses[_i / 2].err == -EAGAIN ? 0 :
@@ -1283,7 +1283,7 @@ START_TEST(test_hit_counter)
 	run_ok(&r, &o);
 	r.async = true;
 	run_ok(&r, &o);
-	r.bio_faults[r.nr_bio_faults++] = "bio-error:1";
+	req_fault(&r, "bio-error:1");
 	run_ok(&r, &o);
 	ck_assert_int_eq(sim_stat_get("iomap_simple_hits"), h + 2);
 }
