@@ -38,7 +38,12 @@ endif()
 # with testfs for its data patterns.  Its parsing is tested without a
 # kernel by tests/real_batch.py.
 if(TARGET testfs)
-	add_library(real_batch_obj OBJECT tests/real/real-batch.c)
+	# tools/cli/args.c: the option and line reading of `iomapsim batch`,
+	# plain C, so that both sides take a request line the same way
+	add_library(real_batch_obj OBJECT tests/real/real-batch.c
+		tools/cli/args.c)
+	target_include_directories(real_batch_obj PRIVATE
+		${CMAKE_SOURCE_DIR}/tools/cli)
 	target_link_libraries(real_batch_obj PRIVATE PkgConfig::URING)
 	add_executable(real_batch $<TARGET_OBJECTS:real_batch_obj>)
 	target_link_libraries(real_batch PRIVATE testfs PkgConfig::URING

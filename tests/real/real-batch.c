@@ -15,8 +15,9 @@
  * passes answer: no line for those) or --only (no line but for N).
  *
  * Requests come one per line from FILE or standard input, in `iomapsim
- * run`'s options, split as tools/cli/batch.c splits them ('#' comments and
- * blank lines skipped, "iomapsim run" allowed in front).  Each answered
+ * run`'s options, split by tools/cli/args.c as `iomapsim batch` splits
+ * them ('#' comments and blank lines skipped, "iomapsim run" allowed in
+ * front).  Each answered
  * line is one JSON object with "line" (the input line number) first and
  * the outcome keys the simulator also prints, computed the same way:
  *
@@ -60,6 +61,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include "args.h"
 
 /*
  * From the simulator (fs/testfs), declared with plain C types: this file
@@ -126,42 +128,6 @@ static int bad(struct rb_req *r, const char *fmt, const char *what)
 	return -1;
 }
 
-/* As cli_parse_u64(): decimal, 0x or 0 prefixed, with a k/m/g suffix. */
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-	int shift = 0;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return false;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
-	}
-	if (*end || (shift && v > (~0ULL >> shift)))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
 /* TYPE:OFF:LEN[:FLAGS]; only what a real file can be given. */
 static int parse_map(struct rb_req *r, const char *arg)
 {
@@ -179,7 +145,7 @@ static int parse_map(struct rb_req *r, const char *arg)
 	len = strtok_r(NULL, ":", &save);
 	flags = strtok_r(NULL, ":", &save);
 	if (!type || !off || !len || strtok_r(NULL, ":", &save) ||
-	    !parse_u64(off, &o) || !parse_u64(len, &l) || !l)
+	    !cli_parse_u64(off, &o) || !cli_parse_u64(len, &l) || !l)
 		return bad(r, "--map %s: want TYPE:OFF:LEN[:FLAG+FLAG]", arg);
 	e = &r->map[r->nr_map++];
 	e->off = o;
@@ -250,10 +216,10 @@ static int parse_iov_list(struct rb_req *r, const char *arg)
 		if (n >= RB_MAX_IOV)
 			return bad(r, "--iter iovec:%s: too many segments",
 				   arg);
-		if (!parse_u64(tok, &len) || !len || len > UINT32_MAX)
+		if (!cli_parse_u64(tok, &len) || !len || len > UINT32_MAX)
 			return bad(r, "--iter iovec:%s: bad segment length",
 				   arg);
-		if (at && (!parse_u64(at + 1, &off) || off >= PAGE))
+		if (at && (!cli_parse_u64(at + 1, &off) || off >= PAGE))
 			return bad(r, "--iter iovec:%s: bad page offset", arg);
 		r->iov[n].len = (uint32_t)len;
 		r->iov[n].page_off = at ? (int32_t)off : -1;
@@ -273,7 +239,7 @@ static int parse_fault(struct rb_req *r, const char *arg)
 	uint64_t v;
 
 	if (!strncmp(arg, "unmapped:", 9)) {
-		if (!parse_u64(arg + 9, &v) || v > RB_MAX_LEN)
+		if (!cli_parse_u64(arg + 9, &v) || v > RB_MAX_LEN)
 			return bad(r, "--fault %s: want unmapped:OFF", arg);
 		r->unmapped = true;
 		r->unmapped_from = v;
@@ -357,7 +323,7 @@ static int parse_number(struct rb_req *r, int c, const char *arg,
 {
 	uint64_t v;
 
-	if (!parse_u64(arg, &v))
+	if (!cli_parse_u64(arg, &v))
 		return bad(r, "'%s' is not a number", arg);
 	switch (c) {
 	case OPT_FS_BLOCK:
@@ -418,7 +384,7 @@ static int parse_iter(struct rb_req *r, const char *arg)
 	} else if (!strcmp(arg, "kvec")) {
 		/* kernel callers' iterator (nfsd, the loop) */
 		unsupported(r, "%s", "iterator: ITER_KVEC");
-	} else if (!strncmp(arg, "iovec:", 6) && parse_u64(arg + 6, &v) &&
+	} else if (!strncmp(arg, "iovec:", 6) && cli_parse_u64(arg + 6, &v) &&
 		   v >= 1 && v <= 1024) {
 		r->iter = RB_IOVEC;
 		r->segs = v;
@@ -461,7 +427,7 @@ static int parse_sim_only(struct rb_req *r, int c, const char *arg)
 			unsupported(r, "completion policy: %s", arg);
 		break;
 	case OPT_SEED:
-		if (!parse_u64(arg, &v))
+		if (!cli_parse_u64(arg, &v))
 			return bad(r, "--seed %s: not a number", arg);
 		if (v != 1)
 			unsupported(r, "engine seed: %s", arg);
@@ -483,7 +449,7 @@ static int parse_sim_only(struct rb_req *r, int c, const char *arg)
 		break;
 	case OPT_DMA_ALIGNMENT:
 		/* ubd keeps the block layer's default mask, 511 */
-		if (!parse_u64(arg, &v))
+		if (!cli_parse_u64(arg, &v))
 			return bad(r, "--dma-alignment %s: bad", arg);
 		if (v != 511)
 			unsupported(r, "DMA alignment mask: %s", arg);
@@ -608,56 +574,6 @@ static int rb_parse(int argc, char **argv, struct rb_req *r)
 	if (optind < argc)
 		return bad(r, "unexpected argument '%s'", argv[optind]);
 	return rb_check(r, len_given);
-}
-
-/* ---- splitting a line, as tools/cli/batch.c does ------------------------ */
-
-static int rb_split_words(char *line, char **words, int max, const char **why)
-{
-	char *r = line, *w = line;
-	int n = 0;
-
-	for (;;) {
-		char quote = 0;
-
-		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
-			r++;
-		if (!*r || *r == '#')
-			return n;
-		if (n == max) {
-			*why = "too many words";
-			return -1;
-		}
-		words[n++] = w;
-		for (; *r; r++) {
-			if (quote) {
-				if (*r == quote) {
-					quote = 0;
-					continue;
-				}
-				if (*r == '\\' && quote == '"' && r[1])
-					r++;
-				*w++ = *r;
-				continue;
-			}
-			if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
-				break;
-			if (*r == '\'' || *r == '"') {
-				quote = *r;
-				continue;
-			}
-			if (*r == '\\' && r[1])
-				r++;
-			*w++ = *r;
-		}
-		if (quote) {
-			*why = "unterminated quote";
-			return -1;
-		}
-		if (*r)
-			r++;
-		*w++ = '\0';
-	}
 }
 
 /* ---- the buffer, laid out as fs/testfs/request-buf.c lays it ---------- */
@@ -1173,25 +1089,19 @@ int main(int argc, char **argv)
 	while (getline(&buf, &cap, in) >= 0) {
 		const char *why = NULL;
 		struct rb_req r;
-		char **args = words;
+		char **args;
 		int n;
 
 		line++;
-		n = rb_split_words(buf, words + 1, MAX_WORDS, &why);
+		n = cli_split_request(buf, words, MAX_WORDS, "real-batch",
+				      &args, &why);
 		if (n < 0) {
 			print_marked(line, "error", why);
 			continue;
 		}
 		if (!n)
 			continue;
-		if (n >= 2 && !strcmp(args[1], "iomapsim") &&
-		    !strcmp(args[2], "run")) {
-			args += 2;
-			n -= 2;
-		}
-		args[0] = "real-batch";
-		args[n + 1] = NULL;
-		if (rb_parse(n + 1, args, &r)) {
+		if (rb_parse(n, args, &r)) {
 			print_marked(line, "error", r.error);
 			continue;
 		}

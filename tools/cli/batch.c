@@ -26,61 +26,6 @@
 
 #define BATCH_MAX_WORDS 512
 
-/*
- * Split @line into words in place, as a shell would for these options:
- * blanks separate, '...' and "..." quote, a backslash escapes the next
- * character, '#' at the start of a word ends the line.  Returns the number
- * of words, or -1 with @why set.
- */
-static int split_words(char *line, char **words, int max, const char **why)
-{
-	char *r = line, *w = line;
-	int n = 0;
-
-	for (;;) {
-		char quote = 0;
-
-		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
-			r++;
-		if (!*r || *r == '#')
-			return n;
-		if (n == max) {
-			*why = "too many words";
-			return -1;
-		}
-		words[n++] = w;
-		for (; *r; r++) {
-			if (quote) {
-				if (*r == quote) {
-					quote = 0;
-					continue;
-				}
-				if (*r == '\\' && quote == '"' && r[1])
-					r++;
-				*w++ = *r;
-				continue;
-			}
-			if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
-				break;
-			if (*r == '\'' || *r == '"') {
-				quote = *r;
-				continue;
-			}
-			if (*r == '\\' && r[1])
-				r++;
-			*w++ = *r;
-		}
-		if (quote) {
-			*why = "unterminated quote";
-			return -1;
-		}
-		/* the word ends here; the blank that ended it can be written */
-		if (*r)
-			r++;
-		*w++ = '\0';
-	}
-}
-
 static void print_error(FILE *f, long line, const char *why)
 {
 	fprintf(f, "{\"line\":%ld,\"error\":", line);
@@ -117,23 +62,15 @@ int cmd_batch(int argc, char **argv)
 		int n, rc;
 
 		line++;
-		n = split_words(buf, words + 1, BATCH_MAX_WORDS, &why);
+		n = cli_split_request(buf, words, BATCH_MAX_WORDS, "batch",
+				      &args, &why);
 		if (n < 0) {
 			print_error(stdout, line, why);
 			continue;
 		}
 		if (!n)
 			continue;
-		/* words[0] stands for the command's name, as argv[0] */
-		args = words;
-		if (n >= 2 && !strcmp(args[1], "iomapsim") &&
-		    !strcmp(args[2], "run")) {
-			args += 2;
-			n -= 2;
-		}
-		args[0] = "batch";
-		args[n + 1] = NULL;
-		rc = cli_run_request(n + 1, args, stdout, line, false);
+		rc = cli_run_request(n, args, stdout, line, false);
 		if (rc == 1) {
 			fprintf(stderr, "iomapsim batch: line %ld: %s\n", line,
 				cli_run_error());

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "args.h"
 
 struct iomapsim_cmd {
 	const char *name;
@@ -45,11 +46,5 @@ int trace_json_convert(FILE *in, FILE *out);
 int trace_json_to_path(FILE *in, const char *path);
 /* The whole trace ring of this process as that JSON into @path. */
 int trace_json_write_ring(const char *path);
-
-/*
- * A size or count: decimal or 0x hex, optionally followed by k, m or g
- * (binary multiples).  False if @s is not one.
- */
-bool cli_parse_u64(const char *s, uint64_t *out);
 
 #endif /* _IOMAPSIM_CLI_H */

@@ -135,11 +135,7 @@ static bool parse_time_ns(const char *s, uint64_t *out)
 	unsigned long long v;
 	size_t i;
 
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (!cli_parse_ull(s, 10, &v, &end))
 		return false;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].unit)) {

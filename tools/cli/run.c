@@ -52,41 +52,6 @@ const char *cli_run_error(void)
 	return run_err;
 }
 
-bool cli_parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-	int shift = 0;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return false;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
-	}
-	if (*end || (shift && v > (~0ULL >> shift)))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
 static const struct {
 	const char *name;
 	u16 type;

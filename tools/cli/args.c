@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The reading of `iomapsim run` options and `iomapsim batch` lines that
+ * tests/real/real-batch.c shares: see args.h.  Plain C only, since that
+ * file is built without the simulator's kernel-shaped headers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "args.h"
+
+bool cli_parse_ull(const char *s, int base, unsigned long long *v, char **end)
+{
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	*v = strtoull(s, end, base);
+	return !errno && *end != s;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (!cli_parse_ull(s, 0, &v, &end))
+		return false;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	}
+	if (*end || (shift && v > (~0ULL >> shift)))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/*
+ * Split @line into words in place, as a shell would for these options:
+ * blanks separate, '...' and "..." quote, a backslash escapes the next
+ * character, '#' at the start of a word ends the line.  Returns the number
+ * of words, or -1 with @why set.
+ */
+static int split_words(char *line, char **words, int max, const char **why)
+{
+	char *r = line, *w = line;
+	int n = 0;
+
+	for (;;) {
+		char quote = 0;
+
+		while (is_blank(*r))
+			r++;
+		if (!*r || *r == '#')
+			return n;
+		if (n == max) {
+			*why = "too many words";
+			return -1;
+		}
+		words[n++] = w;
+		for (; *r; r++) {
+			if (quote) {
+				if (*r == quote) {
+					quote = 0;
+					continue;
+				}
+				if (*r == '\\' && quote == '"' && r[1])
+					r++;
+				*w++ = *r;
+				continue;
+			}
+			if (is_blank(*r))
+				break;
+			if (*r == '\'' || *r == '"') {
+				quote = *r;
+				continue;
+			}
+			if (*r == '\\' && r[1])
+				r++;
+			*w++ = *r;
+		}
+		if (quote) {
+			*why = "unterminated quote";
+			return -1;
+		}
+		/* the word ends here; the blank that ended it can be written */
+		if (*r)
+			r++;
+		*w++ = '\0';
+	}
+}
+
+int cli_split_request(char *line, char **words, int max, const char *name,
+		      char ***argv, const char **why)
+{
+	char **args = words;
+	int n = split_words(line, words + 1, max, why);
+
+	if (n <= 0)
+		return n;
+	/* words[0] stands for the command's name, as argv[0] */
+	if (n >= 2 && !strcmp(args[1], "iomapsim") && !strcmp(args[2], "run")) {
+		args += 2;
+		n -= 2;
+	}
+	args[0] = (char *)name;
+	args[n + 1] = NULL;
+	*argv = args;
+	return n + 1;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What `iomapsim run` and `iomapsim batch` read, in plain C (no
+ * kernel-shaped header): tests/real/real-batch.c, built without them to
+ * run the same request lines on a real kernel, reads them with this code
+ * too, so that both sides take a line the same way.
+ */
+#ifndef _IOMAPSIM_CLI_ARGS_H
+#define _IOMAPSIM_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * A number at the start of @s in @base (0: decimal, 0x or 0 prefixed),
+ * without a sign; *@end points after it.  False if there is none or it
+ * does not fit.
+ */
+bool cli_parse_ull(const char *s, int base, unsigned long long *v, char **end);
+
+/*
+ * A size or count: decimal or 0x hex, optionally followed by k, m or g
+ * (binary multiples).  False if @s is not one.
+ */
+bool cli_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * One request line of `iomapsim batch` as an argument vector: split in
+ * place into @words[1..@max] as a shell would split these options, an
+ * "iomapsim run" in front skipped, @name as argv[0] and a NULL after the
+ * last one.  Returns argc with *@argv set, 0 for a blank or comment line,
+ * or -1 with *@why set.
+ */
+int cli_split_request(char *line, char **words, int max, const char *name,
+		      char ***argv, const char **why);
+
+#endif /* _IOMAPSIM_CLI_ARGS_H */
