@@ -131,22 +131,21 @@ static int bad(struct rb_req *r, const char *fmt, const char *what)
 /* TYPE:OFF:LEN[:FLAGS]; only what a real file can be given. */
 static int parse_map(struct rb_req *r, const char *arg)
 {
-	char buf[256], *type, *off, *len, *flags, *save = NULL;
+	char buf[256], *f[4], *type, *flags;
 	struct rb_extent *e;
 	uint64_t o, l;
+	int n;
 
 	if (r->nr_map >= RB_MAX_MAP)
 		return bad(r, "--map %s: too many extents", arg);
-	if (strlen(arg) >= sizeof(buf))
+	n = cli_split_colons(arg, buf, sizeof(buf), f, 4);
+	if (n < 0)
 		return bad(r, "--map %s: too long", arg);
-	strcpy(buf, arg);
-	type = strtok_r(buf, ":", &save);
-	off = strtok_r(NULL, ":", &save);
-	len = strtok_r(NULL, ":", &save);
-	flags = strtok_r(NULL, ":", &save);
-	if (!type || !off || !len || strtok_r(NULL, ":", &save) ||
-	    !cli_parse_u64(off, &o) || !cli_parse_u64(len, &l) || !l)
+	if (n < 3 || n > 4 || !cli_parse_u64(f[1], &o) ||
+	    !cli_parse_u64(f[2], &l) || !l)
 		return bad(r, "--map %s: want TYPE:OFF:LEN[:FLAG+FLAG]", arg);
+	type = f[0];
+	flags = f[3];
 	e = &r->map[r->nr_map++];
 	e->off = o;
 	e->len = l;

@@ -49,6 +49,24 @@ bool cli_parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+int cli_split_colons(const char *s, char *buf, size_t size, char **f, int max)
+{
+	char *t, *save = NULL;
+	int i, n = 0;
+
+	if (strlen(s) >= size)
+		return -1;
+	strcpy(buf, s);
+	for (i = 0; i < max; i++)
+		f[i] = NULL;
+	for (t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
+		if (n == max)
+			return max + 1;
+		f[n++] = t;
+	}
+	return n;
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';

@@ -9,6 +9,7 @@
 #define _IOMAPSIM_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -23,6 +24,14 @@ bool cli_parse_ull(const char *s, int base, unsigned long long *v, char **end);
  * (binary multiples).  False if @s is not one.
  */
 bool cli_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * @s split at ':' (empty fields skipped, as strtok() does) in @buf of
+ * @size bytes: the first @max fields into @f, NULL for those missing.
+ * Returns how many there are (@max + 1 when there are more), or -1 when
+ * @s does not fit into @buf.
+ */
+int cli_split_colons(const char *s, char *buf, size_t size, char **f, int max);
 
 /*
  * One request line of `iomapsim batch` as an argument vector: split in

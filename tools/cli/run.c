@@ -73,20 +73,20 @@ static const struct {
 /* TYPE:OFF:LEN[:FLAG+FLAG] */
 static int parse_map(const char *arg, struct testfs_extent *e)
 {
-	char buf[256], *type, *off, *len, *flags, *save = NULL;
+	char buf[256], *f[4], *type, *off, *len, *flags;
 	uint64_t v;
 	size_t i;
 	bool found = false;
+	int n = cli_split_colons(arg, buf, sizeof(buf), f, 4);
 
-	if (strlen(arg) >= sizeof(buf))
+	if (n < 0)
 		return bad("--map %s: too long", arg);
-	strcpy(buf, arg);
-	type = strtok_r(buf, ":", &save);
-	off = strtok_r(NULL, ":", &save);
-	len = strtok_r(NULL, ":", &save);
-	flags = strtok_r(NULL, ":", &save);
-	if (!type || !off || !len || strtok_r(NULL, ":", &save))
+	if (n < 3 || n > 4)
 		return bad("--map %s: want TYPE:OFF:LEN[:FLAG+FLAG]", arg);
+	type = f[0];
+	off = f[1];
+	len = f[2];
+	flags = f[3];
 	memset(e, 0, sizeof(*e));
 	for (i = 0; i < ARRAY_SIZE(map_types); i++) {
 		if (!strcasecmp(type, map_types[i].name)) {
@@ -207,15 +207,14 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
 		return 0;
 	}
 	if (!strncmp(arg, "short-pin:", 10)) {
-		char buf[64], *n, *bytes, *save = NULL;
+		/* short-pin, N, BYTES */
+		char buf[64], *f[3];
+		int nr = cli_split_colons(arg, buf, sizeof(buf), f, 3);
 
-		if (strlen(arg) >= sizeof(buf))
+		if (nr < 0)
 			return bad("--fault %s: too long", arg);
-		strcpy(buf, arg + 10);
-		n = strtok_r(buf, ":", &save);
-		bytes = strtok_r(NULL, ":", &save);
-		if (!n || !bytes || strtok_r(NULL, ":", &save) ||
-		    !cli_parse_u64(n, &a) || !a || !cli_parse_u64(bytes, &b))
+		if (nr != 3 || !cli_parse_u64(f[1], &a) || !a ||
+		    !cli_parse_u64(f[2], &b))
 			return bad("--fault %s: want short-pin:N:BYTES", arg);
 		req->short_pin_nth = a;
 		req->short_pin_bytes = b;
@@ -229,13 +228,13 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
 		return 0;
 	}
 	if (!strncmp(arg, "begin-error:", 12)) {
-		char buf[64], *e, *n, *save = NULL;
+		/* begin-error, ERRNO, N; what follows N is not read */
+		char buf[64], *f[3], *e, *n;
 
-		if (strlen(arg) >= sizeof(buf))
+		if (cli_split_colons(arg, buf, sizeof(buf), f, 3) < 0)
 			return bad("--fault %s: too long", arg);
-		strcpy(buf, arg + 12);
-		e = strtok_r(buf, ":", &save);
-		n = strtok_r(NULL, ":", &save);
+		e = f[1];
+		n = f[2];
 		req->begin_error = testfs_parse_errno(e);
 		if (!req->begin_error)
 			return bad(
