@@ -6,7 +6,6 @@
  * 4 errors found, 8 the image could not be checked; 2 bad usage.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,11 +39,6 @@ static void fsck_msg(void *arg, bool error, const char *text)
 
 int cmd_fsck(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fsck_out out = { 0 };
 	struct simfs_fsck_report r = { .msg = fsck_msg, .arg = &out };
 	struct simfs_host_lock lk = { .fd = -1 };
@@ -54,19 +48,10 @@ int cmd_fsck(int argc, char **argv)
 	char err[512], state[64];
 	int c, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			out.quiet = true;
-			break;
-		default:
-			return cli_help_or_bad(c, usage);
-		}
-	}
-	c = cli_one_operand(argc, argv, "fsck", "TARGET");
-	if (c < 0)
-		return 2;
+	c = cli_flag_operand(argc, argv, "fsck", "quiet", &out.quiet, "TARGET",
+			     usage);
+	if (c <= 0)
+		return -c;
 	target = argv[c];
 	/*
 	 * fsck only reads.  A shared lock keeps a mount or mkfs from

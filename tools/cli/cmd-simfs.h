@@ -27,10 +27,13 @@ int cmd_stats(int argc, char **argv);
  */
 int cli_help_or_bad(int c, void (*usage)(FILE *f));
 /*
- * The one operand @what of command @cmd after its options: its index in
- * @argv, or -1 after one line on stderr (none, or more than one).
+ * The options and operand of command @cmd that takes one option, --@flag
+ * or -@flag[0] (*@set made true), and one operand @what: the operand's
+ * index in @argv, or the exit status negated (0 after --help, -2 after
+ * one line on stderr for bad usage).
  */
-int cli_one_operand(int argc, char **argv, const char *cmd, const char *what);
+int cli_flag_operand(int argc, char **argv, const char *cmd, const char *flag,
+		     bool *set, const char *what, void (*usage)(FILE *f));
 
 /*
  * Start the deterministic engine and open @path with O_DIRECT as a

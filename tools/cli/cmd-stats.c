@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,29 +25,15 @@ static void usage(FILE *f)
 
 int cmd_stats(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "reset", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool reset = false;
 	char path[4096], buf[65536];
 	ssize_t n;
 	int c, fd;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "rh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			reset = true;
-			break;
-		default:
-			return cli_help_or_bad(c, usage);
-		}
-	}
-	c = cli_one_operand(argc, argv, "stats", "MOUNTPOINT");
-	if (c < 0)
-		return 2;
+	c = cli_flag_operand(argc, argv, "stats", "reset", &reset, "MOUNTPOINT",
+			     usage);
+	if (c <= 0)
+		return -c;
 	snprintf(path, sizeof(path), "%s/%s/stats", argv[c], IOMAPSIM_CTL_DIR);
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {

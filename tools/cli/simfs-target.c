@@ -24,7 +24,11 @@ int cli_help_or_bad(int c, void (*usage)(FILE *f))
 	return c == 'h' ? 0 : 2;
 }
 
-int cli_one_operand(int argc, char **argv, const char *cmd, const char *what)
+/*
+ * The one operand @what of command @cmd after its options: its index in
+ * @argv, or -1 after one line on stderr (none, or more than one).
+ */
+static int one_operand(int argc, char **argv, const char *cmd, const char *what)
 {
 	if (optind == argc - 1)
 		return optind;
@@ -34,6 +38,27 @@ int cli_one_operand(int argc, char **argv, const char *cmd, const char *what)
 		fprintf(stderr, "iomapsim %s: missing %s", cmd, what);
 	fprintf(stderr, " (try 'iomapsim %s --help')\n", cmd);
 	return -1;
+}
+
+int cli_flag_operand(int argc, char **argv, const char *cmd, const char *flag,
+		     bool *set, const char *what, void (*usage)(FILE *f))
+{
+	const struct option lopts[] = {
+		{ flag, no_argument, NULL, flag[0] },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char shorts[] = { flag[0], 'h', '\0' };
+	int c;
+
+	/* GNU getopt permutes: the option may follow the operand too */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		if (c != flag[0])
+			return -cli_help_or_bad(c, usage);
+		*set = true;
+	}
+	return one_operand(argc, argv, cmd, what) < 0 ? -2 : optind;
 }
 
 struct block_device *cli_open_target(const char *path, bool read_only,
