@@ -179,18 +179,13 @@ void simfs_free_blocks(struct simfs_sb_info *sbi, u64 pblk, u64 len)
 	struct simfs_pending_free *pf;
 
 	mutex_lock(&sbi->alloc_lock);
-	if (sbi->nr_pending == sbi->cap_pending) {
-		u32 cap = sbi->cap_pending ? 2 * sbi->cap_pending : 64;
-		struct simfs_pending_free *n;
-
+	if (sbi->nr_pending == sbi->cap_pending)
 		/* GFP_NOFS | __GFP_NOFAIL: a lost free would leak blocks */
-		n = kmalloc_array(cap, sizeof(*n), GFP_NOFS | __GFP_NOFAIL);
-		if (sbi->nr_pending)
-			memcpy(n, sbi->pending, sbi->nr_pending * sizeof(*n));
-		kfree(sbi->pending);
-		sbi->pending = n;
-		sbi->cap_pending = cap;
-	}
+		sbi->pending = simfs_grow_array(sbi->pending, sbi->nr_pending,
+						&sbi->cap_pending,
+						sbi->nr_pending + 1,
+						sizeof(*sbi->pending), 64,
+						GFP_NOFS | __GFP_NOFAIL);
 	pf = &sbi->pending[sbi->nr_pending++];
 	pf->pblk = pblk;
 	pf->len = len;

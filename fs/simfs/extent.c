@@ -25,19 +25,14 @@ static void set_nr(struct simfs_inode_info *ei, u32 nr)
 static int ensure_cap(struct simfs_inode_info *ei, u32 need)
 {
 	struct simfs_extent *n;
-	u32 cap;
 
 	if (need <= ei->cap_ext)
 		return 0;
-	cap = max(need, ei->cap_ext ? 2 * ei->cap_ext : 4U);
-	n = kmalloc_array(cap, sizeof(*n), GFP_NOFS);
+	n = simfs_grow_array(ei->ext, ei->nr_ext, &ei->cap_ext, need,
+			     sizeof(*n), 4, GFP_NOFS);
 	if (!n)
 		return -ENOMEM;
-	if (ei->nr_ext)
-		memcpy(n, ei->ext, ei->nr_ext * sizeof(*n));
-	kfree(ei->ext);
 	ei->ext = n;
-	ei->cap_ext = cap;
 	return 0;
 }
 

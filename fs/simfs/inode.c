@@ -567,6 +567,21 @@ int simfs_removexattr(struct simfs_inode_info *ei, const char *name)
 	return ret;
 }
 
+void *simfs_grow_array(void *old, u32 nr, u32 *cap, u32 need, size_t size,
+		       u32 first, gfp_t gfp)
+{
+	u32 ncap = max(need, *cap ? 2 * *cap : first);
+	void *n = kmalloc_array(ncap, size, gfp);
+
+	if (!n)
+		return NULL;
+	if (nr)
+		memcpy(n, old, nr * size);
+	kfree(old);
+	*cap = ncap;
+	return n;
+}
+
 long simfs_dirent_bytes(u16 name_len)
 {
 	return dirent_bytes(name_len);

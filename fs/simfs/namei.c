@@ -50,17 +50,12 @@ static int dent_add(struct simfs_inode_info *dir, const char *name, u64 ino)
 	char *nm;
 
 	if (dir->nr_dents == dir->cap_dents) {
-		u32 cap = dir->cap_dents ? 2 * dir->cap_dents : 8;
-		struct simfs_dirent *n =
-			kmalloc_array(cap, sizeof(*n), GFP_NOFS);
-
-		if (!n)
+		d = simfs_grow_array(dir->dents, dir->nr_dents, &dir->cap_dents,
+				     dir->nr_dents + 1, sizeof(*d), 8,
+				     GFP_NOFS);
+		if (!d)
 			return -ENOMEM;
-		if (dir->nr_dents)
-			memcpy(n, dir->dents, dir->nr_dents * sizeof(*n));
-		kfree(dir->dents);
-		dir->dents = n;
-		dir->cap_dents = cap;
+		dir->dents = d;
 	}
 	nm = kmalloc(len, GFP_NOFS);
 	if (!nm)

@@ -362,6 +362,14 @@ void simfs_inode_unhash(struct simfs_sb_info *sbi, struct simfs_inode_info *ei);
 /* Free an unlinked inode nothing refers to any more (ns_lock held). */
 void simfs_inode_maybe_evict(struct simfs_inode_info *ei);
 long simfs_inode_meta_bytes(struct simfs_inode_info *ei);
+/*
+ * The in-memory arrays (extents, directory entries, pending frees) grow
+ * by doubling, from @first: a copy of the @nr elements of @size bytes of
+ * @old with room for at least @need, *@cap updated and @old freed; NULL
+ * (@old and *@cap untouched) when the allocation fails.
+ */
+void *simfs_grow_array(void *old, u32 nr, u32 *cap, u32 need, size_t size,
+		       u32 first, gfp_t gfp);
 /* Bytes one directory entry adds to the metadata copy. */
 long simfs_dirent_bytes(u16 name_len);
 void simfs_inode_set_switches(struct simfs_inode_info *ei);

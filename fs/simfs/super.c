@@ -391,17 +391,12 @@ static int load_dirents(struct simfs_sb_info *sbi, struct simfs_inode_info *ei,
 		struct simfs_dirent *nd;
 
 		if (ei->nr_dents == ei->cap_dents) {
-			u32 cap = ei->cap_dents ? 2 * ei->cap_dents : 8;
-			struct simfs_dirent *n =
-				kmalloc_array(cap, sizeof(*n), GFP_KERNEL);
-
-			if (!n)
+			nd = simfs_grow_array(ei->dents, ei->nr_dents,
+					      &ei->cap_dents, ei->nr_dents + 1,
+					      sizeof(*nd), 8, GFP_KERNEL);
+			if (!nd)
 				return -ENOMEM;
-			if (ei->nr_dents)
-				memcpy(n, ei->dents, ei->nr_dents * sizeof(*n));
-			kfree(ei->dents);
-			ei->dents = n;
-			ei->cap_dents = cap;
+			ei->dents = nd;
 		}
 		nd = &ei->dents[ei->nr_dents];
 		nd->name = kmalloc(d->name_len, GFP_KERNEL);
