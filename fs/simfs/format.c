@@ -415,12 +415,8 @@ static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
 
 	if (r->nr_dirents > (c->len - c->off) / sizeof(struct simfs_ddirent))
 		goto trunc;
-	if (r->nr_dirents) {
-		r->dirents =
-			kcalloc(r->nr_dirents, sizeof(*r->dirents), GFP_KERNEL);
-		if (!r->dirents)
-			return -ENOMEM;
-	}
+	if (simfs_load_array(r->dirents, r->nr_dirents))
+		return -ENOMEM;
 	for (u32 i = 0; i < r->nr_dirents; i++) {
 		const struct simfs_ddirent *dd = take(c, sizeof(*dd));
 		struct simfs_rec_dirent *d = &r->dirents[i];
@@ -446,12 +442,8 @@ static int parse_rec(struct cursor *c, struct simfs_rec *r, char *err,
 			 (unsigned long long)r->ino, r->nr_xattrs);
 		return -EUCLEAN;
 	}
-	if (r->nr_xattrs) {
-		r->xattrs =
-			kcalloc(r->nr_xattrs, sizeof(*r->xattrs), GFP_KERNEL);
-		if (!r->xattrs)
-			return -ENOMEM;
-	}
+	if (simfs_load_array(r->xattrs, r->nr_xattrs))
+		return -ENOMEM;
 	for (u32 i = 0; i < r->nr_xattrs; i++) {
 		const struct simfs_dxattr *dx = take(c, sizeof(*dx));
 		struct simfs_rec_xattr *x = &r->xattrs[i];

@@ -283,6 +283,22 @@ struct simfs_rec {
 	struct simfs_rec_xattr *xattrs; /* kmalloc'ed */
 };
 
+/*
+ * @n zeroed elements into the array @p of a record being loaded, left
+ * alone when @n is 0: 0 or -ENOMEM.  A macro so that the allocation
+ * (<linux/slab.h>) stays accounted to the caller's line (<sim/alloc.h>).
+ */
+#define simfs_load_array(p, n)                                        \
+	({                                                            \
+		int __ret = 0;                                        \
+		if (n) {                                              \
+			(p) = kcalloc((n), sizeof(*(p)), GFP_KERNEL); \
+			if (!(p))                                     \
+				__ret = -ENOMEM;                      \
+		}                                                     \
+		__ret;                                                \
+	})
+
 struct simfs_meta {
 	void *buf; /* the copy (owned) */
 	size_t len;

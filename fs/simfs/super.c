@@ -416,12 +416,8 @@ static int load_dirents(struct simfs_sb_info *sbi, struct simfs_inode_info *ei,
 static int load_xattrs(struct simfs_sb_info *sbi, struct simfs_inode_info *ei,
 		       const struct simfs_rec *r)
 {
-	if (r->nr_xattrs) {
-		ei->xattrs =
-			kcalloc(r->nr_xattrs, sizeof(*ei->xattrs), GFP_KERNEL);
-		if (!ei->xattrs)
-			return -ENOMEM;
-	}
+	if (simfs_load_array(ei->xattrs, r->nr_xattrs))
+		return -ENOMEM;
 	for (u32 i = 0; i < r->nr_xattrs; i++) {
 		const struct simfs_rec_xattr *x = &r->xattrs[i];
 		struct simfs_xattr *nx = &ei->xattrs[i];
