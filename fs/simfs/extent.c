@@ -127,6 +127,25 @@ int simfs_ext_insert(struct simfs_inode_info *ei, u64 lblk, u64 pblk, u32 len,
 	return 0;
 }
 
+int simfs_ext_alloc_unwritten(struct simfs_inode_info *ei, u64 lblk, u64 goal,
+			      u64 want, u64 *pblk, u64 *got)
+{
+	struct simfs_sb_info *sbi = ei->sbi;
+	int ret;
+
+	/* room for the extent and for a split of its neighbour */
+	ret = simfs_meta_room(sbi, 2 * sizeof(struct simfs_dextent));
+	if (!ret)
+		ret = simfs_alloc_blocks(sbi, goal, want, pblk, got);
+	if (!ret) {
+		ret = simfs_ext_insert(ei, lblk, *pblk, *got,
+				       SIMFS_EXT_UNWRITTEN);
+		if (ret)
+			simfs_free_blocks_now(sbi, *pblk, *got);
+	}
+	return ret;
+}
+
 /* Make @lblk an extent boundary (split the extent it falls inside). */
 static int split_at(struct simfs_inode_info *ei, u64 lblk)
 {

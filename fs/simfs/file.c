@@ -243,18 +243,9 @@ static int write_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 			if (idx > 0)
 				goal = ei->ext[idx - 1].pblk +
 				       ei->ext[idx - 1].len;
-			ret = simfs_meta_room(sbi,
-					      2 * sizeof(struct simfs_dextent));
-			if (!ret)
-				ret = simfs_alloc_blocks(sbi, goal,
-							 min(next, end) - blk,
-							 &pblk, &run);
-			if (!ret) {
-				ret = simfs_ext_insert(ei, blk, pblk, run,
-						       SIMFS_EXT_UNWRITTEN);
-				if (ret)
-					simfs_free_blocks_now(sbi, pblk, run);
-			}
+			ret = simfs_ext_alloc_unwritten(ei, blk, goal,
+							min(next, end) - blk,
+							&pblk, &run);
 			convert = true;
 		}
 		up_write(&ei->map_lock);
@@ -884,16 +875,8 @@ static int prealloc_blocks(struct simfs_inode_info *ei, u64 first, u64 end)
 		next = idx < ei->nr_ext ? min(ei->ext[idx].lblk, end) : end;
 		if (idx > 0)
 			goal = ei->ext[idx - 1].pblk + ei->ext[idx - 1].len;
-		ret = simfs_meta_room(sbi, 2 * sizeof(struct simfs_dextent));
-		if (!ret)
-			ret = simfs_alloc_blocks(sbi, goal, next - blk, &pblk,
-						 &got);
-		if (!ret) {
-			ret = simfs_ext_insert(ei, blk, pblk, got,
-					       SIMFS_EXT_UNWRITTEN);
-			if (ret)
-				simfs_free_blocks_now(sbi, pblk, got);
-		}
+		ret = simfs_ext_alloc_unwritten(ei, blk, goal, next - blk,
+						&pblk, &got);
 		if (ret)
 			break;
 		simfs_mark_data_dirty(sbi);

@@ -101,21 +101,12 @@ static int simfs_iomap_alloc(struct simfs_inode_info *ei, u64 lblk, u32 idx,
 	u64 goal = 0, pblk, got;
 	int ret;
 
-	ret = simfs_meta_room(sbi, 2 * sizeof(struct simfs_dextent));
-	if (ret)
-		return ret;
 	if (idx > 0) {
 		struct simfs_extent *p = &ei->ext[idx - 1];
 
 		goal = p->pblk + p->len + (lblk - p->lblk - p->len);
 	}
-	ret = simfs_alloc_blocks(sbi, goal, n, &pblk, &got);
-	if (!ret) {
-		ret = simfs_ext_insert(ei, lblk, pblk, got,
-				       SIMFS_EXT_UNWRITTEN);
-		if (ret)
-			simfs_free_blocks_now(sbi, pblk, got);
-	}
+	ret = simfs_ext_alloc_unwritten(ei, lblk, goal, n, &pblk, &got);
 	if (ret)
 		return ret;
 	sim_stat_inc(&stat_iomap_alloc);

@@ -334,6 +334,13 @@ struct simfs_extent *simfs_ext_find(struct simfs_inode_info *ei, u64 lblk,
 int simfs_ext_insert(struct simfs_inode_info *ei, u64 lblk, u64 pblk, u32 len,
 		     u32 flags);
 /*
+ * Fill the hole at @lblk with up to @want new blocks near @goal, mapped
+ * unwritten so that a crash before their data is written leaves zeroes:
+ * 0 with *@pblk / *@got set, or the error with nothing allocated.
+ */
+int simfs_ext_alloc_unwritten(struct simfs_inode_info *ei, u64 lblk, u64 goal,
+			      u64 want, u64 *pblk, u64 *got);
+/*
  * Set the flags of every mapped block in [lblk, +len) to @flags (unwritten
  * conversion, zero range), splitting extents at the edges.
  */
