@@ -171,6 +171,27 @@ bool simfs_overwrite_io(struct simfs_inode_info *ei, loff_t pos, size_t count,
 }
 
 /*
+ * What maps block @blk of [blk, end) (map_lock held): the extent, with
+ * *@pblk its block for @blk, or NULL for a hole; *@run blocks from @blk
+ * on are mapped the same way, *@idx as simfs_ext_find() leaves it.
+ */
+static struct simfs_extent *find_run(struct simfs_inode_info *ei, u64 blk,
+				     u64 end, u32 *idx, u64 *run, u64 *pblk)
+{
+	struct simfs_extent *e = simfs_ext_find(ei, blk, idx);
+	u64 next;
+
+	if (e) {
+		*run = min(e->lblk + e->len, end) - blk;
+		*pblk = e->pblk + (blk - e->lblk);
+		return e;
+	}
+	next = *idx < ei->nr_ext ? ei->ext[*idx].lblk : end;
+	*run = min(next, end) - blk;
+	return NULL;
+}
+
+/*
  * Read whole blocks [first, first + n) into @buf: mapped extents from the
  * device, holes and unwritten extents as zeroes.
  */
@@ -188,17 +209,8 @@ static int read_blocks(struct simfs_inode_info *ei, u64 first, u64 n, char *buf)
 		u32 idx;
 
 		down_read(&ei->map_lock);
-		e = simfs_ext_find(ei, blk, &idx);
-		if (e) {
-			run = min(e->lblk + e->len, end) - blk;
-			pblk = e->pblk + (blk - e->lblk);
-			data = !(e->flags & SIMFS_EXT_UNWRITTEN);
-		} else {
-			u64 next = idx < ei->nr_ext ? ei->ext[idx].lblk : end;
-
-			run = min(next, end) - blk;
-			data = false;
-		}
+		e = find_run(ei, blk, end, &idx, &run, &pblk);
+		data = e && !(e->flags & SIMFS_EXT_UNWRITTEN);
 		up_read(&ei->map_lock);
 		if (data)
 			ret = simfs_bdev_rw(bdev, REQ_OP_READ, pblk << bits,
@@ -231,20 +243,17 @@ static int write_blocks(struct simfs_inode_info *ei, u64 first, u64 n,
 		u32 idx;
 
 		down_write(&ei->map_lock);
-		e = simfs_ext_find(ei, blk, &idx);
+		e = find_run(ei, blk, end, &idx, &run, &pblk);
 		if (e) {
-			run = min(e->lblk + e->len, end) - blk;
-			pblk = e->pblk + (blk - e->lblk);
 			convert = e->flags & SIMFS_EXT_UNWRITTEN;
 		} else {
-			u64 next = idx < ei->nr_ext ? ei->ext[idx].lblk : end;
 			u64 goal = 0;
 
 			if (idx > 0)
 				goal = ei->ext[idx - 1].pblk +
 				       ei->ext[idx - 1].len;
-			ret = simfs_ext_alloc_unwritten(ei, blk, goal,
-							min(next, end) - blk,
+			/* the hole's blocks, or as many as came contiguous */
+			ret = simfs_ext_alloc_unwritten(ei, blk, goal, run,
 							&pblk, &run);
 			convert = true;
 		}
