@@ -104,6 +104,12 @@ static bool name_bad(const char *name, u16 len)
 	return memchr(name, '/', len) || memchr(name, 0, len);
 }
 
+/* Two names of a directory or of an inode's xattrs are one name twice. */
+static bool same_name(const char *a, u16 alen, const char *b, u16 blen)
+{
+	return alen == blen && !memcmp(a, b, alen);
+}
+
 static void check_extents(struct simfs_fsck_report *r,
 			  const struct simfs_geometry *g,
 			  const struct simfs_rec *rec, struct fsck_run *runs,
@@ -293,11 +299,10 @@ static void check_xattrs(struct simfs_fsck_report *r,
 			say(r, true, "inode %llu: bad xattr name",
 			    (unsigned long long)rec->ino);
 		for (u32 j = 0; j < k; j++)
-			if (rec->xattrs[j].name_len == x->name_len &&
-			    !memcmp(rec->xattrs[j].name, x->name, x->name_len))
-				say(r, true,
-				    "inode %llu: xattr %.*s "
-				    "twice",
+			if (same_name(rec->xattrs[j].name,
+				      rec->xattrs[j].name_len, x->name,
+				      x->name_len))
+				say(r, true, "inode %llu: xattr %.*s twice",
 				    (unsigned long long)rec->ino, x->name_len,
 				    x->name);
 	}
@@ -319,11 +324,10 @@ static void check_dirents(struct simfs_fsck_report *r,
 			say(r, true, "directory %llu: bad entry name",
 			    (unsigned long long)rec->ino);
 		for (u32 j = 0; j < k; j++)
-			if (rec->dirents[j].name_len == d->name_len &&
-			    !memcmp(rec->dirents[j].name, d->name, d->name_len))
-				say(r, true,
-				    "directory %llu: name "
-				    "%.*s twice",
+			if (same_name(rec->dirents[j].name,
+				      rec->dirents[j].name_len, d->name,
+				      d->name_len))
+				say(r, true, "directory %llu: name %.*s twice",
 				    (unsigned long long)rec->ino, d->name_len,
 				    d->name);
 		if (!c) {
