@@ -215,76 +215,53 @@ bool fuse_uring_active(void)
  * (its first argument, in op_in), for the protocol libfuse 3.14 speaks;
  * 0 for those whose first argument is empty or that have none.
  */
+static const uint16_t op_in_sizes[] = {
+	[FUSE_GETATTR] = sizeof(struct fuse_getattr_in),
+	[FUSE_SETATTR] = sizeof(struct fuse_setattr_in),
+	[FUSE_MKNOD] = sizeof(struct fuse_mknod_in),
+	[FUSE_MKDIR] = sizeof(struct fuse_mkdir_in),
+	[FUSE_RENAME] = sizeof(struct fuse_rename_in),
+	[FUSE_RENAME2] = sizeof(struct fuse_rename2_in),
+	[FUSE_LINK] = sizeof(struct fuse_link_in),
+	[FUSE_OPEN] = sizeof(struct fuse_open_in),
+	[FUSE_OPENDIR] = sizeof(struct fuse_open_in),
+	[FUSE_READ] = sizeof(struct fuse_read_in),
+	[FUSE_READDIR] = sizeof(struct fuse_read_in),
+	[FUSE_READDIRPLUS] = sizeof(struct fuse_read_in),
+	[FUSE_WRITE] = sizeof(struct fuse_write_in),
+	[FUSE_RELEASE] = sizeof(struct fuse_release_in),
+	[FUSE_RELEASEDIR] = sizeof(struct fuse_release_in),
+	[FUSE_FSYNC] = sizeof(struct fuse_fsync_in),
+	[FUSE_FSYNCDIR] = sizeof(struct fuse_fsync_in),
+	[FUSE_GETXATTR] = sizeof(struct fuse_getxattr_in),
+	[FUSE_LISTXATTR] = sizeof(struct fuse_getxattr_in),
+	[FUSE_FLUSH] = sizeof(struct fuse_flush_in),
+	[FUSE_GETLK] = sizeof(struct fuse_lk_in),
+	[FUSE_SETLK] = sizeof(struct fuse_lk_in),
+	[FUSE_SETLKW] = sizeof(struct fuse_lk_in),
+	[FUSE_ACCESS] = sizeof(struct fuse_access_in),
+	[FUSE_CREATE] = sizeof(struct fuse_create_in),
+	[FUSE_TMPFILE] = sizeof(struct fuse_create_in),
+	[FUSE_BMAP] = sizeof(struct fuse_bmap_in),
+	[FUSE_IOCTL] = sizeof(struct fuse_ioctl_in),
+	[FUSE_POLL] = sizeof(struct fuse_poll_in),
+	[FUSE_FALLOCATE] = sizeof(struct fuse_fallocate_in),
+	[FUSE_LSEEK] = sizeof(struct fuse_lseek_in),
+	[FUSE_COPY_FILE_RANGE] = sizeof(struct fuse_copy_file_range_in),
+	[FUSE_SYNCFS] = sizeof(struct fuse_syncfs_in),
+	[FUSE_NOTIFY_REPLY] = sizeof(struct fuse_notify_retrieve_in),
+};
+
 static size_t op_in_size(uint32_t opcode)
 {
-	switch (opcode) {
-	case FUSE_GETATTR:
-		return sizeof(struct fuse_getattr_in);
-	case FUSE_SETATTR:
-		return sizeof(struct fuse_setattr_in);
-	case FUSE_MKNOD:
-		return sizeof(struct fuse_mknod_in);
-	case FUSE_MKDIR:
-		return sizeof(struct fuse_mkdir_in);
-	case FUSE_RENAME:
-		return sizeof(struct fuse_rename_in);
-	case FUSE_RENAME2:
-		return sizeof(struct fuse_rename2_in);
-	case FUSE_LINK:
-		return sizeof(struct fuse_link_in);
-	case FUSE_OPEN:
-	case FUSE_OPENDIR:
-		return sizeof(struct fuse_open_in);
-	case FUSE_READ:
-	case FUSE_READDIR:
-	case FUSE_READDIRPLUS:
-		return sizeof(struct fuse_read_in);
-	case FUSE_WRITE:
-		return sizeof(struct fuse_write_in);
-	case FUSE_RELEASE:
-	case FUSE_RELEASEDIR:
-		return sizeof(struct fuse_release_in);
-	case FUSE_FSYNC:
-	case FUSE_FSYNCDIR:
-		return sizeof(struct fuse_fsync_in);
-	case FUSE_SETXATTR:
+	if (opcode == FUSE_SETXATTR)
 		return __atomic_load_n(&setxattr_ext, __ATOMIC_RELAXED) ?
 			       sizeof(struct fuse_setxattr_in) :
 			       FUSE_COMPAT_SETXATTR_IN_SIZE;
-	case FUSE_GETXATTR:
-	case FUSE_LISTXATTR:
-		return sizeof(struct fuse_getxattr_in);
-	case FUSE_FLUSH:
-		return sizeof(struct fuse_flush_in);
-	case FUSE_GETLK:
-	case FUSE_SETLK:
-	case FUSE_SETLKW:
-		return sizeof(struct fuse_lk_in);
-	case FUSE_ACCESS:
-		return sizeof(struct fuse_access_in);
-	case FUSE_CREATE:
-	case FUSE_TMPFILE:
-		return sizeof(struct fuse_create_in);
-	case FUSE_BMAP:
-		return sizeof(struct fuse_bmap_in);
-	case FUSE_IOCTL:
-		return sizeof(struct fuse_ioctl_in);
-	case FUSE_POLL:
-		return sizeof(struct fuse_poll_in);
-	case FUSE_FALLOCATE:
-		return sizeof(struct fuse_fallocate_in);
-	case FUSE_LSEEK:
-		return sizeof(struct fuse_lseek_in);
-	case FUSE_COPY_FILE_RANGE:
-		return sizeof(struct fuse_copy_file_range_in);
-	case FUSE_SYNCFS:
-		return sizeof(struct fuse_syncfs_in);
-	case FUSE_NOTIFY_REPLY:
-		return sizeof(struct fuse_notify_retrieve_in);
-	default:
-		/* LOOKUP, names, STATFS, DESTROY, ...: nothing in op_in */
+	/* LOOKUP, names, STATFS, DESTROY, ...: nothing in op_in */
+	if (opcode >= sizeof(op_in_sizes) / sizeof(op_in_sizes[0]))
 		return 0;
-	}
+	return op_in_sizes[opcode];
 }
 
 /* Publish what was queued (liburing's flush, which it keeps private). */
