@@ -560,19 +560,28 @@ found:
 	return tf;
 }
 
+/*
+ * What outlives a request: the simple path's pool, which the kernel sets
+ * up at boot (fs_initcall), and the testfs @req runs on, kept for the
+ * next request that wants the same one.
+ */
+static struct testfs *runner_setup(const struct iomapsim_request *req,
+				   char *err, size_t errlen)
+{
+	int rc = iomap_sim_dio_init();
+
+	if (rc) {
+		snprintf(err, errlen, "iomap_sim_dio_init: %d", rc);
+		return ERR_PTR(rc);
+	}
+	return get_testfs(req, err, errlen);
+}
+
 int iomapsim_runner_prepare(const struct iomapsim_request *req, char *err,
 			    size_t errlen)
 {
-	struct testfs *tf;
-	int rc;
+	struct testfs *tf = runner_setup(req, err, errlen);
 
-	/* the kernel sets the simple path's pool up at boot (fs_initcall) */
-	rc = iomap_sim_dio_init();
-	if (rc) {
-		snprintf(err, errlen, "iomap_sim_dio_init: %d", rc);
-		return rc;
-	}
-	tf = get_testfs(req, err, errlen);
 	return IS_ERR(tf) ? PTR_ERR(tf) : 0;
 }
 
@@ -816,12 +825,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	 * the gauges are read, so that only what the request itself leaves
 	 * behind counts.
 	 */
-	rc = iomap_sim_dio_init();
-	if (rc) {
-		snprintf(err, errlen, "iomap_sim_dio_init: %d", rc);
-		return rc;
-	}
-	tf = get_testfs(req, err, errlen);
+	tf = runner_setup(req, err, errlen);
 	if (IS_ERR(tf))
 		return PTR_ERR(tf);
 
