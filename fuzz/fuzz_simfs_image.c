@@ -354,6 +354,27 @@ static void file_op(struct state *s, struct simfs_inode_info *ei)
 	check_grown(ei, old, pos, wend);
 }
 
+/*
+ * create or mkdir (@what) of @name in @dir: a name taken, a full device,
+ * a directory removed under it, and for mkdir a full link count
+ * (-EMLINK) are answers; anything else is a finding.
+ */
+static struct simfs_inode_info *make(struct state *s,
+				     struct simfs_inode_info *dir,
+				     const char *name, umode_t mode,
+				     const char *what)
+{
+	struct simfs_inode_info *ei;
+
+	s->what = what;
+	ei = simfs_create(dir, name, mode, 0, 0, false);
+	FUZZ_CHECK(!IS_ERR(ei) || PTR_ERR(ei) == -EEXIST ||
+			   PTR_ERR(ei) == -ENOSPC || PTR_ERR(ei) == -ENOENT ||
+			   (S_ISDIR(mode) && PTR_ERR(ei) == -EMLINK),
+		   "%s: %ld", what, PTR_ERR(ei));
+	return ei;
+}
+
 static void workload(struct state *s, struct super_block *sb)
 {
 	struct simfs_inode_info *dirs[MAX_DIRS];
@@ -371,23 +392,10 @@ static void workload(struct state *s, struct super_block *sb)
 		snprintf(fresh, sizeof(fresh), "n%u", rnd(s) % 64);
 		switch (rnd(s) % 8) {
 		case 0:
-			s->what = "create";
-			ei = simfs_create(dir, fresh, S_IFREG | 0644, 0, 0,
-					  false);
-			FUZZ_CHECK(!IS_ERR(ei) || PTR_ERR(ei) == -EEXIST ||
-					   PTR_ERR(ei) == -ENOSPC ||
-					   PTR_ERR(ei) == -ENOENT,
-				   "create: %ld", PTR_ERR(ei));
+			ei = make(s, dir, fresh, S_IFREG | 0644, "create");
 			break;
 		case 1:
-			s->what = "mkdir";
-			ei = simfs_create(dir, fresh, S_IFDIR | 0755, 0, 0,
-					  false);
-			FUZZ_CHECK(!IS_ERR(ei) || PTR_ERR(ei) == -EEXIST ||
-					   PTR_ERR(ei) == -ENOSPC ||
-					   PTR_ERR(ei) == -ENOENT ||
-					   PTR_ERR(ei) == -EMLINK,
-				   "mkdir: %ld", PTR_ERR(ei));
+			ei = make(s, dir, fresh, S_IFDIR | 0755, "mkdir");
 			if (!IS_ERR(ei) && nr_dirs < MAX_DIRS)
 				dirs[nr_dirs++] = ei;
 			break;
