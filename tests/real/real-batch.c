@@ -398,14 +398,28 @@ static int parse_iter(struct rb_req *r, const char *arg)
 }
 
 /*
+ * A number option the real side has one value of, @only: any other is
+ * @why; 0, or -1 with r->error set (@bad) when @arg is not a number.
+ */
+static int only_value(struct rb_req *r, const char *arg, uint64_t only,
+		      const char *bad_fmt, const char *why)
+{
+	uint64_t v;
+
+	if (!cli_parse_u64(arg, &v))
+		return bad(r, bad_fmt, arg);
+	if (v != only)
+		unsupported(r, why, arg);
+	return 0;
+}
+
+/*
  * The options that choose what the simulator alone can vary: the real
  * side runs what the kernel does by itself and counts the rest apart.
  * 0, -1 with r->error set, or -2 for an option this is not.
  */
 static int parse_sim_only(struct rb_req *r, int c, const char *arg)
 {
-	uint64_t v;
-
 	switch (c) {
 	case OPT_DOPS:
 		/*
@@ -426,11 +440,8 @@ static int parse_sim_only(struct rb_req *r, int c, const char *arg)
 			unsupported(r, "completion policy: %s", arg);
 		break;
 	case OPT_SEED:
-		if (!cli_parse_u64(arg, &v))
-			return bad(r, "--seed %s: not a number", arg);
-		if (v != 1)
-			unsupported(r, "engine seed: %s", arg);
-		break;
+		return only_value(r, arg, 1, "--seed %s: not a number",
+				  "engine seed: %s");
 	case OPT_IOMAP:
 		if (strcmp(arg, "ops"))
 			unsupported(r, "iomap mode: %s", arg);
@@ -448,11 +459,8 @@ static int parse_sim_only(struct rb_req *r, int c, const char *arg)
 		break;
 	case OPT_DMA_ALIGNMENT:
 		/* ubd keeps the block layer's default mask, 511 */
-		if (!cli_parse_u64(arg, &v))
-			return bad(r, "--dma-alignment %s: bad", arg);
-		if (v != 511)
-			unsupported(r, "DMA alignment mask: %s", arg);
-		break;
+		return only_value(r, arg, 511, "--dma-alignment %s: bad",
+				  "DMA alignment mask: %s");
 	case OPT_NO_POLL:
 		/* ubd has no poll queues: every request is no-poll */
 		r->no_poll = true;
