@@ -207,21 +207,19 @@ static int parse_iov_list(struct rb_req *r, const char *arg)
 	strcpy(buf, arg);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		char *at = strchr(tok, '@');
-		uint64_t len, off = 0;
+		const char *off;
 
-		if (at)
-			*at = '\0';
 		if (n >= RB_MAX_IOV)
 			return bad(r, "--iter iovec:%s: too many segments",
 				   arg);
-		if (!cli_parse_u64(tok, &len) || !len || len > UINT32_MAX)
+		switch (cli_parse_iov_seg(tok, &r->iov[n].len,
+					  &r->iov[n].page_off, &off)) {
+		case -1:
 			return bad(r, "--iter iovec:%s: bad segment length",
 				   arg);
-		if (at && (!cli_parse_u64(at + 1, &off) || off >= PAGE))
+		case -2:
 			return bad(r, "--iter iovec:%s: bad page offset", arg);
-		r->iov[n].len = (uint32_t)len;
-		r->iov[n].page_off = at ? (int32_t)off : -1;
+		}
 		n++;
 	}
 	if (!n)

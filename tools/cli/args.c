@@ -67,6 +67,24 @@ int cli_split_colons(const char *s, char *buf, size_t size, char **f, int max)
 	return n;
 }
 
+int cli_parse_iov_seg(char *tok, uint32_t *len, int32_t *page_off,
+		      const char **off)
+{
+	char *at = strchr(tok, '@');
+	uint64_t l, o = 0;
+
+	if (at)
+		*at = '\0';
+	if (!cli_parse_u64(tok, &l) || !l || l > UINT32_MAX)
+		return -1;
+	*off = at ? at + 1 : NULL;
+	if (at && (!cli_parse_u64(at + 1, &o) || o >= 4096))
+		return -2;
+	*len = (uint32_t)l;
+	*page_off = at ? (int32_t)o : -1;
+	return 0;
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';

@@ -34,6 +34,15 @@ bool cli_parse_u64(const char *s, uint64_t *out);
 int cli_split_colons(const char *s, char *buf, size_t size, char **f, int max);
 
 /*
+ * One segment of --iter iovec:L1,L2@OFF,... (@tok, cut at its '@'): its
+ * length, 1 .. UINT32_MAX, in *@len and the offset into a page of its own
+ * it starts at, 0 .. 4095, in *@page_off (-1: right after the segment
+ * before).  0, -1 for a bad length, or -2 for a bad offset (*@off).
+ */
+int cli_parse_iov_seg(char *tok, uint32_t *len, int32_t *page_off,
+		      const char **off);
+
+/*
  * One request line of `iomapsim batch` as an argument vector: split in
  * place into @words[1..@max] as a shell would split these options, an
  * "iomapsim run" in front skipped, @name as argv[0] and a NULL after the

@@ -277,23 +277,24 @@ static int parse_iov_list(const char *arg, struct iomapsim_request *req)
 	strcpy(buf, arg);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		char *at = strchr(tok, '@');
-		uint64_t len, off = 0;
+		const char *off;
+		uint32_t len;
+		int32_t page_off;
 
-		if (at)
-			*at = '\0';
 		if (n >= IOMAPSIM_MAX_IOV)
 			return bad("--iter iovec:%s: at most %d segments", arg,
 				   IOMAPSIM_MAX_IOV);
-		if (!cli_parse_u64(tok, &len) || !len || len > UINT32_MAX)
+		switch (cli_parse_iov_seg(tok, &len, &page_off, &off)) {
+		case -1:
 			return bad("--iter iovec:%s: bad segment length '%s'",
 				   arg, tok);
-		if (at && (!cli_parse_u64(at + 1, &off) || off >= 4096))
+		case -2:
 			return bad(
 				"--iter iovec:%s: bad page offset '%s' (0..4095)",
-				arg, at + 1);
-		req->iov[n].len = (u32)len;
-		req->iov[n].page_off = at ? (s32)off : -1;
+				arg, off);
+		}
+		req->iov[n].len = len;
+		req->iov[n].page_off = page_off;
 		n++;
 	}
 	if (!n)
