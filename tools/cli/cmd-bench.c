@@ -210,13 +210,48 @@ struct bench_args {
 	unsigned int top;
 };
 
+/* The number options: the values each takes and what a bad one is told. */
+static const struct {
+	int opt;
+	uint64_t min, max;
+	const char *bad;
+} bench_nums[] = {
+	{ OPT_SIZE, 1, 1u << 20, "--size %s: 1 .. 1m bytes" },
+	{ OPT_QD, 1, 4096, "--qd %s: 1 .. 4096" },
+	{ OPT_SUBMITTERS, 1, 64, "--submitters %s: 1 .. 64" },
+	{ OPT_FILE_SIZE, 1, UINT64_MAX, "--file-size %s: bytes" },
+	{ OPT_COUNT, 1, UINT64_MAX, "--count %s: a positive number" },
+	{ OPT_WARMUP, 0, UINT64_MAX, "--warmup %s: a number" },
+	{ OPT_SEED, 0, UINT64_MAX, "--seed %s: a number" },
+	{ OPT_TOP, 0, 100000, "--top %s: 0 .. 100000" },
+};
+
 /*
- * An option that says what each request and the device are: 0 taken,
- * 2 bad (the reason printed), -1 not one of them.
+ * @arg of number option @c into *@v: 0, 2 bad (the reason printed), -1
+ * when @c is not a number option.
  */
-static int bench_opt_request(int c, const char *arg, struct wl_opts *o)
+static int bench_opt_num(int c, const char *arg, uint64_t *v)
 {
-	uint64_t v;
+	for (size_t i = 0; i < ARRAY_SIZE(bench_nums); i++) {
+		if (bench_nums[i].opt != c)
+			continue;
+		if (!cli_parse_u64(arg, v) || *v < bench_nums[i].min ||
+		    *v > bench_nums[i].max)
+			return bad(bench_nums[i].bad, arg);
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * An option that says what each request and the device are, @v its value
+ * for a number option: 0 taken, 2 bad (the reason printed), -1 not one of
+ * them.
+ */
+static int bench_opt_request(int c, const char *arg, uint64_t v,
+			     struct wl_opts *o)
+{
+	uint64_t ns;
 	int ret;
 
 	switch (c) {
@@ -227,18 +262,12 @@ static int bench_opt_request(int c, const char *arg, struct wl_opts *o)
 			return bad("--op %s: read or write", arg);
 		return 0;
 	case OPT_SIZE:
-		if (!cli_parse_u64(arg, &v) || !v || v > (1u << 20))
-			return bad("--size %s: 1 .. 1m bytes", arg);
 		o->size = v;
 		return 0;
 	case OPT_QD:
-		if (!cli_parse_u64(arg, &v) || !v || v > 4096)
-			return bad("--qd %s: 1 .. 4096", arg);
 		o->qd = v;
 		return 0;
 	case OPT_SUBMITTERS:
-		if (!cli_parse_u64(arg, &v) || !v || v > 64)
-			return bad("--submitters %s: 1 .. 64", arg);
 		o->submitters = v;
 		return 0;
 	case OPT_MODE:
@@ -269,16 +298,14 @@ static int bench_opt_request(int c, const char *arg, struct wl_opts *o)
 		o->dev = ret;
 		return 0;
 	case OPT_LATENCY:
-		if (!parse_time_ns(arg, &v))
+		if (!parse_time_ns(arg, &ns))
 			return bad("--latency %s: a time, e.g. 10us", arg);
-		o->latency_ns = v;
+		o->latency_ns = ns;
 		return 0;
 	case OPT_PATH:
 		o->path = arg;
 		return 0;
 	case OPT_FILE_SIZE:
-		if (!cli_parse_u64(arg, &v) || !v)
-			return bad("--file-size %s: bytes", arg);
 		o->file_size = v;
 		return 0;
 	}
@@ -286,37 +313,33 @@ static int bench_opt_request(int c, const char *arg, struct wl_opts *o)
 }
 
 /*
- * An option that says how the requests are run and measured: 0 taken,
- * 2 bad (the reason printed), -1 not one of them.
+ * An option that says how the requests are run and measured, @v its value
+ * for a number option: 0 taken, 2 bad (the reason printed), -1 not one of
+ * them.
  */
-static int bench_opt_run(int c, const char *arg, struct bench_args *b)
+static int bench_opt_run(int c, const char *arg, uint64_t v,
+			 struct bench_args *b)
 {
 	struct wl_opts *o = &b->o;
-	uint64_t v;
+	uint64_t ns;
 
 	switch (c) {
 	case OPT_SEQ:
 		o->sequential = true;
 		return 0;
 	case OPT_COUNT:
-		if (!cli_parse_u64(arg, &v) || !v)
-			return bad("--count %s: a positive number", arg);
 		o->count = v;
 		return 0;
 	case OPT_DURATION:
-		if (!parse_time_ns(arg, &v) || !v)
+		if (!parse_time_ns(arg, &ns) || !ns)
 			return bad("--duration %s: a time, e.g. 2s", arg);
-		o->duration_ns = v;
+		o->duration_ns = ns;
 		return 0;
 	case OPT_WARMUP:
-		if (!cli_parse_u64(arg, &v))
-			return bad("--warmup %s: a number", arg);
 		o->warmup = v;
 		b->warmup_set = true;
 		return 0;
 	case OPT_SEED:
-		if (!cli_parse_u64(arg, &v))
-			return bad("--seed %s: a number", arg);
 		o->seed = v;
 		return 0;
 	case OPT_ENGINE:
@@ -341,8 +364,6 @@ static int bench_opt_run(int c, const char *arg, struct bench_args *b)
 		b->profile = true;
 		return 0;
 	case OPT_TOP:
-		if (!cli_parse_u64(arg, &v) || v > 100000)
-			return bad("--top %s: 0 .. 100000", arg);
 		b->top = v;
 		return 0;
 	case OPT_PROFILE_CHILD:
@@ -355,6 +376,7 @@ static int bench_opt_run(int c, const char *arg, struct bench_args *b)
 /* Parse argv into @b: 0 (with b->help for --help), else the exit status. */
 static int parse_bench_args(int argc, char **argv, struct bench_args *b)
 {
+	uint64_t v = 0;
 	int c, ret;
 
 	optind = 1;
@@ -363,9 +385,12 @@ static int parse_bench_args(int argc, char **argv, struct bench_args *b)
 			b->help = true;
 			return 0;
 		}
-		ret = bench_opt_request(c, optarg, &b->o);
+		ret = bench_opt_num(c, optarg, &v);
+		if (ret > 0)
+			return ret;
+		ret = bench_opt_request(c, optarg, v, &b->o);
 		if (ret < 0)
-			ret = bench_opt_run(c, optarg, b);
+			ret = bench_opt_run(c, optarg, v, b);
 		if (ret < 0) {
 			fprintf(stderr, "try 'iomapsim bench --help'\n");
 			return 2;
