@@ -174,38 +174,39 @@ static int64_t now_ns(void)
 static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
-	struct fusevfs_attr in = { 0 }, out;
+	static const struct {
+		int fuse;
+		unsigned int vfs;
+	} bits[] = {
+		{ FUSE_SET_ATTR_MODE, FUSEVFS_SET_MODE },
+		{ FUSE_SET_ATTR_UID, FUSEVFS_SET_UID },
+		{ FUSE_SET_ATTR_GID, FUSEVFS_SET_GID },
+		{ FUSE_SET_ATTR_SIZE, FUSEVFS_SET_SIZE },
+		{ FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW,
+		  FUSEVFS_SET_ATIME },
+		{ FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW,
+		  FUSEVFS_SET_MTIME },
+	};
+	/* the VFS side reads only the fields @valid names (simfs_setattr()) */
+	struct fusevfs_attr in = { .mode = attr->st_mode,
+				   .uid = attr->st_uid,
+				   .gid = attr->st_gid,
+				   .size = attr->st_size };
+	struct fusevfs_attr out;
 	unsigned int valid = 0;
 	int ret;
 
-	if (to_set & FUSE_SET_ATTR_MODE) {
-		valid |= FUSEVFS_SET_MODE;
-		in.mode = attr->st_mode;
-	}
-	if (to_set & FUSE_SET_ATTR_UID) {
-		valid |= FUSEVFS_SET_UID;
-		in.uid = attr->st_uid;
-	}
-	if (to_set & FUSE_SET_ATTR_GID) {
-		valid |= FUSEVFS_SET_GID;
-		in.gid = attr->st_gid;
-	}
-	if (to_set & FUSE_SET_ATTR_SIZE) {
-		valid |= FUSEVFS_SET_SIZE;
-		in.size = attr->st_size;
-	}
-	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)) {
-		valid |= FUSEVFS_SET_ATIME;
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (to_set & bits[i].fuse)
+			valid |= bits[i].vfs;
+	if (valid & FUSEVFS_SET_ATIME)
 		in.atime_ns = (to_set & FUSE_SET_ATTR_ATIME_NOW) ?
 				      now_ns() :
 				      ts_ns(&attr->st_atim);
-	}
-	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
-		valid |= FUSEVFS_SET_MTIME;
+	if (valid & FUSEVFS_SET_MTIME)
 		in.mtime_ns = (to_set & FUSE_SET_ATTR_MTIME_NOW) ?
 				      now_ns() :
 				      ts_ns(&attr->st_mtim);
-	}
 	ret = fusevfs_setattr(M(req), ino, valid, &in, &out);
 	if (ret)
 		fuse_reply_err(req, -ret);
