@@ -91,8 +91,8 @@ static void run(const char *name, enum put_mode mode, bool cache,
 	long allocs, hits, misses;
 	u64 t0, t1;
 
-	bio_sim_percpu_cache_default = cache;
-	bio_sim_drain_caches();
+	blksim_bio_percpu_cache_default = cache;
+	blksim_bio_drain_caches();
 
 	/* warm up: fill the caches, settle the mempool */
 	for (i = 0; i < 1024; i++)
@@ -138,8 +138,8 @@ int main(int argc, char **argv)
 	run("no cache, same CPU", PUT_SAME_CPU, false, pairs);
 	run("no cache, cross CPU", PUT_OTHER_CPU, false, pairs);
 
-	bio_sim_percpu_cache_default = true;
-	bio_sim_drain_caches();
+	blksim_bio_percpu_cache_default = true;
+	blksim_bio_drain_caches();
 	sim_engine_exit();
 	return 0;
 }

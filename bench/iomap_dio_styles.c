@@ -36,7 +36,7 @@ struct style {
 };
 
 static const struct style styles[] = {
-	{ "generic", TESTFS_MODE_OPS, IOMAP_DIO_SIM_NO_SIMPLE },
+	{ "generic", TESTFS_MODE_OPS, IOMAPSIM_DIO_NO_SIMPLE },
 	{ "simple/ops", TESTFS_MODE_OPS, 0 },
 	{ "simple/next", TESTFS_MODE_NEXT, 0 },
 	{ "next+NO_END", TESTFS_MODE_NEXT, IOMAP_DIO_NO_IOMAP_END },
@@ -119,10 +119,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: %s\n", err);
 		return 1;
 	}
-	blk_sim_set_completion(tf->bdev, BLK_SIM_COMPLETE_INLINE);
-	blk_sim_set_completion(tf->ram, BLK_SIM_COMPLETE_INLINE);
-	iomap_sim_dio_init();
-	printf("iomap code: %s\n", iomap_sim_code_text());
+	blksim_set_completion(tf->bdev, BLKSIM_COMPLETE_INLINE);
+	blksim_set_completion(tf->ram, BLKSIM_COMPLETE_INLINE);
+	iomapsim_dio_init();
+	printf("iomap code: %s\n", iomapsim_code_text());
 	for (i = 0; i < ARRAY_SIZE(styles); i++) {
 		/* the proposal entry points exist only in the embedded copy */
 		if (styles[i].mode != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL) {
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 		run(tf, &styles[i], true, n, true);
 	}
 	testfs_destroy(tf);
-	iomap_sim_dio_exit();
+	iomapsim_dio_exit();
 	sim_engine_exit();
 	return 0;
 }

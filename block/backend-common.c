@@ -20,21 +20,21 @@
 
 DEFINE_SIM_GAUGE(bdev_inflight, "bdev_inflight");
 
-bool sim_backend_ours(struct block_device *bdev)
+bool blksim_backend_ours(struct block_device *bdev)
 {
-	const struct sim_bdev_ops *ops = bdev ? bdev->bd_ops : NULL;
+	const struct blksim_bdev_ops *ops = bdev ? bdev->bd_ops : NULL;
 
-	return ops == &sim_ram_ops || ops == &sim_null_ops ||
-	       ops == &sim_file_ops || ops == &sim_fault_ops ||
-	       ops == &sim_logw_ops;
+	return ops == &blksim_ram_ops || ops == &blksim_null_ops ||
+	       ops == &blksim_file_ops || ops == &blksim_fault_ops ||
+	       ops == &blksim_logw_ops;
 }
 
-void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
+void blksim_backend_init(struct blksim_backend *be, const struct blksim_bdev_ops *ops,
 		      const char *name, sector_t nr_sectors,
 		      const struct queue_limits *lim, bool read_only)
 {
 	/* the block core fills in the defaults and its own state */
-	blk_sim_bdev_init(&be->bdev, name, nr_sectors, lim, ops, be);
+	blksim_bdev_init(&be->bdev, name, nr_sectors, lim, ops, be);
 	/* a backend made without poll queues says so in its features */
 	if (lim && !(lim->features & BLK_FEAT_POLL))
 		be->bdev.bd_queue->limits.features &= ~BLK_FEAT_POLL;
@@ -43,22 +43,22 @@ void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
 	be->lower = NULL;
 }
 
-void sim_backend_wrap_init(struct sim_backend *be,
-			   const struct sim_bdev_ops *ops,
+void blksim_backend_wrap_init(struct blksim_backend *be,
+			   const struct blksim_bdev_ops *ops,
 			   struct block_device *lower)
 {
-	sim_backend_init(be, ops, lower->bd_name, bdev_nr_sectors(lower),
+	blksim_backend_init(be, ops, lower->bd_name, bdev_nr_sectors(lower),
 			 &lower->bd_queue->limits, bdev_read_only(lower));
 	be->lower = lower;
 }
 
-void sim_backend_exit(struct sim_backend *be)
+void blksim_backend_exit(struct blksim_backend *be)
 {
-	blk_sim_bdev_exit(&be->bdev);
-	sim_bdev_destroy(be->lower);
+	blksim_bdev_exit(&be->bdev);
+	blksim_bdev_destroy(be->lower);
 }
 
-int sim_backend_lower_poll(struct block_device *bdev)
+int blksim_backend_lower_poll(struct block_device *bdev)
 {
 	struct block_device *lower = to_backend(bdev)->lower;
 
@@ -75,9 +75,9 @@ static void cnt_add(u64 *c, u64 n)
 				 __ATOMIC_RELAXED);
 }
 
-void sim_backend_account(struct sim_backend *be, struct bio *bio)
+void blksim_backend_account(struct blksim_backend *be, struct bio *bio)
 {
-	struct sim_bdev_counters *c = &be->cnt;
+	struct blksim_bdev_counters *c = &be->cnt;
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
@@ -109,13 +109,13 @@ void sim_backend_account(struct sim_backend *be, struct bio *bio)
 		cnt_add(&c->polled_bios, 1);
 }
 
-void sim_backend_start(struct sim_backend *be, struct bio *bio)
+void blksim_backend_start(struct blksim_backend *be, struct bio *bio)
 {
-	sim_backend_account(be, bio);
+	blksim_backend_account(be, bio);
 	sim_stat_inc(&bdev_inflight);
 }
 
-void sim_backend_end(struct sim_backend *be, struct bio *bio,
+void blksim_backend_end(struct blksim_backend *be, struct bio *bio,
 		     blk_status_t status)
 {
 	if (status != BLK_STS_OK)
@@ -123,15 +123,15 @@ void sim_backend_end(struct sim_backend *be, struct bio *bio,
 	if (status == BLK_STS_AGAIN)
 		cnt_add(&be->cnt.again_bios, 1);
 	sim_stat_dec(&bdev_inflight);
-	blk_sim_complete(bio, status);
+	blksim_complete(bio, status);
 }
 
-bool sim_bdev_get_counters(struct block_device *bdev,
-			   struct sim_bdev_counters *out)
+bool blksim_bdev_get_counters(struct block_device *bdev,
+			   struct blksim_bdev_counters *out)
 {
-	struct sim_bdev_counters *c;
+	struct blksim_bdev_counters *c;
 
-	if (!sim_backend_ours(bdev))
+	if (!blksim_backend_ours(bdev))
 		return false;
 	c = &to_backend(bdev)->cnt;
 #define RD(f) (out->f = __atomic_load_n(&c->f, __ATOMIC_RELAXED))
@@ -154,12 +154,12 @@ bool sim_bdev_get_counters(struct block_device *bdev,
 	return true;
 }
 
-void sim_bdev_reset_counters(struct block_device *bdev)
+void blksim_bdev_reset_counters(struct block_device *bdev)
 {
-	struct sim_bdev_counters zero = { 0 };
+	struct blksim_bdev_counters zero = { 0 };
 	u64 *dst, *src = (u64 *)&zero;
 
-	if (!sim_backend_ours(bdev))
+	if (!blksim_backend_ours(bdev))
 		return;
 	dst = (u64 *)&to_backend(bdev)->cnt;
 	/* all fields are u64: store each one atomically */
@@ -167,20 +167,20 @@ void sim_bdev_reset_counters(struct block_device *bdev)
 		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
 }
 
-void sim_bdev_destroy(struct block_device *bdev)
+void blksim_bdev_destroy(struct block_device *bdev)
 {
 	if (IS_ERR_OR_NULL(bdev))
 		return;
 	bdev->bd_ops->destroy(bdev);
 }
 
-blk_status_t sim_backend_check(struct block_device *bdev, struct bio *bio)
+blk_status_t blksim_backend_check(struct block_device *bdev, struct bio *bio)
 {
 	unsigned int mask = bdev_logical_block_size(bdev) - 1;
 	u64 nr = bio_sectors(bio);
 
 	/* bio_unaligned() in blk-mq: the kernel ends it with an I/O error */
-	if ((bio->bi_iter.bi_size & mask) || (sim_bio_pos(bio) & mask))
+	if ((bio->bi_iter.bi_size & mask) || (blksim_bio_pos(bio) & mask))
 		return BLK_STS_IOERR;
 	/* bio_check_eod(): "attempt to access beyond end of device" */
 	if (nr && (bio->bi_iter.bi_sector > bdev_nr_sectors(bdev) ||
@@ -189,7 +189,7 @@ blk_status_t sim_backend_check(struct block_device *bdev, struct bio *bio)
 	return BLK_STS_OK;
 }
 
-void sim_bio_copy_to_buf(struct bio *bio, void *buf)
+void blksim_bio_copy_to_buf(struct bio *bio, void *buf)
 {
 	struct bvec_iter iter;
 	struct bio_vec bv;
@@ -201,7 +201,7 @@ void sim_bio_copy_to_buf(struct bio *bio, void *buf)
 	}
 }
 
-void sim_bio_copy_from_buf(struct bio *bio, const void *buf)
+void blksim_bio_copy_from_buf(struct bio *bio, const void *buf)
 {
 	struct bvec_iter iter;
 	struct bio_vec bv;
@@ -213,7 +213,7 @@ void sim_bio_copy_from_buf(struct bio *bio, const void *buf)
 	}
 }
 
-void sim_bio_zero_fill(struct bio *bio)
+void blksim_bio_zero_fill(struct bio *bio)
 {
 	struct bvec_iter iter;
 	struct bio_vec bv;
@@ -224,7 +224,7 @@ void sim_bio_zero_fill(struct bio *bio)
 
 /* ---- timer thread --------------------------------------------------- */
 
-u64 sim_now_ns(void)
+u64 blksim_now_ns(void)
 {
 	struct timespec ts;
 
@@ -232,7 +232,7 @@ u64 sim_now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
-void sim_bdev_timer_init(struct sim_bdev_timer *t, const char *comm,
+void blksim_bdev_timer_init(struct blksim_bdev_timer *t, const char *comm,
 			 enum sim_context ctx)
 {
 	pthread_condattr_t ca;
@@ -250,7 +250,7 @@ void sim_bdev_timer_init(struct sim_bdev_timer *t, const char *comm,
 
 static void *timer_thread(void *arg)
 {
-	struct sim_bdev_timer *t = arg;
+	struct blksim_bdev_timer *t = arg;
 
 	/*
 	 * A device latency of microseconds: without this the kernel may
@@ -259,7 +259,7 @@ static void *timer_thread(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	pthread_mutex_lock(&t->lock);
 	for (;;) {
-		struct sim_bdev_timer_entry *e = t->head;
+		struct blksim_bdev_timer_entry *e = t->head;
 		struct timespec ts;
 		u64 now;
 
@@ -269,7 +269,7 @@ static void *timer_thread(void *arg)
 			pthread_cond_wait(&t->cond, &t->lock);
 			continue;
 		}
-		now = sim_now_ns();
+		now = blksim_now_ns();
 		if (e->deadline_ns > now) {
 			ts.tv_sec = (time_t)(e->deadline_ns / 1000000000ull);
 			ts.tv_nsec = (long)(e->deadline_ns % 1000000000ull);
@@ -288,13 +288,13 @@ static void *timer_thread(void *arg)
 	return NULL;
 }
 
-int sim_bdev_timer_add(struct sim_bdev_timer *t,
-		       struct sim_bdev_timer_entry *e, u64 delay_ns)
+int blksim_bdev_timer_add(struct blksim_bdev_timer *t,
+		       struct blksim_bdev_timer_entry *e, u64 delay_ns)
 {
-	struct sim_bdev_timer_entry **pp;
+	struct blksim_bdev_timer_entry **pp;
 	int ret = 0;
 
-	e->deadline_ns = sim_now_ns() + delay_ns;
+	e->deadline_ns = blksim_now_ns() + delay_ns;
 	pthread_mutex_lock(&t->lock);
 	if (!t->started) {
 		ret = sim_thread_create(&t->thread, t->comm, -1, t->ctx,
@@ -326,7 +326,7 @@ int sim_bdev_timer_add(struct sim_bdev_timer *t,
 	return ret;
 }
 
-void sim_bdev_timer_stop(struct sim_bdev_timer *t)
+void blksim_bdev_timer_stop(struct blksim_bdev_timer *t)
 {
 	bool started;
 
@@ -343,20 +343,20 @@ void sim_bdev_timer_stop(struct sim_bdev_timer *t)
 }
 
 /* A bio on a backend's timer (libc memory: this is the device's). */
-struct sim_backend_deferred {
-	struct sim_bdev_timer_entry te;
-	struct sim_backend *be;
+struct blksim_backend_deferred {
+	struct blksim_bdev_timer_entry te;
+	struct blksim_backend *be;
 	struct bio *bio;
 	blk_status_t status;
 	struct sim_stat *pending;
-	sim_backend_bio_fn fn;
+	blksim_backend_bio_fn fn;
 };
 
-static void sim_backend_deferred_fn(struct sim_bdev_timer_entry *te)
+static void blksim_backend_deferred_fn(struct blksim_bdev_timer_entry *te)
 {
-	struct sim_backend_deferred *d =
-		container_of(te, struct sim_backend_deferred, te);
-	struct sim_backend_deferred copy = *d;
+	struct blksim_backend_deferred *d =
+		container_of(te, struct blksim_backend_deferred, te);
+	struct blksim_backend_deferred copy = *d;
 
 	free(d);
 	/* before the bio goes on: its waiter may check the gauge once woken */
@@ -364,16 +364,16 @@ static void sim_backend_deferred_fn(struct sim_bdev_timer_entry *te)
 	copy.fn(copy.be, copy.bio, copy.status);
 }
 
-bool sim_backend_defer(struct sim_backend *be, struct sim_bdev_timer *t,
+bool blksim_backend_defer(struct blksim_backend *be, struct blksim_bdev_timer *t,
 		       u64 delay_ns, struct sim_stat *pending, struct bio *bio,
-		       blk_status_t status, sim_backend_bio_fn fn)
+		       blk_status_t status, blksim_backend_bio_fn fn)
 {
-	struct sim_backend_deferred *d = malloc(sizeof(*d));
+	struct blksim_backend_deferred *d = malloc(sizeof(*d));
 
 	if (!d)
 		return false;
-	*d = (struct sim_backend_deferred){
-		.te.fn = sim_backend_deferred_fn,
+	*d = (struct blksim_backend_deferred){
+		.te.fn = blksim_backend_deferred_fn,
 		.be = be,
 		.bio = bio,
 		.status = status,
@@ -381,7 +381,7 @@ bool sim_backend_defer(struct sim_backend *be, struct sim_bdev_timer *t,
 		.fn = fn,
 	};
 	sim_stat_inc(pending);
-	if (!sim_bdev_timer_add(t, &d->te, delay_ns))
+	if (!blksim_bdev_timer_add(t, &d->te, delay_ns))
 		return true;
 	sim_stat_dec(pending);
 	free(d);
@@ -393,7 +393,7 @@ bool sim_backend_defer(struct sim_backend *be, struct sim_bdev_timer *t,
  * defaults (512-byte sectors, physical = logical, 512-byte DMA alignment)
  * and check what the caller chose, with a one-line reason on error.
  */
-static int sim_backend_check_geometry(const char *kind, u64 size,
+static int blksim_backend_check_geometry(const char *kind, u64 size,
 				      unsigned int *lbs, unsigned int *pbs,
 				      unsigned int *dma_alignment, char *err,
 				      size_t errlen)
@@ -406,25 +406,25 @@ static int sim_backend_check_geometry(const char *kind, u64 size,
 		*dma_alignment = SECTOR_SIZE - 1;
 
 	if (!is_power_of_2(*lbs) || *lbs < SECTOR_SIZE || *lbs > 4096) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: logical block size %u is not a power of two from 512 to 4096",
 			     kind, *lbs);
 		return -EINVAL;
 	}
 	if (!is_power_of_2(*pbs) || *pbs < *lbs) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: physical block size %u is not a power of two >= the logical block size %u",
 			     kind, *pbs, *lbs);
 		return -EINVAL;
 	}
 	if (size % *lbs) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: size %llu is not a multiple of the logical block size %u",
 			     kind, (unsigned long long)size, *lbs);
 		return -EINVAL;
 	}
 	if (!is_power_of_2(*dma_alignment + 1ull)) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: dma_alignment %#x is not a mask (2^n - 1)",
 			     kind, *dma_alignment);
 		return -EINVAL;
@@ -432,7 +432,7 @@ static int sim_backend_check_geometry(const char *kind, u64 size,
 	return 0;
 }
 
-int sim_backend_mem_limits(struct queue_limits *lim, const char *kind,
+int blksim_backend_mem_limits(struct queue_limits *lim, const char *kind,
 			   u64 size, unsigned int lbs, unsigned int pbs,
 			   unsigned int dma_alignment, unsigned int max_sectors,
 			   bool write_cache, bool fua, bool no_poll, char *err,
@@ -440,7 +440,7 @@ int sim_backend_mem_limits(struct queue_limits *lim, const char *kind,
 {
 	int rc;
 
-	rc = sim_backend_check_geometry(kind, size, &lbs, &pbs, &dma_alignment,
+	rc = blksim_backend_check_geometry(kind, size, &lbs, &pbs, &dma_alignment,
 					err, errlen);
 	if (rc)
 		return rc;

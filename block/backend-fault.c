@@ -75,11 +75,11 @@ struct fault_rule {
 };
 
 struct fault_dev {
-	struct sim_backend be;
+	struct blksim_backend be;
 	pthread_mutex_t lock; /* the rules */
 	struct list_head rules;
 	/*
-	 * At most SIM_FAULT_MAX_RULES; written under the lock, read without
+	 * At most BLKSIM_FAULT_MAX_RULES; written under the lock, read without
 	 * it: a bio on a device without rules, every bio of a benchmark,
 	 * looks at no list and takes no lock.  A rule added while a bio is
 	 * being submitted applies from the next one, as it would a moment
@@ -87,7 +87,7 @@ struct fault_dev {
 	 */
 	int nr_rules;
 	int next_id;
-	struct sim_bdev_timer timer;
+	struct blksim_bdev_timer timer;
 };
 
 static struct fault_dev *to_fault(struct block_device *bdev)
@@ -131,7 +131,7 @@ static const struct {
 /* @f names a block status: its value in *@st */
 static bool status_field(const char *f, int *st)
 {
-	*st = sim_blk_status_parse(f);
+	*st = blksim_blk_status_parse(f);
 	return *st >= 0;
 }
 
@@ -150,7 +150,7 @@ static bool name_is(const char *s, const char *name, bool fold, bool prefix)
 	return prefix || !*s;
 }
 
-int sim_blk_status_parse(const char *name)
+int blksim_blk_status_parse(const char *name)
 {
 	if (name_is(name, "BLK_STS_", true, true))
 		name += 8;
@@ -160,7 +160,7 @@ int sim_blk_status_parse(const char *name)
 	return -1;
 }
 
-const char *sim_blk_status_name(blk_status_t status)
+const char *blksim_blk_status_name(blk_status_t status)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(blk_status_names); i++)
 		if (blk_status_names[i].status == status)
@@ -217,7 +217,7 @@ static int fault_parse_arg(struct fault_rule *r, const char *spec, char *arg,
 	switch (r->kind) {
 	case FAULT_BIO_ERROR:
 		if (!parse_u64(arg, &r->nth) || !r->nth) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "fault spec \"%s\": bio number \"%s\" is not an integer >= 1",
 				     spec, arg);
 			return -EINVAL;
@@ -233,7 +233,7 @@ static int fault_parse_arg(struct fault_rule *r, const char *spec, char *arg,
 		    !parse_u64(dash + 1, &e) || s > e) {
 			if (dash)
 				*dash = '-';
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "fault spec \"%s\": sector range \"%s\" is not START-END with START <= END",
 				     spec, arg);
 			return -EINVAL;
@@ -246,7 +246,7 @@ static int fault_parse_arg(struct fault_rule *r, const char *spec, char *arg,
 		u64 ppm;
 
 		if (!parse_u64(arg, &ppm) || ppm > FAULT_PPM) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "fault spec \"%s\": probability \"%s\" is not 0..1000000 (per million)",
 				     spec, arg);
 			return -EINVAL;
@@ -256,7 +256,7 @@ static int fault_parse_arg(struct fault_rule *r, const char *spec, char *arg,
 	}
 	case FAULT_LATENCY:
 		if (!parse_ns(arg, &r->latency_ns)) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "fault spec \"%s\": latency \"%s\" is not a number of ns (or with us, ms, s)",
 				     spec, arg);
 			return -EINVAL;
@@ -291,7 +291,7 @@ static int fault_parse_opts(struct fault_rule *r, const char *spec,
 		} else if (r->kind != FAULT_LATENCY && !have_status &&
 			   status_field(f, &st)) {
 			if (st == BLK_STS_OK) {
-				sim_bdev_err(err, errlen,
+				blksim_bdev_err(err, errlen,
 					     "fault spec \"%s\": status OK is not a failure",
 					     spec);
 				return -EINVAL;
@@ -299,7 +299,7 @@ static int fault_parse_opts(struct fault_rule *r, const char *spec,
 			r->status = (blk_status_t)st;
 			have_status = true;
 		} else {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "fault spec \"%s\": unexpected field \"%s\" (a status such as IOERR, NOSPC, AGAIN, MEDIUM; read, write%s%s)",
 				     spec, f,
 				     r->kind == FAULT_SECTOR ? "" : ", flush",
@@ -321,11 +321,11 @@ static int fault_parse(const char *spec, struct fault_rule *r, char *err,
 	memset(r, 0, sizeof(*r));
 	r->status = BLK_STS_IOERR;
 	if (!spec || !*spec) {
-		sim_bdev_err(err, errlen, "fault spec is empty");
+		blksim_bdev_err(err, errlen, "fault spec is empty");
 		return -EINVAL;
 	}
 	if (strlen(spec) >= sizeof(buf)) {
-		sim_bdev_err(err, errlen, "fault spec is too long (%zu bytes)",
+		blksim_bdev_err(err, errlen, "fault spec is too long (%zu bytes)",
 			     strlen(spec));
 		return -EINVAL;
 	}
@@ -333,7 +333,7 @@ static int fault_parse(const char *spec, struct fault_rule *r, char *err,
 	/* strsep, not strtok: an empty field ("a::b") is an error here */
 	for (save = buf; (tok = strsep(&save, ":")) != NULL;) {
 		if (nr == FAULT_MAX_FIELDS) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "fault spec \"%s\": too many fields",
 				     spec);
 			return -EINVAL;
@@ -345,7 +345,7 @@ static int fault_parse(const char *spec, struct fault_rule *r, char *err,
 		if (name_is(field[0], fault_kind_name[i], false, false))
 			kind = (int)i;
 	if (kind < 0) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "fault spec \"%s\": unknown kind \"%s\" (want bio-error, sector, prob or latency)",
 			     spec, field[0]);
 		return -EINVAL;
@@ -359,7 +359,7 @@ static int fault_parse(const char *spec, struct fault_rule *r, char *err,
 			[FAULT_LATENCY] = "latency:NS[:read|write|flush]",
 		};
 
-		sim_bdev_err(err, errlen, "fault spec \"%s\": want %s", spec,
+		blksim_bdev_err(err, errlen, "fault spec \"%s\": want %s", spec,
 			     usage[kind]);
 		return -EINVAL;
 	}
@@ -393,7 +393,7 @@ static int fault_format(const struct fault_rule *r, char *buf, size_t len)
 		break;
 	}
 	if (r->kind != FAULT_LATENCY)
-		OUT(":%s", sim_blk_status_name(r->status));
+		OUT(":%s", blksim_blk_status_name(r->status));
 	if (r->dirs & FAULT_READ)
 		OUT(":read");
 	if (r->dirs & FAULT_WRITE)
@@ -406,7 +406,7 @@ static int fault_format(const struct fault_rule *r, char *buf, size_t len)
 	return n;
 }
 
-int sim_bdev_fault_check(const char *spec, char *err, size_t errlen)
+int blksim_bdev_fault_check(const char *spec, char *err, size_t errlen)
 {
 	struct fault_rule r;
 
@@ -417,12 +417,12 @@ int sim_bdev_fault_check(const char *spec, char *err, size_t errlen)
 
 static struct fault_dev *fault_of(struct block_device *bdev)
 {
-	if (WARN_ON(!bdev || bdev->bd_ops != &sim_fault_ops))
+	if (WARN_ON(!bdev || bdev->bd_ops != &blksim_fault_ops))
 		return NULL;
 	return to_fault(bdev);
 }
 
-int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
+int blksim_bdev_fault_add(struct block_device *bdev, const char *spec,
 		       char *err, size_t errlen)
 {
 	struct fault_dev *fd = fault_of(bdev);
@@ -430,12 +430,12 @@ int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
 	int ret;
 
 	if (!fd) {
-		sim_bdev_err(err, errlen, "not a fault device");
+		blksim_bdev_err(err, errlen, "not a fault device");
 		return -EINVAL;
 	}
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r) {
-		sim_bdev_err(err, errlen, "out of memory");
+		blksim_bdev_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	ret = fault_parse(spec, r, err, errlen);
@@ -450,11 +450,11 @@ int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
 		sim_rand_seed(&r->rng, r->seed);
 	}
 	pthread_mutex_lock(&fd->lock);
-	if (fd->nr_rules >= SIM_FAULT_MAX_RULES) {
+	if (fd->nr_rules >= BLKSIM_FAULT_MAX_RULES) {
 		pthread_mutex_unlock(&fd->lock);
 		kfree(r);
-		sim_bdev_err(err, errlen, "too many fault rules (at most %d): remove one with -ID, or clear",
-			     SIM_FAULT_MAX_RULES);
+		blksim_bdev_err(err, errlen, "too many fault rules (at most %d): remove one with -ID, or clear",
+			     BLKSIM_FAULT_MAX_RULES);
 		return -ENOSPC;
 	}
 	r->id = ++fd->next_id;
@@ -464,7 +464,7 @@ int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
 	return r->id;
 }
 
-int sim_bdev_fault_remove(struct block_device *bdev, int id)
+int blksim_bdev_fault_remove(struct block_device *bdev, int id)
 {
 	struct fault_dev *fd = fault_of(bdev);
 	struct fault_rule *r, *tmp;
@@ -500,7 +500,7 @@ static void fault_clear(struct fault_dev *fd)
 	pthread_mutex_unlock(&fd->lock);
 }
 
-void sim_bdev_fault_clear(struct block_device *bdev)
+void blksim_bdev_fault_clear(struct block_device *bdev)
 {
 	struct fault_dev *fd = fault_of(bdev);
 
@@ -508,7 +508,7 @@ void sim_bdev_fault_clear(struct block_device *bdev)
 		fault_clear(fd);
 }
 
-void sim_bdev_fault_reset(struct block_device *bdev)
+void blksim_bdev_fault_reset(struct block_device *bdev)
 {
 	struct fault_dev *fd = fault_of(bdev);
 
@@ -520,7 +520,7 @@ void sim_bdev_fault_reset(struct block_device *bdev)
 	pthread_mutex_unlock(&fd->lock);
 }
 
-size_t sim_bdev_fault_list(struct block_device *bdev, char *buf, size_t len)
+size_t blksim_bdev_fault_list(struct block_device *bdev, char *buf, size_t len)
 {
 	struct fault_dev *fd = fault_of(bdev);
 	struct fault_rule *r;
@@ -543,7 +543,7 @@ size_t sim_bdev_fault_list(struct block_device *bdev, char *buf, size_t len)
 	return n;
 }
 
-int sim_bdev_fault_command(struct block_device *bdev, const char *line,
+int blksim_bdev_fault_command(struct block_device *bdev, const char *line,
 			   char *err, size_t errlen)
 {
 	char buf[256];
@@ -558,7 +558,7 @@ int sim_bdev_fault_command(struct block_device *bdev, const char *line,
 	while (n && isspace((unsigned char)line[n - 1]))
 		n--;
 	if (n >= sizeof(buf)) {
-		sim_bdev_err(err, errlen, "fault command is too long");
+		blksim_bdev_err(err, errlen, "fault command is too long");
 		return -EINVAL;
 	}
 	memcpy(buf, line, n);
@@ -566,28 +566,28 @@ int sim_bdev_fault_command(struct block_device *bdev, const char *line,
 
 	if (!strcmp(buf, "clear")) {
 		if (!fault_of(bdev)) {
-			sim_bdev_err(err, errlen, "not a fault device");
+			blksim_bdev_err(err, errlen, "not a fault device");
 			return -EINVAL;
 		}
-		sim_bdev_fault_clear(bdev);
+		blksim_bdev_fault_clear(bdev);
 		return 0;
 	}
 	if (buf[0] == '-') {
 		int ret;
 
 		if (!parse_u64(buf + 1, &id) || !id || id > INT_MAX) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "fault command \"%s\": want -ID with a rule id",
 				     buf);
 			return -EINVAL;
 		}
-		ret = sim_bdev_fault_remove(bdev, (int)id);
+		ret = blksim_bdev_fault_remove(bdev, (int)id);
 		if (ret == -ENOENT)
-			sim_bdev_err(err, errlen, "no fault rule %llu",
+			blksim_bdev_err(err, errlen, "no fault rule %llu",
 				     (unsigned long long)id);
 		return ret;
 	}
-	return sim_bdev_fault_add(bdev, buf, err, errlen);
+	return blksim_bdev_fault_add(bdev, buf, err, errlen);
 }
 
 /* ---- the bio path ----------------------------------------------------- */
@@ -666,11 +666,11 @@ static blk_status_t fault_eval(struct fault_dev *fd, unsigned int dir,
 }
 
 /* A bio with its fault (and delay) decided: ended here, or passed down. */
-static void fault_finish(struct sim_backend *be, struct bio *bio,
+static void fault_finish(struct blksim_backend *be, struct bio *bio,
 			 blk_status_t status)
 {
 	if (status != BLK_STS_OK)
-		sim_backend_end(be, bio, status);
+		blksim_backend_end(be, bio, status);
 	else
 		be->lower->bd_ops->submit(be->lower, bio);
 }
@@ -686,24 +686,24 @@ static void fault_submit(struct block_device *bdev, struct bio *bio)
 			    bio_sectors(bio), &latency, &rule);
 	if (status != BLK_STS_OK) {
 		/* ours to end: counted and held like any backend's bio */
-		sim_backend_start(&fd->be, bio);
+		blksim_backend_start(&fd->be, bio);
 		sim_stat_inc(&bdev_fault_injected);
 		sim_trace("bdev_fault_inject",
 			  "dev=%s op=%u sector=%llu size=%u status=%s rule=%d",
 			  bdev->bd_name, (unsigned int)bio_op(bio),
 			  (unsigned long long)bio->bi_iter.bi_sector,
-			  bio->bi_iter.bi_size, sim_blk_status_name(status),
+			  bio->bi_iter.bi_size, blksim_blk_status_name(status),
 			  rule);
 	} else {
 		/* the lower device counts it in flight */
-		sim_backend_account(&fd->be, bio);
+		blksim_backend_account(&fd->be, bio);
 	}
 
 	if (latency) {
 		/* counted in either engine; only the threaded one has a clock */
 		sim_stat_inc(&bdev_fault_delayed);
-		if (sim_backend_threaded() &&
-		    sim_backend_defer(&fd->be, &fd->timer, latency,
+		if (blksim_backend_threaded() &&
+		    blksim_backend_defer(&fd->be, &fd->timer, latency,
 				      &bdev_fault_timer_pending, bio, status,
 				      fault_finish))
 			return;
@@ -726,7 +726,7 @@ static int fault_flush(struct block_device *bdev)
 		sim_stat_inc(&bdev_fault_injected);
 		sim_trace("bdev_fault_inject",
 			  "dev=%s op=flush status=%s rule=%d", bdev->bd_name,
-			  sim_blk_status_name(status), rule);
+			  blksim_blk_status_name(status), rule);
 		__atomic_fetch_add(&fd->be.cnt.error_bios, 1,
 				   __ATOMIC_RELAXED);
 		return blk_status_to_errno(status);
@@ -739,45 +739,45 @@ static void fault_destroy(struct block_device *bdev)
 	struct fault_dev *fd = to_fault(bdev);
 
 	/* what waits on the timer goes down (or fails) first */
-	sim_bdev_timer_stop(&fd->timer);
-	sim_backend_exit(&fd->be);
+	blksim_bdev_timer_stop(&fd->timer);
+	blksim_backend_exit(&fd->be);
 	fault_clear(fd);
 	pthread_mutex_destroy(&fd->lock);
 	kfree(fd);
 }
 
-const struct sim_bdev_ops sim_fault_ops = {
+const struct blksim_bdev_ops blksim_fault_ops = {
 	.name = "fault",
 	.submit = fault_submit,
 	.flush = fault_flush,
-	.poll = sim_backend_lower_poll,
+	.poll = blksim_backend_lower_poll,
 	.destroy = fault_destroy,
-	.lower = sim_bdev_fault_lower,
+	.lower = blksim_bdev_fault_lower,
 };
 
-struct block_device *sim_bdev_fault_wrap(struct block_device *lower,
+struct block_device *blksim_bdev_fault_wrap(struct block_device *lower,
 					 char *err, size_t errlen)
 {
 	struct fault_dev *fd;
 
 	if (IS_ERR_OR_NULL(lower)) {
-		sim_bdev_err(err, errlen, "fault: no device to wrap");
+		blksim_bdev_err(err, errlen, "fault: no device to wrap");
 		return ERR_PTR(-EINVAL);
 	}
 	fd = kzalloc(sizeof(*fd), GFP_KERNEL);
 	if (!fd) {
-		sim_bdev_err(err, errlen, "fault: out of memory");
+		blksim_bdev_err(err, errlen, "fault: out of memory");
 		return ERR_PTR(-ENOMEM);
 	}
 	pthread_mutex_init(&fd->lock, NULL);
 	INIT_LIST_HEAD(&fd->rules);
-	sim_bdev_timer_init(&fd->timer, "fault-timer", SIM_CTX_TASK);
+	blksim_bdev_timer_init(&fd->timer, "fault-timer", SIM_CTX_TASK);
 	/* the same device to the layers above, only less reliable */
-	sim_backend_wrap_init(&fd->be, &sim_fault_ops, lower);
+	blksim_backend_wrap_init(&fd->be, &blksim_fault_ops, lower);
 	return &fd->be.bdev;
 }
 
-struct block_device *sim_bdev_fault_lower(struct block_device *bdev)
+struct block_device *blksim_bdev_fault_lower(struct block_device *bdev)
 {
 	struct fault_dev *fd = fault_of(bdev);
 

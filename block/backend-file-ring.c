@@ -17,16 +17,16 @@
  * task work still posts their CQEs, since io_uring wakes a sleeping
  * submitter for it.
  *
- * The ring is its owner's completion context (sim_bdev_submitter_*()):
+ * The ring is its owner's completion context (blksim_bdev_submitter_*()):
  * an owner with an event loop (the FUSE workers) need not wait for each
- * read: the ring's eventfd (sim_bdev_submitter_fd()) tells it when
+ * read: the ring's eventfd (blksim_bdev_submitter_fd()) tells it when
  * reads complete, and it ends them when it gets to them
- * (sim_bdev_submitter_reap()).  Waiting, it busy-polls first
- * (sim_file_opts.poll_us) when the read went out on an idle device, or
- * as long as it says (sim_bdev_submitter_wait()).
+ * (blksim_bdev_submitter_reap()).  Waiting, it busy-polls first
+ * (blksim_file_opts.poll_us) when the read went out on an idle device, or
+ * as long as it says (blksim_bdev_submitter_wait()).
  *
  * Such an owner may also ask for a read that goes out on an idle device
- * to stay on its ring unsubmitted (sim_bdev_submitter_defer()) until
+ * to stay on its ring unsubmitted (blksim_bdev_submitter_defer()) until
  * it waits for it: then one io_uring_enter() submits it and sleeps until
  * it completes, as one pread() would.  Any reap submits it, and so does
  * the sweep should the owner never come back.
@@ -176,7 +176,7 @@ bfile_thread_ring_for(struct bfile_dev *dev, struct bio *bio)
 		return NULL;
 	if (bio_op(bio) != REQ_OP_READ ||
 	    (bio->bi_opf & (REQ_META | REQ_POLLED)) ||
-	    sim_bio_submitter_sleeps(bio))
+	    blksim_bio_submitter_sleeps(bio))
 		return NULL;
 	/* full: the completion queue must never overflow */
 	if (__atomic_load_n(&tr->outstanding, __ATOMIC_RELAXED) >=
@@ -305,7 +305,7 @@ static int bfile_thread_ring_reap_ready(struct bfile_dev *dev)
  */
 static int bfile_thread_ring_wait(struct bfile_dev *dev,
 				  struct bfile_thread_ring *tr,
-				  struct sim_bdev_spin *spin)
+				  struct blksim_bdev_spin *spin)
 {
 	bool waited = false;
 	int done = 0;
@@ -350,11 +350,11 @@ static int bfile_thread_ring_wait(struct bfile_dev *dev,
 			break;
 		pthread_mutex_unlock(&tr->cq_lock);
 		if (spin->budget_us && !spin->polled && !waited) {
-			u64 t0 = sim_now_ns();
+			u64 t0 = blksim_now_ns();
 
 			spin->polled = true;
 			spin->hit = bfu_spin_ready(tr->ring, spin->budget_us);
-			spin->spent_ns = sim_now_ns() - t0;
+			spin->spent_ns = blksim_now_ns() - t0;
 			sim_stat_inc(&bdev_file_poll_windows);
 			sim_stat_add(&bdev_file_poll_spent_ns,
 				     (long)spin->spent_ns);
@@ -373,7 +373,7 @@ static int bfile_thread_ring_wait(struct bfile_dev *dev,
 	return done;
 }
 
-int bfile_thread_ring_poll(struct bfile_dev *dev, struct sim_bdev_spin *spin)
+int bfile_thread_ring_poll(struct bfile_dev *dev, struct blksim_bdev_spin *spin)
 {
 	struct bfile_thread_ring *tr = bfile_thread_ring_get(dev);
 	bool lone;
@@ -389,7 +389,7 @@ int bfile_thread_ring_poll(struct bfile_dev *dev, struct sim_bdev_spin *spin)
 }
 
 /*
- * Every SIM_BDEV_FILE_SWEEP_MS while thread rings exist: end the reads
+ * Every BLKSIM_BDEV_FILE_SWEEP_MS while thread rings exist: end the reads
  * of owners that are not polling.  The reaper, already in hard-IRQ
  * context.
  */
@@ -403,8 +403,8 @@ void bfile_thread_ring_sweep(struct bfile_dev *dev)
 		/* a deferred read its owner did not come back for */
 		if (!pthread_mutex_trylock(&tr->sq_lock)) {
 			if (tr->unsubmitted &&
-			    sim_now_ns() - tr->deferred_ns >=
-				    SIM_BDEV_FILE_SWEEP_MS * 1000000ull)
+			    blksim_now_ns() - tr->deferred_ns >=
+				    BLKSIM_BDEV_FILE_SWEEP_MS * 1000000ull)
 				bfile_thread_ring_flush_locked(tr, true);
 			pthread_mutex_unlock(&tr->sq_lock);
 		}
@@ -460,14 +460,14 @@ int bfile_thread_ring_issue(struct bfile_dev *dev, struct bfile_rq *rq,
 	__atomic_store_n(&rq->issues, rq->issues + 1, __ATOMIC_RELEASE);
 	if (!ret && defer) {
 		if (!tr->unsubmitted++)
-			tr->deferred_ns = sim_now_ns();
+			tr->deferred_ns = blksim_now_ns();
 	} else if (!ret)
 		ret = bfile_thread_ring_submit(tr);
 	pthread_mutex_unlock(&tr->sq_lock);
 	return ret;
 }
 
-/* ---- the owner's completion context (sim_bdev_submitter_*()) -------- */
+/* ---- the owner's completion context (blksim_bdev_submitter_*()) -------- */
 
 static int bfile_submitter_fd(struct block_device *bdev)
 {
@@ -490,7 +490,7 @@ static unsigned int bfile_submitter_outstanding(struct block_device *bdev)
 static int bfile_submitter_reap(struct block_device *bdev, bool wait)
 {
 	struct bfile_dev *dev = to_bfile(bdev);
-	struct sim_bdev_spin spin = { 0 };
+	struct blksim_bdev_spin spin = { 0 };
 
 	if (!dev->submitter_polls)
 		return 0;
@@ -499,7 +499,7 @@ static int bfile_submitter_reap(struct block_device *bdev, bool wait)
 }
 
 static int bfile_submitter_wait(struct block_device *bdev,
-				struct sim_bdev_spin *spin)
+				struct blksim_bdev_spin *spin)
 {
 	struct bfile_dev *dev = to_bfile(bdev);
 	struct bfile_thread_ring *tr = bfile_thread_ring_mine(dev);
@@ -530,7 +530,7 @@ static int bfile_submitter_defer(struct block_device *bdev, bool on)
 	return 0;
 }
 
-const struct sim_bdev_submitter_ops bfile_submitter_ops = {
+const struct blksim_bdev_submitter_ops bfile_submitter_ops = {
 	.fd = bfile_submitter_fd,
 	.outstanding = bfile_submitter_outstanding,
 	.reap = bfile_submitter_reap,

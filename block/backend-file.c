@@ -108,7 +108,7 @@ static blk_status_t bfile_map(struct bfile_dev *dev, struct bfile_rq *rq,
 	struct bio_vec bv;
 	unsigned int n = 0;
 
-	rq->pos = sim_bio_pos(bio);
+	rq->pos = blksim_bio_pos(bio);
 	rq->remaining = bio->bi_iter.bi_size;
 	bio_for_each_segment(bv, bio, iter) {
 		char *p = bvec_virt(&bv);
@@ -143,7 +143,7 @@ static blk_status_t bfile_map(struct bfile_dev *dev, struct bfile_rq *rq,
 		__atomic_fetch_add(&dev->be.cnt.bounced_bios, 1,
 				   __ATOMIC_RELAXED);
 		if (rq->write)
-			sim_bio_copy_to_buf(bio, rq->bounce);
+			blksim_bio_copy_to_buf(bio, rq->bounce);
 		rq->iov_store[0].iov_base = rq->bounce;
 		rq->iov_store[0].iov_len = rq->remaining;
 		n = 1;
@@ -273,11 +273,11 @@ void bfile_finish(struct bfile_dev *dev, struct bfile_rq *rq)
 	struct bfile_thread_ring *tr = rq->tr;
 
 	if (rq->bounce && !rq->write && status == BLK_STS_OK)
-		sim_bio_copy_from_buf(bio, rq->bounce);
+		blksim_bio_copy_from_buf(bio, rq->bounce);
 	bfile_free_bounce(rq);
 	rq->tr = NULL;
 	bfile_put_rq(dev, rq);
-	sim_backend_end(&dev->be, bio, status);
+	blksim_backend_end(&dev->be, bio, status);
 	/* last: the owner's poll returns once this reaches zero */
 	if (tr)
 		__atomic_fetch_sub(&tr->outstanding, 1, __ATOMIC_RELEASE);
@@ -285,7 +285,7 @@ void bfile_finish(struct bfile_dev *dev, struct bfile_rq *rq)
 
 static u64 bfile_now_ms(void)
 {
-	return sim_now_ns() / 1000000;
+	return blksim_now_ns() / 1000000;
 }
 
 static void *bfile_reaper(void *arg)
@@ -302,12 +302,12 @@ static void *bfile_reaper(void *arg)
 			/* on time even when the shared ring keeps it busy */
 			u64 now = bfile_now_ms();
 
-			if (now - last_sweep >= SIM_BDEV_FILE_SWEEP_MS) {
+			if (now - last_sweep >= BLKSIM_BDEV_FILE_SWEEP_MS) {
 				bfile_thread_ring_sweep(dev);
 				last_sweep = now;
 			}
 			ret = bfu_reap_timeout(dev->ring,
-					       SIM_BDEV_FILE_SWEEP_MS, &ud,
+					       BLKSIM_BDEV_FILE_SWEEP_MS, &ud,
 					       &res);
 			if (ret == -ETIME)
 				continue;
@@ -416,8 +416,8 @@ static void bfile_submit(struct block_device *bdev, struct bio *bio)
 	struct bfile_rq *rq;
 	enum req_op op = bio_op(bio);
 
-	sim_backend_start(&dev->be, bio);
-	status = sim_backend_check(bdev, bio);
+	blksim_backend_start(&dev->be, bio);
+	status = blksim_backend_check(bdev, bio);
 	if (status == BLK_STS_OK && op != REQ_OP_READ &&
 	    op != REQ_OP_WRITE && op != REQ_OP_FLUSH)
 		status = BLK_STS_NOTSUPP;
@@ -426,7 +426,7 @@ static void bfile_submit(struct block_device *bdev, struct bio *bio)
 	    bio->bi_iter.bi_size && bdev_read_only(bdev))
 		status = BLK_STS_IOERR;
 	if (status != BLK_STS_OK) {
-		sim_backend_end(&dev->be, bio, status);
+		blksim_backend_end(&dev->be, bio, status);
 		return;
 	}
 
@@ -434,7 +434,7 @@ static void bfile_submit(struct block_device *bdev, struct bio *bio)
 	if (!rq) {
 		if (bio->bi_opf & REQ_NOWAIT) {
 			sim_stat_inc(&bdev_file_nowait_again);
-			sim_backend_end(&dev->be, bio, BLK_STS_AGAIN);
+			blksim_backend_end(&dev->be, bio, BLK_STS_AGAIN);
 			return;
 		}
 		if (!bfile_task_may_sleep()) {
@@ -445,7 +445,7 @@ static void bfile_submit(struct block_device *bdev, struct bio *bio)
 			 * with inline completion).  Report, then refuse.
 			 */
 			might_sleep();
-			sim_backend_end(&dev->be, bio, BLK_STS_AGAIN);
+			blksim_backend_end(&dev->be, bio, BLK_STS_AGAIN);
 			return;
 		}
 		sim_stat_inc(&bdev_file_qd_wait);
@@ -501,7 +501,7 @@ static int bfile_poll(struct block_device *bdev)
 	 * CQE arrives; the caller's own ring is the caller's to reap
 	 */
 	if (dev->threaded) {
-		struct sim_bdev_spin spin = { 0 };
+		struct blksim_bdev_spin spin = { 0 };
 
 		return dev->submitter_polls ?
 			       bfile_thread_ring_poll(dev, &spin) : 0;
@@ -550,11 +550,11 @@ static void bfile_destroy(struct block_device *bdev)
 		;
 	if (dev->src_added)
 		sim_engine_remove_source(&dev->src);
-	sim_backend_exit(&dev->be);
+	blksim_backend_exit(&dev->be);
 	bfile_free(dev);
 }
 
-const struct sim_bdev_ops sim_file_ops = {
+const struct blksim_bdev_ops blksim_file_ops = {
 	.name = "file",
 	.submit = bfile_submit,
 	.flush = bfile_flush,
@@ -584,22 +584,22 @@ static int bfile_pick_lbs(struct bfile_dev *dev, const char *path,
 	if (!is_power_of_2(lbs) || lbs < SECTOR_SIZE || lbs > 4096 ||
 	    lbs < dev->t.dio_offset_align ||
 	    lbs < dev->t.logical_block_size) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: logical block size %u: need a power of two from 512 to 4096, at least the device's O_DIRECT alignment %u",
 			     path, lbs,
 			     max(dev->t.dio_offset_align,
 				 dev->t.logical_block_size));
 		return -EINVAL;
 	}
-	if (dev->t.size < SIM_BDEV_FILE_MIN_SIZE) {
-		sim_bdev_err(err, errlen,
+	if (dev->t.size < BLKSIM_BDEV_FILE_MIN_SIZE) {
+		blksim_bdev_err(err, errlen,
 			     "%s: too small: %llu bytes, at least %llu needed",
 			     path, (unsigned long long)dev->t.size,
-			     SIM_BDEV_FILE_MIN_SIZE);
+			     BLKSIM_BDEV_FILE_MIN_SIZE);
 		return -EINVAL;
 	}
 	if (dev->t.size % lbs) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: size %llu is not a multiple of the logical block size %u",
 			     path, (unsigned long long)dev->t.size, lbs);
 		return -EINVAL;
@@ -617,14 +617,14 @@ static int bfile_alloc_ring(struct bfile_dev *dev, const char *path,
 	/* one spare entry: destroy's NOP to stop the reaper */
 	ret = bfu_ring_create(dev->depth + 1, 0, &dev->ring);
 	if (ret) {
-		sim_bdev_err(err, errlen, "%s: io_uring_queue_init: %s", path,
+		blksim_bdev_err(err, errlen, "%s: io_uring_queue_init: %s", path,
 			     strerror(-ret));
 		return ret;
 	}
 	dev->rqs = kcalloc(dev->depth, sizeof(*dev->rqs), GFP_KERNEL);
 	dev->order = kcalloc(dev->depth, sizeof(*dev->order), GFP_KERNEL);
 	if (!dev->rqs || !dev->order) {
-		sim_bdev_err(err, errlen, "%s: out of memory", path);
+		blksim_bdev_err(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	for (unsigned int i = dev->depth; i-- > 0;) {
@@ -636,7 +636,7 @@ static int bfile_alloc_ring(struct bfile_dev *dev, const char *path,
 }
 
 /* The queue limits: the device's own, as the host reports them. */
-static void bfile_limits(struct bfile_dev *dev, const struct sim_file_opts *o,
+static void bfile_limits(struct bfile_dev *dev, const struct blksim_file_opts *o,
 			 unsigned int lbs, struct queue_limits *lim)
 {
 	lim->logical_block_size = lbs;
@@ -663,10 +663,10 @@ static void bfile_limits(struct bfile_dev *dev, const struct sim_file_opts *o,
 
 /* completions: a reaper thread, or the deterministic engine's source */
 static int bfile_start_completions(struct bfile_dev *dev,
-				   const struct sim_file_opts *o,
+				   const struct blksim_file_opts *o,
 				   const char *path, char *err, size_t errlen)
 {
-	dev->threaded = sim_backend_threaded();
+	dev->threaded = blksim_backend_threaded();
 	dev->poll_us = o->poll_us;
 	/* the reaper's sweep needs a wait with a timeout */
 	dev->submitter_polls = dev->threaded && o->submitter_polls &&
@@ -679,7 +679,7 @@ static int bfile_start_completions(struct bfile_dev *dev,
 		ret = sim_thread_create(&dev->reaper, comm, -1,
 					SIM_CTX_HARDIRQ, bfile_reaper, dev);
 		if (ret) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "%s: cannot start the reaper thread",
 				     path);
 			return ret;
@@ -694,25 +694,25 @@ static int bfile_start_completions(struct bfile_dev *dev,
 	return 0;
 }
 
-struct block_device *sim_bdev_file_open(const char *path,
-					const struct sim_file_opts *opts,
+struct block_device *blksim_bdev_file_open(const char *path,
+					const struct blksim_file_opts *opts,
 					char *err, size_t errlen)
 {
-	struct sim_file_opts o = opts ? *opts : (struct sim_file_opts){ 0 };
+	struct blksim_file_opts o = opts ? *opts : (struct blksim_file_opts){ 0 };
 	struct queue_limits lim = { 0 };
 	struct bfile_dev *dev;
 	unsigned int lbs;
 	int ret;
 
 	if (!path || !*path) {
-		sim_bdev_err(err, errlen, "file: no path given");
+		blksim_bdev_err(err, errlen, "file: no path given");
 		return ERR_PTR(-EINVAL);
 	}
 	if (!o.queue_depth)
-		o.queue_depth = SIM_BDEV_FILE_DEF_QD;
-	if (o.queue_depth > SIM_BDEV_FILE_MAX_QD) {
-		sim_bdev_err(err, errlen, "%s: queue depth %u is above %u",
-			     path, o.queue_depth, SIM_BDEV_FILE_MAX_QD);
+		o.queue_depth = BLKSIM_BDEV_FILE_DEF_QD;
+	if (o.queue_depth > BLKSIM_BDEV_FILE_MAX_QD) {
+		blksim_bdev_err(err, errlen, "%s: queue depth %u is above %u",
+			     path, o.queue_depth, BLKSIM_BDEV_FILE_MAX_QD);
 		return ERR_PTR(-EINVAL);
 	}
 	if (!o.name)
@@ -720,7 +720,7 @@ struct block_device *sim_bdev_file_open(const char *path,
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev) {
-		sim_bdev_err(err, errlen, "%s: out of memory", path);
+		blksim_bdev_err(err, errlen, "%s: out of memory", path);
 		return ERR_PTR(-ENOMEM);
 	}
 	pthread_mutex_init(&dev->lock, NULL);
@@ -740,7 +740,7 @@ struct block_device *sim_bdev_file_open(const char *path,
 	if (ret)
 		goto fail;
 	bfile_limits(dev, &o, lbs, &lim);
-	sim_backend_init(&dev->be, &sim_file_ops, o.name,
+	blksim_backend_init(&dev->be, &blksim_file_ops, o.name,
 			 dev->t.size >> SECTOR_SHIFT, &lim, o.read_only);
 	ret = bfile_start_completions(dev, &o, path, err, errlen);
 	if (ret)
@@ -752,11 +752,11 @@ fail:
 	return ERR_PTR(ret);
 }
 
-bool sim_bdev_file_info(struct block_device *bdev, struct sim_file_info *out)
+bool blksim_bdev_file_info(struct block_device *bdev, struct blksim_file_info *out)
 {
 	struct bfile_dev *dev;
 
-	if (!bdev || bdev->bd_ops != &sim_file_ops)
+	if (!bdev || bdev->bd_ops != &blksim_file_ops)
 		return false;
 	dev = to_bfile(bdev);
 	memset(out, 0, sizeof(*out));

@@ -52,7 +52,7 @@ struct bfile_rq {
 };
 
 struct bfile_dev {
-	struct sim_backend be;
+	struct blksim_backend be;
 	struct bfh_target t;
 	struct bfu_ring *ring;
 	unsigned int depth;
@@ -130,12 +130,12 @@ int bfile_thread_ring_issue(struct bfile_dev *dev, struct bfile_rq *rq,
  */
 void bfile_thread_ring_flush_mine(struct bfile_dev *dev);
 /* ->poll of the owner: wait for and end every read on its ring. */
-int bfile_thread_ring_poll(struct bfile_dev *dev, struct sim_bdev_spin *spin);
+int bfile_thread_ring_poll(struct bfile_dev *dev, struct blksim_bdev_spin *spin);
 /* The reaper's periodic sweep over the rings of @dev. */
 void bfile_thread_ring_sweep(struct bfile_dev *dev);
 /* The device goes: its rings go with it, their owners keep the shells. */
 void bfile_thread_ring_detach_all(struct bfile_dev *dev);
-/* The owner's completion context, sim_bdev_ops.submitter. */
-extern const struct sim_bdev_submitter_ops bfile_submitter_ops;
+/* The owner's completion context, blksim_bdev_ops.submitter. */
+extern const struct blksim_bdev_submitter_ops bfile_submitter_ops;
 
 #endif /* _BLOCK_BACKEND_FILE_H */

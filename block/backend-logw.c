@@ -33,7 +33,7 @@ DEFINE_SIM_STAT(bdev_logw_bytes, "bdev_logw_bytes");
 DEFINE_SIM_GAUGE(bdev_logw_pending, "bdev_logw_pending");
 
 struct logw_dev {
-	struct sim_backend be;
+	struct blksim_backend be;
 	pthread_mutex_t lock;	/* the file and the entry count */
 	FILE *log;
 	u64 nr_entries;
@@ -57,7 +57,7 @@ static struct logw_dev *to_logw(struct block_device *bdev)
 
 static struct logw_dev *logw_of(struct block_device *bdev)
 {
-	if (!bdev || bdev->bd_ops != &sim_logw_ops)
+	if (!bdev || bdev->bd_ops != &blksim_logw_ops)
 		return NULL;
 	return to_logw(bdev);
 }
@@ -117,7 +117,7 @@ static void logw_end_io(struct bio *clone)
 			logw_append(ld, LOGW_FLUSH, 0, 0, io->covers, NULL, 0);
 		if (io->len)
 			logw_append(ld, LOGW_WRITE,
-				    sim_bio_pos(orig) >> SECTOR_SHIFT,
+				    blksim_bio_pos(orig) >> SECTOR_SHIFT,
 				    io->flags, 0, io->data, io->len);
 		pthread_mutex_unlock(&ld->lock);
 	}
@@ -125,7 +125,7 @@ static void logw_end_io(struct bio *clone)
 	free(io->data);
 	free(io);
 	sim_stat_dec(&bdev_logw_pending);
-	sim_backend_end(&ld->be, orig, status);
+	blksim_backend_end(&ld->be, orig, status);
 }
 
 static void logw_submit(struct block_device *bdev, struct bio *bio)
@@ -136,24 +136,24 @@ static void logw_submit(struct block_device *bdev, struct bio *bio)
 
 	if (op != REQ_OP_WRITE && op != REQ_OP_FLUSH) {
 		/* reads (and what the lower device refuses) pass down */
-		sim_backend_account(&ld->be, bio);
+		blksim_backend_account(&ld->be, bio);
 		ld->be.lower->bd_ops->submit(ld->be.lower, bio);
 		return;
 	}
-	sim_backend_start(&ld->be, bio);
+	blksim_backend_start(&ld->be, bio);
 	io = calloc(1, sizeof(*io));
 	if (io && bio->bi_iter.bi_size) {
 		io->len = bio->bi_iter.bi_size;
 		io->data = malloc(io->len);
 		if (io->data)
-			sim_bio_copy_to_buf(bio, io->data);
+			blksim_bio_copy_to_buf(bio, io->data);
 	}
 	if (!io || (io->len && !io->data) ||
 	    bio_init_clone(ld->be.lower, &io->clone, bio, GFP_NOIO)) {
 		if (io)
 			free(io->data);
 		free(io);
-		sim_backend_end(&ld->be, bio, BLK_STS_RESOURCE);
+		blksim_backend_end(&ld->be, bio, BLK_STS_RESOURCE);
 		return;
 	}
 	io->ld = ld;
@@ -191,7 +191,7 @@ static void logw_destroy(struct block_device *bdev)
 {
 	struct logw_dev *ld = to_logw(bdev);
 
-	sim_backend_exit(&ld->be);
+	blksim_backend_exit(&ld->be);
 	if (ld->log && fclose(ld->log))
 		ld->error = ld->error ? ld->error : -EIO;
 	if (ld->error)
@@ -201,16 +201,16 @@ static void logw_destroy(struct block_device *bdev)
 	free(ld);
 }
 
-const struct sim_bdev_ops sim_logw_ops = {
+const struct blksim_bdev_ops blksim_logw_ops = {
 	.name = "log-writes",
 	.submit = logw_submit,
 	.flush = logw_flush,
-	.poll = sim_backend_lower_poll,
+	.poll = blksim_backend_lower_poll,
 	.destroy = logw_destroy,
-	.lower = sim_bdev_logw_lower,
+	.lower = blksim_bdev_logw_lower,
 };
 
-struct block_device *sim_bdev_logw_wrap(struct block_device *lower,
+struct block_device *blksim_bdev_logw_wrap(struct block_device *lower,
 					const char *path, char *err,
 					size_t errlen)
 {
@@ -220,12 +220,12 @@ struct block_device *sim_bdev_logw_wrap(struct block_device *lower,
 	struct logw_dev *ld;
 
 	if (IS_ERR_OR_NULL(lower)) {
-		sim_bdev_err(err, errlen, "log-writes: no device to wrap");
+		blksim_bdev_err(err, errlen, "log-writes: no device to wrap");
 		return ERR_PTR(-EINVAL);
 	}
 	ld = calloc(1, sizeof(*ld));
 	if (!ld) {
-		sim_bdev_err(err, errlen, "log-writes: out of memory");
+		blksim_bdev_err(err, errlen, "log-writes: out of memory");
 		return ERR_PTR(-ENOMEM);
 	}
 	/* a new log each time: entries only make sense from the start */
@@ -233,7 +233,7 @@ struct block_device *sim_bdev_logw_wrap(struct block_device *lower,
 	if (!ld->log) {
 		int ret = -errno;
 
-		sim_bdev_err(err, errlen, "log-writes: %s: %s%s", path,
+		blksim_bdev_err(err, errlen, "log-writes: %s: %s%s", path,
 			     strerror(errno), errno == EEXIST ?
 			     " (a log is never appended to)" : "");
 		free(ld);
@@ -243,25 +243,25 @@ struct block_device *sim_bdev_logw_wrap(struct block_device *lower,
 	if (bdev_write_cache(lower))
 		s.features |= LOGW_SUPER_WRITE_CACHE;
 	if (fwrite(&s, sizeof(s), 1, ld->log) != 1 || fflush(ld->log)) {
-		sim_bdev_err(err, errlen, "log-writes: %s: cannot write",
+		blksim_bdev_err(err, errlen, "log-writes: %s: cannot write",
 			     path);
 		fclose(ld->log);
 		free(ld);
 		return ERR_PTR(-EIO);
 	}
 	pthread_mutex_init(&ld->lock, NULL);
-	sim_backend_wrap_init(&ld->be, &sim_logw_ops, lower);
+	blksim_backend_wrap_init(&ld->be, &blksim_logw_ops, lower);
 	return &ld->be.bdev;
 }
 
-struct block_device *sim_bdev_logw_lower(struct block_device *bdev)
+struct block_device *blksim_bdev_logw_lower(struct block_device *bdev)
 {
 	struct logw_dev *ld = logw_of(bdev);
 
 	return ld ? ld->be.lower : NULL;
 }
 
-int sim_bdev_logw_mark(struct block_device *bdev, const char *name)
+int blksim_bdev_logw_mark(struct block_device *bdev, const char *name)
 {
 	struct logw_dev *ld = logw_of(bdev);
 	size_t len = strlen(name);
@@ -281,7 +281,7 @@ int sim_bdev_logw_mark(struct block_device *bdev, const char *name)
 	return ret;
 }
 
-u64 sim_bdev_logw_entries(struct block_device *bdev)
+u64 blksim_bdev_logw_entries(struct block_device *bdev)
 {
 	struct logw_dev *ld = logw_of(bdev);
 

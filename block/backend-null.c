@@ -19,10 +19,10 @@
 DEFINE_SIM_GAUGE(bdev_null_timer_pending, "bdev_null_timer_pending");
 
 struct null_dev {
-	struct sim_backend be;
-	enum sim_null_irqmode irqmode;
+	struct blksim_backend be;
+	enum blksim_null_irqmode irqmode;
 	u64 completion_nsec;
-	struct sim_bdev_timer timer;
+	struct blksim_bdev_timer timer;
 };
 
 static struct null_dev *to_null(struct block_device *bdev)
@@ -35,12 +35,12 @@ static void null_submit(struct block_device *bdev, struct bio *bio)
 	struct null_dev *nd = to_null(bdev);
 	blk_status_t status;
 
-	sim_backend_start(&nd->be, bio);
-	status = sim_backend_check(bdev, bio);
+	blksim_backend_start(&nd->be, bio);
+	status = blksim_backend_check(bdev, bio);
 	if (status == BLK_STS_OK) {
 		switch (bio_op(bio)) {
 		case REQ_OP_READ:
-			sim_bio_zero_fill(bio);
+			blksim_bio_zero_fill(bio);
 			break;
 		case REQ_OP_WRITE:
 		case REQ_OP_FLUSH:
@@ -51,13 +51,13 @@ static void null_submit(struct block_device *bdev, struct bio *bio)
 		}
 	}
 
-	if (nd->irqmode == SIM_NULL_IRQ_TIMER && sim_backend_threaded() &&
-	    sim_backend_defer(&nd->be, &nd->timer, nd->completion_nsec,
+	if (nd->irqmode == BLKSIM_NULL_IRQ_TIMER && blksim_backend_threaded() &&
+	    blksim_backend_defer(&nd->be, &nd->timer, nd->completion_nsec,
 			      &bdev_null_timer_pending, bio, status,
-			      sim_backend_end))
+			      blksim_backend_end))
 		return;
 	/* no timer, or none to be had: end it now rather than lose it */
-	sim_backend_end(&nd->be, bio, status);
+	blksim_backend_end(&nd->be, bio, status);
 }
 
 static int null_flush(struct block_device *bdev)
@@ -78,12 +78,12 @@ static void null_destroy(struct block_device *bdev)
 	struct null_dev *nd = to_null(bdev);
 
 	/* ends what is still on the timer, at its time */
-	sim_bdev_timer_stop(&nd->timer);
-	sim_backend_exit(&nd->be);
+	blksim_bdev_timer_stop(&nd->timer);
+	blksim_backend_exit(&nd->be);
 	kfree(nd);
 }
 
-const struct sim_bdev_ops sim_null_ops = {
+const struct blksim_bdev_ops blksim_null_ops = {
 	.name = "null",
 	.submit = null_submit,
 	.flush = null_flush,
@@ -91,10 +91,10 @@ const struct sim_bdev_ops sim_null_ops = {
 	.destroy = null_destroy,
 };
 
-struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
+struct block_device *blksim_bdev_null_create(const struct blksim_null_opts *opts,
 					  char *err, size_t errlen)
 {
-	struct sim_null_opts o = opts ? *opts : (struct sim_null_opts){ 0 };
+	struct blksim_null_opts o = opts ? *opts : (struct blksim_null_opts){ 0 };
 	struct queue_limits lim;
 	struct null_dev *nd;
 	int rc;
@@ -103,14 +103,14 @@ struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
 		o.name = "nullb0";
 	if (!o.size)
 		o.size = 250ull << 30;
-	rc = sim_backend_mem_limits(&lim, "null", o.size, o.logical_block_size,
+	rc = blksim_backend_mem_limits(&lim, "null", o.size, o.logical_block_size,
 				    o.physical_block_size, o.dma_alignment,
 				    o.max_sectors, o.write_cache, o.fua,
 				    o.no_poll, err, errlen);
 	if (rc)
 		return ERR_PTR(rc);
-	if (o.irqmode != SIM_NULL_IRQ_NONE && o.irqmode != SIM_NULL_IRQ_TIMER) {
-		sim_bdev_err(err, errlen,
+	if (o.irqmode != BLKSIM_NULL_IRQ_NONE && o.irqmode != BLKSIM_NULL_IRQ_TIMER) {
+		blksim_bdev_err(err, errlen,
 			     "null: irqmode %d is not 0 (none) or 2 (timer)",
 			     (int)o.irqmode);
 		return ERR_PTR(-EINVAL);
@@ -118,14 +118,14 @@ struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
 
 	nd = kzalloc(sizeof(*nd), GFP_KERNEL);
 	if (!nd) {
-		sim_bdev_err(err, errlen, "null: out of memory");
+		blksim_bdev_err(err, errlen, "null: out of memory");
 		return ERR_PTR(-ENOMEM);
 	}
 	nd->irqmode = o.irqmode;
 	nd->completion_nsec = o.completion_nsec;
-	sim_bdev_timer_init(&nd->timer, "nullb-timer", SIM_CTX_HARDIRQ);
+	blksim_bdev_timer_init(&nd->timer, "nullb-timer", SIM_CTX_HARDIRQ);
 
-	sim_backend_init(&nd->be, &sim_null_ops, o.name,
+	blksim_backend_init(&nd->be, &blksim_null_ops, o.name,
 			 o.size >> SECTOR_SHIFT, &lim, false);
 	return &nd->be.bdev;
 }

@@ -8,7 +8,7 @@
  * leaves.  A plain write reaches only data; a write with REQ_FUA also
  * reaches media; a flush (REQ_OP_FLUSH, REQ_PREFLUSH, ->flush) copies
  * every block written since the last flush.  The cache is modelled at its
- * worst: it never writes back on its own.  So sim_bdev_ram_power_fail()
+ * worst: it never writes back on its own.  So blksim_bdev_ram_power_fail()
  * shows exactly what a filesystem's FUA and flush logic made durable.
  * Like the kernel's bio-based drivers, the device honours REQ_FUA whether
  * or not it advertises BLK_FEAT_FUA: the feature tells the layers above
@@ -31,7 +31,7 @@
 #define BITS_PER_WORD (8 * sizeof(unsigned long))
 
 struct ram_dev {
-	struct sim_backend be;
+	struct blksim_backend be;
 	u64 size;
 	char *data;
 	char *media; /* NULL without a write cache: media is data */
@@ -119,12 +119,12 @@ static void ram_unlock(struct ram_dev *rd)
 
 static blk_status_t ram_rw(struct ram_dev *rd, struct bio *bio)
 {
-	u64 pos = sim_bio_pos(bio);
+	u64 pos = blksim_bio_pos(bio);
 	u64 len = bio->bi_iter.bi_size;
 
 	if (bio_op(bio) == REQ_OP_READ) {
 		ram_rdlock(rd);
-		sim_bio_copy_from_buf(bio, rd->data + pos);
+		blksim_bio_copy_from_buf(bio, rd->data + pos);
 		ram_unlock(rd);
 		return BLK_STS_OK;
 	}
@@ -136,7 +136,7 @@ static blk_status_t ram_rw(struct ram_dev *rd, struct bio *bio)
 	if (bio->bi_opf & REQ_PREFLUSH)
 		ram_flush_locked(rd);
 	if (len) {
-		sim_bio_copy_to_buf(bio, rd->data + pos);
+		blksim_bio_copy_to_buf(bio, rd->data + pos);
 		if (rd->media) {
 			if (bio->bi_opf & REQ_FUA)
 				memcpy(rd->media + pos, rd->data + pos, len);
@@ -153,8 +153,8 @@ static void ram_submit(struct block_device *bdev, struct bio *bio)
 	struct ram_dev *rd = to_ram(bdev);
 	blk_status_t status;
 
-	sim_backend_start(&rd->be, bio);
-	status = sim_backend_check(bdev, bio);
+	blksim_backend_start(&rd->be, bio);
+	status = blksim_backend_check(bdev, bio);
 	if (status == BLK_STS_OK) {
 		switch (bio_op(bio)) {
 		case REQ_OP_READ:
@@ -171,7 +171,7 @@ static void ram_submit(struct block_device *bdev, struct bio *bio)
 			break;
 		}
 	}
-	sim_backend_end(&rd->be, bio, status);
+	blksim_backend_end(&rd->be, bio, status);
 }
 
 static int ram_flush(struct block_device *bdev)
@@ -206,11 +206,11 @@ static void ram_destroy(struct block_device *bdev)
 {
 	struct ram_dev *rd = to_ram(bdev);
 
-	sim_backend_exit(&rd->be);
+	blksim_backend_exit(&rd->be);
 	ram_free(rd);
 }
 
-const struct sim_bdev_ops sim_ram_ops = {
+const struct blksim_bdev_ops blksim_ram_ops = {
 	.name = "ram",
 	.submit = ram_submit,
 	.flush = ram_flush,
@@ -218,10 +218,10 @@ const struct sim_bdev_ops sim_ram_ops = {
 	.destroy = ram_destroy,
 };
 
-struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
+struct block_device *blksim_bdev_ram_create(const struct blksim_ram_opts *opts,
 					 char *err, size_t errlen)
 {
-	struct sim_ram_opts o = opts ? *opts : (struct sim_ram_opts){ 0 };
+	struct blksim_ram_opts o = opts ? *opts : (struct blksim_ram_opts){ 0 };
 	struct queue_limits lim;
 	struct ram_dev *rd;
 	int rc;
@@ -230,7 +230,7 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 		o.name = "ram0";
 	if (!o.size)
 		o.size = 64ull << 20;
-	rc = sim_backend_mem_limits(&lim, "ram", o.size, o.logical_block_size,
+	rc = blksim_backend_mem_limits(&lim, "ram", o.size, o.logical_block_size,
 				    o.physical_block_size, o.dma_alignment,
 				    o.max_sectors, o.write_cache, o.fua,
 				    o.no_poll, err, errlen);
@@ -256,40 +256,40 @@ struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
 			goto nomem_free;
 	}
 
-	sim_backend_init(&rd->be, &sim_ram_ops, o.name,
+	blksim_backend_init(&rd->be, &blksim_ram_ops, o.name,
 			 o.size >> SECTOR_SHIFT, &lim, o.read_only);
 	return &rd->be.bdev;
 
 nomem_free:
 	ram_free(rd);
 nomem:
-	sim_bdev_err(err, errlen, "ram: cannot allocate %llu bytes",
+	blksim_bdev_err(err, errlen, "ram: cannot allocate %llu bytes",
 		     (unsigned long long)o.size);
 	return ERR_PTR(-ENOMEM);
 }
 
 static struct ram_dev *ram_of(struct block_device *bdev)
 {
-	if (WARN_ON(!bdev || bdev->bd_ops != &sim_ram_ops))
+	if (WARN_ON(!bdev || bdev->bd_ops != &blksim_ram_ops))
 		return NULL;
 	return to_ram(bdev);
 }
 
-void *sim_bdev_ram_data(struct block_device *bdev)
+void *blksim_bdev_ram_data(struct block_device *bdev)
 {
 	struct ram_dev *rd = ram_of(bdev);
 
 	return rd ? rd->data : NULL;
 }
 
-u64 sim_bdev_ram_size(struct block_device *bdev)
+u64 blksim_bdev_ram_size(struct block_device *bdev)
 {
 	struct ram_dev *rd = ram_of(bdev);
 
 	return rd ? rd->size : 0;
 }
 
-const void *sim_bdev_ram_media(struct block_device *bdev)
+const void *blksim_bdev_ram_media(struct block_device *bdev)
 {
 	struct ram_dev *rd = ram_of(bdev);
 
@@ -322,17 +322,17 @@ static void ram_zero(struct block_device *bdev, u64 pos, u64 len, bool media)
 	pthread_rwlock_unlock(&rd->lock);
 }
 
-void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len)
+void blksim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len)
 {
 	ram_zero(bdev, pos, len, true);
 }
 
-void sim_bdev_ram_zero_data(struct block_device *bdev, u64 pos, u64 len)
+void blksim_bdev_ram_zero_data(struct block_device *bdev, u64 pos, u64 len)
 {
 	ram_zero(bdev, pos, len, false);
 }
 
-void sim_bdev_ram_power_fail(struct block_device *bdev)
+void blksim_bdev_ram_power_fail(struct block_device *bdev)
 {
 	struct ram_dev *rd = ram_of(bdev);
 

@@ -16,36 +16,36 @@
 
 /*
  * Every backend's device starts with this: the block_device the layers
- * above see, and the counters sim_bdev_get_counters() reports.
+ * above see, and the counters blksim_bdev_get_counters() reports.
  */
-struct sim_backend {
+struct blksim_backend {
 	struct block_device bdev;
-	struct sim_bdev_counters cnt;
+	struct blksim_bdev_counters cnt;
 	/* a wrapper's (fault, log-writes) device underneath; else NULL */
 	struct block_device *lower;
 };
 
-static inline struct sim_backend *to_backend(struct block_device *bdev)
+static inline struct blksim_backend *to_backend(struct block_device *bdev)
 {
-	return container_of(bdev, struct sim_backend, bdev);
+	return container_of(bdev, struct blksim_backend, bdev);
 }
 
-extern const struct sim_bdev_ops sim_ram_ops;
-extern const struct sim_bdev_ops sim_null_ops;
-extern const struct sim_bdev_ops sim_file_ops;
-extern const struct sim_bdev_ops sim_fault_ops;
-extern const struct sim_bdev_ops sim_logw_ops;
+extern const struct blksim_bdev_ops blksim_ram_ops;
+extern const struct blksim_bdev_ops blksim_null_ops;
+extern const struct blksim_bdev_ops blksim_file_ops;
+extern const struct blksim_bdev_ops blksim_fault_ops;
+extern const struct blksim_bdev_ops blksim_logw_ops;
 
 /* Live bios inside the backends; back to zero when all have ended. */
 extern struct sim_stat bdev_inflight;
 
-bool sim_backend_ours(struct block_device *bdev);
+bool blksim_backend_ours(struct block_device *bdev);
 
 /*
- * Fill in @be's block_device (blk_sim_bdev_init(): @lim is copied, zero
+ * Fill in @be's block_device (blksim_bdev_init(): @lim is copied, zero
  * fields get the kernel's defaults); bd_private is @be.
  */
-void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
+void blksim_backend_init(struct blksim_backend *be, const struct blksim_bdev_ops *ops,
 		      const char *name, sector_t nr_sectors,
 		      const struct queue_limits *lim, bool read_only);
 /*
@@ -53,23 +53,23 @@ void sim_backend_init(struct sim_backend *be, const struct sim_bdev_ops *ops,
  * name, size, limits and read-only flag), passing its bios on to @lower,
  * which it owns from now on.
  */
-void sim_backend_wrap_init(struct sim_backend *be,
-			   const struct sim_bdev_ops *ops,
+void blksim_backend_wrap_init(struct blksim_backend *be,
+			   const struct blksim_bdev_ops *ops,
 			   struct block_device *lower);
-/* Before freeing: blk_sim_bdev_exit(), and a wrapper's lower device gone. */
-void sim_backend_exit(struct sim_backend *be);
+/* Before freeing: blksim_bdev_exit(), and a wrapper's lower device gone. */
+void blksim_backend_exit(struct blksim_backend *be);
 /* A wrapper's ->poll: its polled bios are the lower device's to reap. */
-int sim_backend_lower_poll(struct block_device *bdev);
+int blksim_backend_lower_poll(struct block_device *bdev);
 
 /* Count @bio in the per-device counters (no gauge). */
-void sim_backend_account(struct sim_backend *be, struct bio *bio);
+void blksim_backend_account(struct blksim_backend *be, struct bio *bio);
 /* A backend takes @bio: counted, and held in the bdev_inflight gauge. */
-void sim_backend_start(struct sim_backend *be, struct bio *bio);
+void blksim_backend_start(struct blksim_backend *be, struct bio *bio);
 /*
- * End a bio taken with sim_backend_start(): count the outcome, drop it
+ * End a bio taken with blksim_backend_start(): count the outcome, drop it
  * from the gauge, hand it to the block layer.  @bio may be gone after.
  */
-void sim_backend_end(struct sim_backend *be, struct bio *bio,
+void blksim_backend_end(struct blksim_backend *be, struct bio *bio,
 		     blk_status_t status);
 
 /*
@@ -78,10 +78,10 @@ void sim_backend_end(struct sim_backend *be, struct bio *bio,
  * memory outside its device whatever reaches it.  BLK_STS_OK or the
  * status the kernel would end the bio with.
  */
-blk_status_t sim_backend_check(struct block_device *bdev, struct bio *bio);
+blk_status_t blksim_backend_check(struct block_device *bdev, struct bio *bio);
 
 /* Byte offset of @bio on its device. */
-static inline u64 sim_bio_pos(const struct bio *bio)
+static inline u64 blksim_bio_pos(const struct bio *bio)
 {
 	return (u64)bio->bi_iter.bi_sector << SECTOR_SHIFT;
 }
@@ -90,24 +90,24 @@ static inline u64 sim_bio_pos(const struct bio *bio)
  * Data movement through the bio's segments, always from bi_iter (a
  * no-copy bio's table is the caller's and starts mid-way).
  */
-void sim_bio_copy_to_buf(struct bio *bio, void *buf);
-void sim_bio_copy_from_buf(struct bio *bio, const void *buf);
-void sim_bio_zero_fill(struct bio *bio);
+void blksim_bio_copy_to_buf(struct bio *bio, void *buf);
+void blksim_bio_copy_from_buf(struct bio *bio, const void *buf);
+void blksim_bio_zero_fill(struct bio *bio);
 
 /*
  * A delay line for the threaded engine: entries run their callback on
  * one timer thread (in @ctx) when their deadline passes, earliest first.
  */
-struct sim_bdev_timer_entry {
-	struct sim_bdev_timer_entry *next;
+struct blksim_bdev_timer_entry {
+	struct blksim_bdev_timer_entry *next;
 	u64 deadline_ns; /* CLOCK_MONOTONIC */
-	void (*fn)(struct sim_bdev_timer_entry *e);
+	void (*fn)(struct blksim_bdev_timer_entry *e);
 };
 
-struct sim_bdev_timer {
+struct blksim_bdev_timer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct sim_bdev_timer_entry *head, *tail;
+	struct blksim_bdev_timer_entry *head, *tail;
 	pthread_t thread;
 	bool started;
 	bool stopping;
@@ -115,17 +115,17 @@ struct sim_bdev_timer {
 	char comm[16];
 };
 
-void sim_bdev_timer_init(struct sim_bdev_timer *t, const char *comm,
+void blksim_bdev_timer_init(struct blksim_bdev_timer *t, const char *comm,
 			 enum sim_context ctx);
 /* Run @e->fn(@e) @delay_ns from now (starts the thread on first use). */
-int sim_bdev_timer_add(struct sim_bdev_timer *t,
-		       struct sim_bdev_timer_entry *e, u64 delay_ns);
+int blksim_bdev_timer_add(struct blksim_bdev_timer *t,
+		       struct blksim_bdev_timer_entry *e, u64 delay_ns);
 /* Run what is queued at its time, then stop the thread. */
-void sim_bdev_timer_stop(struct sim_bdev_timer *t);
-u64 sim_now_ns(void);
+void blksim_bdev_timer_stop(struct blksim_bdev_timer *t);
+u64 blksim_now_ns(void);
 
 /* What a backend does with a bio whose delay has passed. */
-typedef void (*sim_backend_bio_fn)(struct sim_backend *be, struct bio *bio,
+typedef void (*blksim_backend_bio_fn)(struct blksim_backend *be, struct bio *bio,
 				   blk_status_t status);
 /*
  * Threaded engine: call @fn(@be, @bio, @status) on @t's thread @delay_ns
@@ -133,12 +133,12 @@ typedef void (*sim_backend_bio_fn)(struct sim_backend *be, struct bio *bio,
  * when no timer can be had (no memory, no thread): the caller goes on
  * at once rather than lose the bio.
  */
-bool sim_backend_defer(struct sim_backend *be, struct sim_bdev_timer *t,
+bool blksim_backend_defer(struct blksim_backend *be, struct blksim_bdev_timer *t,
 		       u64 delay_ns, struct sim_stat *pending, struct bio *bio,
-		       blk_status_t status, sim_backend_bio_fn fn);
+		       blk_status_t status, blksim_backend_bio_fn fn);
 
 /* Does the current engine want real time (threads) rather than events? */
-static inline bool sim_backend_threaded(void)
+static inline bool blksim_backend_threaded(void)
 {
 	return sim_engine_running() &&
 	       sim_engine_kind() == SIM_ENGINE_THREADED;
@@ -148,9 +148,9 @@ static inline bool sim_backend_threaded(void)
  * The queue limits of a memory-backed device (ram, null) from its options:
  * the geometry checked, a zero one given its default (512-byte sectors,
  * physical = logical, 512-byte DMA alignment), the other limits zero for
- * sim_backend_init() to fill in.  0, or -EINVAL with a line in @err.
+ * blksim_backend_init() to fill in.  0, or -EINVAL with a line in @err.
  */
-int sim_backend_mem_limits(struct queue_limits *lim, const char *kind,
+int blksim_backend_mem_limits(struct queue_limits *lim, const char *kind,
 			   u64 size, unsigned int lbs, unsigned int pbs,
 			   unsigned int dma_alignment, unsigned int max_sectors,
 			   bool write_cache, bool fua, bool no_poll, char *err,

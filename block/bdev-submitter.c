@@ -3,8 +3,8 @@
  * A submitter's completion context (<sim/bdev.h>): what a thread that
  * submits bios can do about its own bios' completions, whatever the
  * device.  A backend that has such a context says so with
- * sim_bdev_ops.submitter; a wrapper hands the question on to the device
- * under it (sim_bdev_ops.lower); every other device has none, and the
+ * blksim_bdev_ops.submitter; a wrapper hands the question on to the device
+ * under it (blksim_bdev_ops.lower); every other device has none, and the
  * answers here are those of a device without one.
  */
 #include <errno.h>
@@ -18,26 +18,26 @@ static struct block_device *submitter_bdev(struct block_device *bdev)
 	return bdev && bdev->bd_ops->submitter ? bdev : NULL;
 }
 
-int sim_bdev_submitter_fd(struct block_device *bdev)
+int blksim_bdev_submitter_fd(struct block_device *bdev)
 {
 	bdev = submitter_bdev(bdev);
 	return bdev ? bdev->bd_ops->submitter->fd(bdev) : -EOPNOTSUPP;
 }
 
-unsigned int sim_bdev_submitter_outstanding(struct block_device *bdev)
+unsigned int blksim_bdev_submitter_outstanding(struct block_device *bdev)
 {
 	bdev = submitter_bdev(bdev);
 	return bdev ? bdev->bd_ops->submitter->outstanding(bdev) : 0;
 }
 
-int sim_bdev_submitter_reap(struct block_device *bdev, bool wait)
+int blksim_bdev_submitter_reap(struct block_device *bdev, bool wait)
 {
 	bdev = submitter_bdev(bdev);
 	return bdev ? bdev->bd_ops->submitter->reap(bdev, wait) : 0;
 }
 
-int sim_bdev_submitter_wait(struct block_device *bdev,
-			    struct sim_bdev_spin *spin)
+int blksim_bdev_submitter_wait(struct block_device *bdev,
+			    struct blksim_bdev_spin *spin)
 {
 	bdev = submitter_bdev(bdev);
 	if (bdev)
@@ -47,7 +47,7 @@ int sim_bdev_submitter_wait(struct block_device *bdev,
 	return 0;
 }
 
-int sim_bdev_submitter_defer(struct block_device *bdev, bool on)
+int blksim_bdev_submitter_defer(struct block_device *bdev, bool on)
 {
 	bdev = submitter_bdev(bdev);
 	return bdev ? bdev->bd_ops->submitter->defer(bdev, on) : -EOPNOTSUPP;

@@ -233,7 +233,7 @@ out_free:
 	bio_free(bio);
 }
 
-void bioset_sim_cache_count(struct bio_set *bs, int cpu, unsigned int *nr,
+void blksim_bioset_cache_count(struct bio_set *bs, int cpu, unsigned int *nr,
 			    unsigned int *nr_irq)
 {
 	struct bio_alloc_cache *cache;
@@ -246,7 +246,7 @@ void bioset_sim_cache_count(struct bio_set *bs, int cpu, unsigned int *nr,
 	*nr_irq = READ_ONCE(cache->nr_irq);
 }
 
-void bio_sim_drain_caches(void)
+void blksim_bio_drain_caches(void)
 {
 	struct bio_set *bs;
 	int cpu;

@@ -39,9 +39,9 @@ DEFINE_SIM_STAT(bio_stat_double_endio, "bio_double_endio");
 DEFINE_SIM_STAT(bio_stat_double_put, "bio_double_put");
 DEFINE_SIM_STAT(bio_stat_bvec_table, "bio_bvec_table");
 
-bool bio_sim_percpu_cache_default = true;
+bool blksim_bio_percpu_cache_default = true;
 
-static u32 bio_sim_next_id;
+static u32 blksim_bio_next_id;
 
 static struct biovec_slab {
 	int nr_vecs;
@@ -234,7 +234,7 @@ void bio_free(struct bio *bio)
 	if (WARN_ON_ONCE(!bs))
 		return;
 
-	bio->bi_sim_state = BIO_SIM_FREED;
+	bio->bi_sim_state = BLKSIM_BIO_FREED;
 	bio_uninit(bio);
 	bvec_free(&bs->bvec_pool, bio->bi_io_vec, bio->bi_max_vecs);
 	mempool_free(p - bs->front_pad, &bs->bio_pool);
@@ -273,7 +273,7 @@ void bio_init(struct bio *bio, struct block_device *bdev,
 	bio->bi_io_vec = table;
 	bio->bi_pool = NULL;
 
-	bio->bi_sim_state = BIO_SIM_LIVE;
+	bio->bi_sim_state = BLKSIM_BIO_LIVE;
 	bio->bi_sim_inflight = false;
 	bio->bi_sim_alloc_cpu = -1;
 	bio->bi_sim_submit_cpu = -1;
@@ -298,7 +298,7 @@ void bio_reset(struct bio *bio, struct block_device *bdev, blk_opf_t opf)
 	bio->bi_bdev = bdev;
 	bio->bi_opf = opf;
 	/* a reset bio may end again */
-	bio->bi_sim_state = BIO_SIM_LIVE;
+	bio->bi_sim_state = BLKSIM_BIO_LIVE;
 	bio->bi_sim_inflight = false;
 }
 
@@ -355,7 +355,7 @@ struct bio *blk_next_bio(struct bio *bio, struct block_device *bdev,
 	return bio_chain_and_submit(bio, bio_alloc(bdev, nr_pages, opf, gfp));
 }
 
-void bio_sim_account_alloc(struct bio *bio, struct bio_set *bs)
+void blksim_bio_account_alloc(struct bio *bio, struct bio_set *bs)
 {
 	/* the simulator's own per-set counts: see sim_counter_add() */
 	sim_counter_add(&bs->sim_live.counter, 1);
@@ -364,17 +364,17 @@ void bio_sim_account_alloc(struct bio *bio, struct bio_set *bs)
 	sim_stat_inc(&bio_stat_alloc);
 	bio->bi_sim_alloc_cpu = (short)raw_smp_processor_id();
 	if (sim_engine_threaded())
-		bio->bi_sim_id = __atomic_add_fetch(&bio_sim_next_id, 1,
+		bio->bi_sim_id = __atomic_add_fetch(&blksim_bio_next_id, 1,
 						    __ATOMIC_RELAXED);
 	else
-		bio->bi_sim_id = ++bio_sim_next_id;
+		bio->bi_sim_id = ++blksim_bio_next_id;
 }
 
-static void bio_sim_account_put(struct bio *bio)
+static void blksim_bio_account_put(struct bio *bio)
 {
 	struct bio_set *bs = bio->bi_pool;
 
-	bio->bi_sim_state = BIO_SIM_FREED;
+	bio->bi_sim_state = BLKSIM_BIO_FREED;
 	sim_stat_inc(&bio_stat_put);
 	if (bs) {
 		sim_counter_add(&bs->sim_live.counter, -1);
@@ -382,7 +382,7 @@ static void bio_sim_account_put(struct bio *bio)
 	}
 }
 
-long bioset_sim_live(struct bio_set *bs)
+long blksim_bioset_live(struct bio_set *bs)
 {
 	return atomic_long_read(&bs->sim_live);
 }
@@ -430,7 +430,7 @@ struct bio *bio_alloc_bioset(struct block_device *bdev, unsigned short nr_vecs,
 	 * are allocated in task context only, so every bio may use the
 	 * per-CPU cache, not just those the caller marked.
 	 */
-	if (bio_sim_percpu_cache_default)
+	if (blksim_bio_percpu_cache_default)
 		opf |= REQ_ALLOC_CACHE;
 
 	if (opf & REQ_ALLOC_CACHE) {
@@ -438,7 +438,7 @@ struct bio *bio_alloc_bioset(struct block_device *bdev, unsigned short nr_vecs,
 			bio = bio_alloc_percpu_cache(bdev, nr_vecs, opf,
 						     gfp_mask, bs);
 			if (bio) {
-				bio_sim_account_alloc(bio, bs);
+				blksim_bio_account_alloc(bio, bs);
 				sim_trace("block_bio_alloc",
 					  "front_pad=%u nr_vecs=%u opf=0x%x cache=hit",
 					  bs->front_pad, nr_vecs, bio->bi_opf);
@@ -482,7 +482,7 @@ struct bio *bio_alloc_bioset(struct block_device *bdev, unsigned short nr_vecs,
 	}
 
 	bio->bi_pool = bs;
-	bio_sim_account_alloc(bio, bs);
+	blksim_bio_account_alloc(bio, bs);
 	/* front_pad tells the bio_sets apart (fs_bio_set has none) */
 	sim_trace("block_bio_alloc",
 		  "front_pad=%u nr_vecs=%u opf=0x%x cache=%s", bs->front_pad,
@@ -536,7 +536,7 @@ void bio_put(struct bio *bio)
 		if (!atomic_dec_and_test(&bio->__bi_cnt))
 			return;
 	}
-	if (unlikely(bio->bi_sim_state == BIO_SIM_FREED)) {
+	if (unlikely(bio->bi_sim_state == BLKSIM_BIO_FREED)) {
 		/* the kernel would free it twice */
 		sim_stat_inc(&bio_stat_double_put);
 		pr_err("%s: bio %u was already freed\n", __func__,
@@ -544,7 +544,7 @@ void bio_put(struct bio *bio)
 		WARN_ON_ONCE(1);
 		return;
 	}
-	bio_sim_account_put(bio);
+	blksim_bio_account_put(bio);
 	if (bio->bi_opf & REQ_ALLOC_CACHE) {
 		/* the kernel would oops on the missing per-CPU area */
 		if (WARN_ON_ONCE(!bio->bi_pool || !bio->bi_pool->cache))
@@ -619,7 +619,7 @@ static void submit_bio_wait_endio(struct bio *bio)
  * REQ_SYNC cannot tell: iomap_dio_bio_iter() starts every bio, reads
  * included, with REQ_SYNC | REQ_IDLE in trees since the bio_opf rework.
  */
-bool sim_bio_submitter_sleeps(const struct bio *bio)
+bool blksim_bio_submitter_sleeps(const struct bio *bio)
 {
 	return bio->bi_end_io == submit_bio_wait_endio;
 }
@@ -648,7 +648,7 @@ int submit_bio_wait(struct bio *bio)
 	 * so a bio held in our own plug cannot wait for itself.
 	 */
 	if (!completion_done(&done))
-		blk_flush_plug(blk_sim_current_plug(), true);
+		blk_flush_plug(blksim_current_plug(), true);
 	wait_for_completion_io(&done);
 
 	return blk_status_to_errno(bio->bi_status);
@@ -711,13 +711,13 @@ static inline bool bio_remaining_done(struct bio *bio)
  * Report it and do not call the end_io a second time, so the test sees
  * the first bug rather than its fallout.
  */
-static bool bio_sim_check_endio(struct bio *bio)
+static bool blksim_bio_check_endio(struct bio *bio)
 {
-	if (likely(bio->bi_sim_state == BIO_SIM_LIVE))
+	if (likely(bio->bi_sim_state == BLKSIM_BIO_LIVE))
 		return true;
 	sim_stat_inc(&bio_stat_double_endio);
 	pr_err("bio_endio: bio %u already %s\n", bio->bi_sim_id,
-	       bio->bi_sim_state == BIO_SIM_ENDED ? "ended" : "freed");
+	       bio->bi_sim_state == BLKSIM_BIO_ENDED ? "ended" : "freed");
 	WARN_ON_ONCE(1);
 	return false;
 }
@@ -735,7 +735,7 @@ void bio_endio(struct bio *bio)
 again:
 	if (!bio_remaining_done(bio))
 		return;
-	if (!bio_sim_check_endio(bio))
+	if (!blksim_bio_check_endio(bio))
 		return;
 	sim_stat_inc(&bio_stat_endio);
 
@@ -746,7 +746,7 @@ again:
 			  (unsigned long long)bio->bi_iter.bi_sector,
 			  bio->bi_iter.bi_size, bio->bi_status);
 
-	bio->bi_sim_state = BIO_SIM_ENDED;
+	bio->bi_sim_state = BLKSIM_BIO_ENDED;
 
 	/*
 	 * Need to have a real endio function for chained bios, otherwise
@@ -890,4 +890,4 @@ subsys_initcall(init_bio);
  * simulated kernel is taken down (at each test's teardown, before the
  * gauges are compared).
  */
-sim_exitcall(bio_sim_drain_caches);
+sim_exitcall(blksim_bio_drain_caches);

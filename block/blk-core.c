@@ -129,11 +129,11 @@ const char *blk_op_str(enum req_op op)
 
 /* ---- submission ---------------------------------------------------- */
 
-static __thread struct blk_plug *sim_cur_plug;
+static __thread struct blk_plug *blksim_cur_plug;
 
-struct blk_plug *blk_sim_current_plug(void)
+struct blk_plug *blksim_current_plug(void)
 {
-	struct blk_plug *plug = sim_cur_plug;
+	struct blk_plug *plug = blksim_cur_plug;
 
 	/*
 	 * One OS thread runs several simulated tasks in the deterministic
@@ -158,7 +158,7 @@ static void __submit_bio_noacct_mq(struct bio *bio)
 	current->bio_list = bio_list;
 
 	do {
-		blk_sim_submit_bio(bio);
+		blksim_submit_bio(bio);
 	} while ((bio = bio_list_pop(&bio_list[0])));
 
 	current->bio_list = NULL;
@@ -246,11 +246,11 @@ void submit_bio_noacct(struct bio *bio)
 	struct request_queue *q = bdev_get_queue(bdev);
 	blk_status_t status = BLK_STS_IOERR;
 
-	/* a backend that skipped blk_sim_bdev_init() has no queue state */
-	WARN_ON_ONCE(bdev->bd_sim_magic != BLK_SIM_BDEV_MAGIC);
+	/* a backend that skipped blksim_bdev_init() has no queue state */
+	WARN_ON_ONCE(bdev->bd_sim_magic != BLKSIM_BDEV_MAGIC);
 
 	/* (re)submission starts a new I/O: it may end once more */
-	bio->bi_sim_state = BIO_SIM_LIVE;
+	bio->bi_sim_state = BLKSIM_BIO_LIVE;
 
 	/*
 	 * For a REQ_NOWAIT based request, return -EOPNOTSUPP
@@ -352,7 +352,7 @@ void blk_start_plug_nr_ios(struct blk_plug *plug, unsigned short nr_ios)
 	/*
 	 * If this is a nested plug, don't actually assign it.
 	 */
-	if (blk_sim_current_plug())
+	if (blksim_current_plug())
 		return;
 
 	bio_list_init(&plug->sim_bios);
@@ -360,13 +360,13 @@ void blk_start_plug_nr_ios(struct blk_plug *plug, unsigned short nr_ios)
 	plug->rq_count = 0;
 	plug->multiple_queues = false;
 	plug->sim_owner = current;
-	plug->sim_prev = sim_cur_plug;
+	plug->sim_prev = blksim_cur_plug;
 
 	/*
 	 * Store ordering should not be needed here, since a potential
 	 * preempt will imply a full memory barrier
 	 */
-	sim_cur_plug = plug;
+	blksim_cur_plug = plug;
 	sim_trace("block_plug", "nr_ios=%u", plug->nr_ios);
 }
 
@@ -388,7 +388,7 @@ void __blk_flush_plug(struct blk_plug *plug, bool from_schedule)
 	plug->rq_count = 0;
 	plug->multiple_queues = false;
 	while ((bio = bio_list_pop(&plug->sim_bios)))
-		blk_sim_issue(bio);
+		blksim_issue(bio);
 }
 
 /**
@@ -401,9 +401,9 @@ void __blk_flush_plug(struct blk_plug *plug, bool from_schedule)
  */
 void blk_finish_plug(struct blk_plug *plug)
 {
-	if (plug == blk_sim_current_plug()) {
+	if (plug == blksim_current_plug()) {
 		__blk_flush_plug(plug, false);
-		sim_cur_plug = plug->sim_prev;
+		blksim_cur_plug = plug->sim_prev;
 	}
 }
 
@@ -434,7 +434,7 @@ int bio_poll(struct bio *bio, struct io_comp_batch *iob, unsigned int flags)
 	if (cookie == BLK_QC_T_NONE)
 		return 0;
 
-	blk_flush_plug(blk_sim_current_plug(), false);
+	blk_flush_plug(blksim_current_plug(), false);
 
 	if (!(bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL))
 		return 0;
@@ -450,7 +450,7 @@ int bio_poll(struct bio *bio, struct io_comp_batch *iob, unsigned int flags)
 	for (;;) {
 		if (bdev->bd_ops->poll)
 			bdev->bd_ops->poll(bdev);
-		ret = blk_sim_reap_polled(bdev, cookie);
+		ret = blksim_reap_polled(bdev, cookie);
 		if (ret > 0 || (flags & BLK_POLL_ONESHOT))
 			break;
 		if (sim_engine_kind() == SIM_ENGINE_DET) {
@@ -489,7 +489,7 @@ int iocb_bio_iopoll(struct kiocb *kiocb, struct io_comp_batch *iob,
 	 * and the poll finds nothing, as in the kernel.
 	 */
 	bio = READ_ONCE(kiocb->private);
-	if (bio && bio_sim_typesafe_freed(bio)) {
+	if (bio && blksim_bio_typesafe_freed(bio)) {
 		struct bio stale;
 
 		sim_slab_typesafe_read(&stale, bio, sizeof(stale));

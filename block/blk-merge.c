@@ -56,7 +56,7 @@ static int __init blk_split_init(void)
 subsys_initcall(blk_split_init);
 
 /* Bios ever allocated for splits (observers tell them from others'). */
-long blk_sim_split_allocs(void)
+long blksim_split_allocs(void)
 {
 	return atomic_long_read(&blk_split_bio_set.sim_allocs);
 }

@@ -4,7 +4,7 @@
  * driver and its hardware would decide, kept out of blk-core.c, which
  * holds only the kernel's submission, plugging and polling code.  Here:
  * a device's queue limits and setup, the completion policy
- * (blk_sim_complete(): inline, by interrupt, parked for polling), the tag
+ * (blksim_complete(): inline, by interrupt, parked for polling), the tag
  * set and what "would block" means (B-25), the submission engine that
  * blk-core.c's __submit_bio_noacct_mq() hands each bio to, the reaping of
  * polled bios, and the engine's hook that flushes a sleeping task's plug.
@@ -41,11 +41,11 @@ DEFINE_SIM_STAT(blk_stat_wouldblock, "bio_wouldblock");
 DEFINE_SIM_STAT(blk_stat_tag_waits, "bio_tag_waits");
 DEFINE_SIM_STAT(blk_stat_plugged, "bio_plugged");
 DEFINE_SIM_GAUGE(blk_stat_inflight, "bio_inflight");
-enum blk_sim_completion blk_sim_default_completion = BLK_SIM_COMPLETE_IRQ;
+enum blksim_completion blksim_default_completion = BLKSIM_COMPLETE_IRQ;
 
 /* ---- devices ------------------------------------------------------- */
 
-void blk_sim_default_limits(struct queue_limits *lim)
+void blksim_default_limits(struct queue_limits *lim)
 {
 	*lim = (struct queue_limits){
 		.logical_block_size = SECTOR_SIZE,
@@ -63,7 +63,7 @@ void blk_sim_default_limits(struct queue_limits *lim)
  * As blk_validate_atomic_write_limits(): no feature, no limits; else the
  * unit bounds are the hardware's, within the largest atomic write.
  */
-static void blk_sim_validate_atomic_write_limits(struct queue_limits *lim)
+static void blksim_validate_atomic_write_limits(struct queue_limits *lim)
 {
 	if (!(lim->features & BLK_FEAT_ATOMIC_WRITES) ||
 	    !lim->atomic_write_hw_unit_min ||
@@ -86,7 +86,7 @@ static void blk_sim_validate_atomic_write_limits(struct queue_limits *lim)
 }
 
 /* Fill the zero fields of @lim as blk_validate_limits() would. */
-static void blk_sim_validate_limits(struct queue_limits *lim)
+static void blksim_validate_limits(struct queue_limits *lim)
 {
 	if (!lim->logical_block_size)
 		lim->logical_block_size = SECTOR_SIZE;
@@ -115,10 +115,10 @@ static void blk_sim_validate_limits(struct queue_limits *lim)
 	/* no segment boundary mask here: the segment size, at most a page */
 	lim->max_fast_segment_size = min_t(unsigned int,
 					   lim->max_segment_size, PAGE_SIZE);
-	blk_sim_validate_atomic_write_limits(lim);
+	blksim_validate_atomic_write_limits(lim);
 }
 
-void blk_sim_set_atomic_write_limits(struct block_device *bdev,
+void blksim_set_atomic_write_limits(struct block_device *bdev,
 				     unsigned int unit_min,
 				     unsigned int unit_max)
 {
@@ -129,7 +129,7 @@ void blk_sim_set_atomic_write_limits(struct block_device *bdev,
 	lim->atomic_write_hw_unit_max = unit_max;
 	lim->atomic_write_hw_max = unit_max;
 	lim->atomic_write_hw_boundary = 0;
-	blk_sim_validate_atomic_write_limits(lim);
+	blksim_validate_atomic_write_limits(lim);
 }
 
 /*
@@ -144,7 +144,7 @@ void blk_sim_set_atomic_write_limits(struct block_device *bdev,
  */
 DEFINE_SIM_STAT(blk_stat_poll_timeout, "bio_poll_timeout");
 
-static void blk_sim_poll_timeout_work(struct work_struct *work)
+static void blksim_poll_timeout_work(struct work_struct *work)
 {
 	struct block_device *bdev = container_of(work, struct block_device,
 						 bd_sim_timeout_work);
@@ -157,7 +157,7 @@ static void blk_sim_poll_timeout_work(struct work_struct *work)
 		spin_unlock(&bdev->bd_sim_poll_lock);
 		if (!bio)
 			break;
-		n += blk_sim_reap_polled(bdev, bio->bi_cookie);
+		n += blksim_reap_polled(bdev, bio->bi_cookie);
 	}
 	if (n) {
 		sim_stat_add(&blk_stat_poll_timeout, n);
@@ -166,7 +166,7 @@ static void blk_sim_poll_timeout_work(struct work_struct *work)
 	}
 }
 
-static long blk_sim_timeout_inflight(struct sim_source *src)
+static long blksim_timeout_inflight(struct sim_source *src)
 {
 	struct block_device *bdev = container_of(src, struct block_device,
 						 bd_sim_timeout_src);
@@ -174,7 +174,7 @@ static long blk_sim_timeout_inflight(struct sim_source *src)
 	return READ_ONCE(bdev->bd_sim_nr_polled);
 }
 
-static int blk_sim_timeout_poll(struct sim_source *src, bool wait)
+static int blksim_timeout_poll(struct sim_source *src, bool wait)
 {
 	struct block_device *bdev = container_of(src, struct block_device,
 						 bd_sim_timeout_src);
@@ -185,9 +185,9 @@ static int blk_sim_timeout_poll(struct sim_source *src, bool wait)
 	return queue_work(system_wq, &bdev->bd_sim_timeout_work) ? 1 : 0;
 }
 
-void blk_sim_bdev_init(struct block_device *bdev, const char *name,
+void blksim_bdev_init(struct block_device *bdev, const char *name,
 		       sector_t nr_sectors, const struct queue_limits *lim,
-		       const struct sim_bdev_ops *ops, void *private)
+		       const struct blksim_bdev_ops *ops, void *private)
 {
 	memset(bdev, 0, sizeof(*bdev));
 	snprintf(bdev->bd_name, sizeof(bdev->bd_name), "%s",
@@ -197,27 +197,27 @@ void blk_sim_bdev_init(struct block_device *bdev, const char *name,
 	if (lim)
 		bdev->bd_queue->limits = *lim;
 	else
-		blk_sim_default_limits(&bdev->bd_queue->limits);
-	blk_sim_validate_limits(&bdev->bd_queue->limits);
+		blksim_default_limits(&bdev->bd_queue->limits);
+	blksim_validate_limits(&bdev->bd_queue->limits);
 	/* blk-mq queues can always be asked not to wait, and poll */
 	bdev->bd_queue->limits.features |= BLK_FEAT_NOWAIT | BLK_FEAT_POLL;
 	bdev->bd_ops = ops;
 	bdev->bd_private = private;
 
-	bdev->bd_sim_completion = blk_sim_default_completion;
+	bdev->bd_sim_completion = blksim_default_completion;
 	atomic_set(&bdev->bd_sim_inflight, 0);
 	atomic_set(&bdev->bd_sim_wouldblock, 0);
 	init_waitqueue_head(&bdev->bd_sim_tag_wait);
 	spin_lock_init(&bdev->bd_sim_poll_lock);
-	INIT_WORK(&bdev->bd_sim_timeout_work, blk_sim_poll_timeout_work);
-	bdev->bd_sim_timeout_src.poll = blk_sim_timeout_poll;
-	bdev->bd_sim_timeout_src.inflight = blk_sim_timeout_inflight;
-	bdev->bd_sim_magic = BLK_SIM_BDEV_MAGIC;
+	INIT_WORK(&bdev->bd_sim_timeout_work, blksim_poll_timeout_work);
+	bdev->bd_sim_timeout_src.poll = blksim_timeout_poll;
+	bdev->bd_sim_timeout_src.inflight = blksim_timeout_inflight;
+	bdev->bd_sim_magic = BLKSIM_BDEV_MAGIC;
 }
 
-void blk_sim_bdev_exit(struct block_device *bdev)
+void blksim_bdev_exit(struct block_device *bdev)
 {
-	if (bdev->bd_sim_magic != BLK_SIM_BDEV_MAGIC)
+	if (bdev->bd_sim_magic != BLKSIM_BDEV_MAGIC)
 		return;
 	if (atomic_read(&bdev->bd_sim_inflight) || bdev->bd_sim_polled) {
 		pr_err("%s: going away with %d bio(s) in flight, %u unpolled\n",
@@ -230,18 +230,18 @@ void blk_sim_bdev_exit(struct block_device *bdev)
 	bdev->bd_sim_magic = 0;
 }
 
-void blk_sim_set_completion(struct block_device *bdev,
-			    enum blk_sim_completion how)
+void blksim_set_completion(struct block_device *bdev,
+			    enum blksim_completion how)
 {
 	WRITE_ONCE(bdev->bd_sim_completion, how);
 }
 
-int blk_sim_inflight(struct block_device *bdev)
+int blksim_inflight(struct block_device *bdev)
 {
 	return atomic_read(&bdev->bd_sim_inflight);
 }
 
-unsigned int blk_sim_polled_pending(struct block_device *bdev)
+unsigned int blksim_polled_pending(struct block_device *bdev)
 {
 	unsigned int n;
 
@@ -253,7 +253,7 @@ unsigned int blk_sim_polled_pending(struct block_device *bdev)
 
 /* ---- completion ---------------------------------------------------- */
 
-static void blk_sim_end_io_event(struct sim_event *ev)
+static void blksim_end_io_event(struct sim_event *ev)
 {
 	struct bio *bio = container_of(ev, struct bio, bi_sim_ev);
 
@@ -261,7 +261,7 @@ static void blk_sim_end_io_event(struct sim_event *ev)
 }
 
 /* A tag comes back: the bio no longer counts against the queue depth. */
-static void blk_sim_put_tag(struct block_device *bdev, struct bio *bio)
+static void blksim_put_tag(struct block_device *bdev, struct bio *bio)
 {
 	if (!bio->bi_sim_inflight)
 		return;
@@ -273,7 +273,7 @@ static void blk_sim_put_tag(struct block_device *bdev, struct bio *bio)
 }
 
 /**
- * blk_sim_complete - a backend ends @bio
+ * blksim_complete - a backend ends @bio
  * @bio: the bio it got through ->submit
  * @status: BLK_STS_OK or the error
  *
@@ -283,14 +283,14 @@ static void blk_sim_put_tag(struct block_device *bdev, struct bio *bio)
  * thread (INLINE) or as a hard-IRQ event of the engine (IRQ).  A polled
  * bio waits on the device instead, for bio_poll().
  */
-void blk_sim_complete(struct bio *bio, blk_status_t status)
+void blksim_complete(struct bio *bio, blk_status_t status)
 {
 	struct block_device *bdev = bio->bi_bdev;
 	struct sim_event *ev = &bio->bi_sim_ev;
 
 	if (unlikely(status))
 		bio->bi_status = status;
-	blk_sim_put_tag(bdev, bio);
+	blksim_put_tag(bdev, bio);
 
 	if (bio->bi_opf & REQ_POLLED) {
 		spin_lock(&bdev->bd_sim_poll_lock);
@@ -308,10 +308,10 @@ void blk_sim_complete(struct bio *bio, blk_status_t status)
 	}
 
 	memset(ev, 0, sizeof(*ev));
-	ev->fn = blk_sim_end_io_event;
+	ev->fn = blksim_end_io_event;
 	ev->ctx = SIM_CTX_HARDIRQ;
 	ev->cpu = bio->bi_sim_submit_cpu;
-	if (READ_ONCE(bdev->bd_sim_completion) == BLK_SIM_COMPLETE_INLINE) {
+	if (READ_ONCE(bdev->bd_sim_completion) == BLKSIM_COMPLETE_INLINE) {
 		sim_stat_inc(&blk_stat_complete_inline);
 		sim_event_run_now(ev, SIM_CTX_HARDIRQ);
 	} else {
@@ -322,7 +322,7 @@ void blk_sim_complete(struct bio *bio, blk_status_t status)
 
 
 /* The device-side part of submission: a tag, then the driver. */
-void blk_sim_issue(struct bio *bio)
+void blksim_issue(struct bio *bio)
 {
 	struct block_device *bdev = bio->bi_bdev;
 
@@ -335,7 +335,7 @@ void blk_sim_issue(struct bio *bio)
  * Get a tag: a bio counts as in flight from here until the backend ends
  * it.  Returns false when a REQ_NOWAIT bio would have to wait.
  */
-static bool blk_sim_get_tag(struct block_device *bdev, struct bio *bio)
+static bool blksim_get_tag(struct block_device *bdev, struct bio *bio)
 {
 	unsigned int depth = READ_ONCE(bdev->bd_sim_queue_depth);
 
@@ -354,7 +354,7 @@ static bool blk_sim_get_tag(struct block_device *bdev, struct bio *bio)
 		   (unsigned int)atomic_read(&bdev->bd_sim_inflight) >= depth) {
 		sim_stat_inc(&blk_stat_tag_waits);
 		/* the scheduler flushes our plug before we sleep */
-		blk_flush_plug(blk_sim_current_plug(), true);
+		blk_flush_plug(blksim_current_plug(), true);
 		wait_event(bdev->bd_sim_tag_wait,
 			   (unsigned int)atomic_read(&bdev->bd_sim_inflight) <
 				   READ_ONCE(bdev->bd_sim_queue_depth));
@@ -381,7 +381,7 @@ static bool bio_unaligned(const struct bio *bio, struct request_queue *q)
  * blk_mq_submit_bio(), as far as a bio goes in the simulator: the checks
  * made with the queue entered, a tag, the plug, the driver.
  */
-void blk_sim_submit_bio(struct bio *bio)
+void blksim_submit_bio(struct bio *bio)
 {
 	struct block_device *bdev = bio->bi_bdev;
 	struct request_queue *q = bdev_get_queue(bdev);
@@ -415,7 +415,7 @@ void blk_sim_submit_bio(struct bio *bio)
 	if (!bio)
 		return;
 
-	if (!blk_sim_get_tag(bdev, bio)) {
+	if (!blksim_get_tag(bdev, bio)) {
 		sim_stat_inc(&blk_stat_wouldblock);
 		sim_trace("block_bio_wouldblock", "dev=%s sector=%llu",
 			  bdev->bd_name,
@@ -429,7 +429,7 @@ void blk_sim_submit_bio(struct bio *bio)
 	if (bio->bi_opf & REQ_POLLED)
 		bio->bi_cookie = bio->bi_sim_submit_cpu;
 
-	plug = blk_sim_current_plug();
+	plug = blksim_current_plug();
 	if (plug && bdev->bd_sim_blk_mq) {
 		struct bio *last = plug->sim_bios.tail;
 
@@ -445,14 +445,14 @@ void blk_sim_submit_bio(struct bio *bio)
 		return;
 	}
 
-	blk_sim_issue(bio);
+	blksim_issue(bio);
 }
 
 /*
  * Take the parked bios of hardware queue @cookie off @bdev and end them
  * here, in the polling task.
  */
-int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie)
+int blksim_reap_polled(struct block_device *bdev, blk_qc_t cookie)
 {
 	struct bio *bio, **pp, *done = NULL;
 	int found = 0;
@@ -488,13 +488,13 @@ int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie)
  * slab: its state and bio_set read as an RCU reader may, and the slab
  * object found front_pad bytes before it.
  */
-bool bio_sim_typesafe_freed(const struct bio *bio)
+bool blksim_bio_typesafe_freed(const struct bio *bio)
 {
 	u8 state;
 	struct bio_set *bs;
 
 	sim_slab_typesafe_read(&state, &bio->bi_sim_state, sizeof(state));
-	if (state != BIO_SIM_FREED)
+	if (state != BLKSIM_BIO_FREED)
 		return false;
 	sim_slab_typesafe_read(&bs, &bio->bi_pool, sizeof(bs));
 	return bs && sim_slab_typesafe_freed((const char *)bio - bs->front_pad);
@@ -503,15 +503,15 @@ bool bio_sim_typesafe_freed(const struct bio *bio)
  * sched_submit_work(): a task about to sleep submits what its plug holds,
  * or a submitter waiting for its own plugged bios would wait for ever.
  */
-static void blk_sim_sched_submit_work(void)
+static void blksim_sched_submit_work(void)
 {
-	blk_flush_plug(blk_sim_current_plug(), true);
+	blk_flush_plug(blksim_current_plug(), true);
 }
 
-static int __init blk_sim_sched_hook_init(void)
+static int __init blksim_sched_hook_init(void)
 {
-	sim_sched_submit_work = blk_sim_sched_submit_work;
+	sim_sched_submit_work = blksim_sched_submit_work;
 	return 0;
 }
-subsys_initcall(blk_sim_sched_hook_init);
+subsys_initcall(blksim_sched_hook_init);
 

@@ -11,8 +11,8 @@
 #include <sim/bdev-backend.h>
 #include <sim/stats.h>
 
-/* blk_sim_bdev_init() marks a device it set up with this. */
-#define BLK_SIM_BDEV_MAGIC 0x62646576U /* "bdev" */
+/* blksim_bdev_init() marks a device it set up with this. */
+#define BLKSIM_BDEV_MAGIC 0x62646576U /* "bdev" */
 
 /* bio.c */
 void bio_free(struct bio *bio);
@@ -20,7 +20,7 @@ void bvec_free(mempool_t *pool, struct bio_vec *bv, unsigned short nr_vecs);
 struct bio_vec *bvec_alloc(mempool_t *pool, unsigned short *nr_vecs,
 			   gfp_t gfp_mask);
 /* Account a bio handed out by @bs (cache hit or pool). */
-void bio_sim_account_alloc(struct bio *bio, struct bio_set *bs);
+void blksim_bio_account_alloc(struct bio *bio, struct bio_set *bs);
 
 extern struct sim_stat bio_stat_live;
 extern struct sim_stat bio_stat_build_failed; /* bio-pages.c */
@@ -51,13 +51,13 @@ int bio_split_io_at(struct bio *bio, const struct queue_limits *lim,
 		    unsigned int len_align_mask);
 
 /* blk-core.c */
-void blk_sim_bio_submitted(struct bio *bio);
+void blksim_bio_submitted(struct bio *bio);
 extern struct sim_stat blk_stat_submit_error;
 
 /* blk-sim.c: the simulated device behind blk-core.c's submission */
-void blk_sim_submit_bio(struct bio *bio);
-void blk_sim_issue(struct bio *bio);
-int blk_sim_reap_polled(struct block_device *bdev, blk_qc_t cookie);
-bool bio_sim_typesafe_freed(const struct bio *bio);
+void blksim_submit_bio(struct bio *bio);
+void blksim_issue(struct bio *bio);
+int blksim_reap_polled(struct block_device *bdev, blk_qc_t cookie);
+bool blksim_bio_typesafe_freed(const struct bio *bio);
 
 #endif /* _BLOCK_BLK_H */

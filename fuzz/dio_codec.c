@@ -193,7 +193,7 @@ static int iov_page_off_enc(s32 off)
  * The explicit segments bytes 36..39 describe for a request of r->len
  * bytes (nothing when they do not fit: fewer bytes than segments).
  */
-static void iov_layout(struct iomapsim_request *r, const u8 *h)
+static void iov_layout(struct testfs_request *r, const u8 *h)
 {
 	unsigned int n = h[36] % 5, i;
 	size_t first = iov_first_len(h[37]), rest, each, done = 0;
@@ -232,7 +232,7 @@ static void add_spec(struct dio_input *in, unsigned int *n, const char *fmt,
 
 static void decode_fault(struct dio_input *in, const u8 *f, unsigned int *n)
 {
-	struct iomapsim_request *r = &in->req;
+	struct testfs_request *r = &in->req;
 	u8 a = f[1];
 	u16 b = get16(f + 2);
 	u32 c = get32(f + 4);
@@ -240,7 +240,7 @@ static void decode_fault(struct dio_input *in, const u8 *f, unsigned int *n)
 	switch (f[0] % NR_KINDS) {
 	case K_BIO_ERROR: {
 		/* any failing status (1..19); nameless ones become IOERR */
-		const char *st = sim_blk_status_name(1 + b % 19);
+		const char *st = blksim_blk_status_name(1 + b % 19);
 
 		if (!strcmp(st, "?"))
 			st = "IOERR";
@@ -277,7 +277,7 @@ static void decode_fault(struct dio_input *in, const u8 *f, unsigned int *n)
 static void decode_extents(struct dio_input *in, struct fuzz_in *fin,
 			   unsigned int nr_ext)
 {
-	struct iomapsim_request *r = &in->req;
+	struct testfs_request *r = &in->req;
 	unsigned int fsb = r->fs_block, i;
 	u64 span_limit = DIO_MAX_SPAN / fsb, cursor = 0;
 
@@ -316,19 +316,19 @@ static void decode_extents(struct dio_input *in, struct fuzz_in *fin,
 
 void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 {
-	struct iomapsim_request *r = &in->req;
+	struct testfs_request *r = &in->req;
 	u8 h[DIO_HDR_SIZE];
 	struct fuzz_in fin;
 	unsigned int fsb, nr_ext, nr_faults, i, nspec = 0;
 	u64 span_limit, len_limit;
 
 	/*
-	 * The request is zeroed by iomapsim_request_init(), once; the rest
+	 * The request is zeroed by testfs_request_init(), once; the rest
 	 * of @in (it follows the request) here.
 	 */
 	_Static_assert(offsetof(struct dio_input, req) == 0,
 		       "the request comes first in struct dio_input");
-	iomapsim_request_init(r);
+	testfs_request_init(r);
 	memset((u8 *)in + sizeof(in->req), 0, sizeof(*in) - sizeof(in->req));
 	fuzz_in_init(&fin, data, size);
 	fuzz_take_header(&fin, h, sizeof(h));
@@ -396,7 +396,7 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in)
 	nr_ext = h[32] % (DIO_MAX_EXT + 1);
 	nr_faults = h[33] % (DIO_MAX_FAULTS + 1);
 	decode_extents(in, &fin, nr_ext);
-	iomapsim_request_atomic_device(r);
+	testfs_request_atomic_device(r);
 	for (i = 0; i < nr_faults; i++) {
 		u8 f[DIO_FAULT_SIZE];
 
@@ -438,7 +438,7 @@ static bool enc_bio_fault(const char *spec, u8 *f)
 			dir = 1;
 		else if (!strcasecmp(tok, "write"))
 			dir = 2;
-		else if ((st = sim_blk_status_parse(tok)) < 1 || st >= 20)
+		else if ((st = blksim_blk_status_parse(tok)) < 1 || st >= 20)
 			return false;
 	}
 	f[0] = K_BIO_ERROR;
@@ -449,9 +449,9 @@ static bool enc_bio_fault(const char *spec, u8 *f)
 }
 
 /* Bytes 36..39 for r's explicit segments, checked by decoding them. */
-static int enc_iov(const struct iomapsim_request *r, u8 *h)
+static int enc_iov(const struct testfs_request *r, u8 *h)
 {
-	struct iomapsim_request d = *r;
+	struct testfs_request d = *r;
 	int off = 0;
 	unsigned int i;
 
@@ -482,8 +482,7 @@ static int enc_iov(const struct iomapsim_request *r, u8 *h)
 }
 
 /* What the format cannot hold at all, before any byte is written. */
-static int enc_refused(const struct iomapsim_request *r, char *why,
-		       size_t whylen)
+static int enc_refused(const struct testfs_request *r, char *why, size_t whylen)
 {
 	unsigned int fsb = r->fs_block, i, dflags;
 
@@ -515,7 +514,7 @@ static int enc_refused(const struct iomapsim_request *r, char *why,
 }
 
 /* The header, DIO_HDR_SIZE bytes at @h but for the fault count (h[33]). */
-static int enc_header(const struct iomapsim_request *r, u64 seed, u8 *h,
+static int enc_header(const struct testfs_request *r, u64 seed, u8 *h,
 		      char *why, size_t whylen)
 {
 	unsigned int fsb = r->fs_block, i;
@@ -571,7 +570,7 @@ static int enc_header(const struct iomapsim_request *r, u64 seed, u8 *h,
 }
 
 /* The extents, DIO_EXT_SIZE bytes each from *@pp, which is moved on. */
-static int enc_extents(const struct iomapsim_request *r, u8 **pp, char *why,
+static int enc_extents(const struct testfs_request *r, u8 **pp, char *why,
 		       size_t whylen)
 {
 	unsigned int fsb = r->fs_block, i;
@@ -621,8 +620,8 @@ static int enc_extents(const struct iomapsim_request *r, u8 **pp, char *why,
  * The faults, DIO_FAULT_SIZE bytes each from *@pp, which is moved on;
  * their count in *@nf.
  */
-static int enc_faults(const struct iomapsim_request *r, u8 **pp,
-		      unsigned int *nf, char *why, size_t whylen)
+static int enc_faults(const struct testfs_request *r, u8 **pp, unsigned int *nf,
+		      char *why, size_t whylen)
 {
 	u8 *p = *pp;
 	unsigned int i;
@@ -662,7 +661,7 @@ static int enc_faults(const struct iomapsim_request *r, u8 **pp,
 	return 0;
 }
 
-int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
+int dio_encode(const struct testfs_request *r, u64 seed, u8 *buf, size_t *len,
 	       char *why, size_t whylen)
 {
 	u8 *h = buf, *p = buf + DIO_HDR_SIZE;
@@ -678,7 +677,7 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 	if (rc)
 		return rc;
 	/* the decoder gives the device the unit atomic mappings imply */
-	if (r->atomic_max != iomapsim_atomic_max_of(r))
+	if (r->atomic_max != testfs_atomic_max_of(r))
 		return refuse(why, whylen, "atomic write unit %u",
 			      r->atomic_max);
 	rc = enc_faults(r, &p, &nf, why, whylen);
@@ -696,7 +695,7 @@ int dio_encode(const struct iomapsim_request *r, u64 seed, u8 *buf, size_t *len,
 
 void dio_print_cmdline(const struct dio_input *in, FILE *out)
 {
-	const struct iomapsim_request *r = &in->req;
+	const struct testfs_request *r = &in->req;
 	unsigned int i;
 	const char *sep;
 

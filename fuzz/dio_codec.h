@@ -78,7 +78,7 @@
 #define DIO_MAX_BUF (DIO_MAX_LEN + 65536) /* any decoded len fits */
 
 struct dio_input {
-	struct iomapsim_request req;
+	struct testfs_request req;
 	u64 seed;
 	char spec[IOMAPSIM_MAX_FAULTS][DIO_FAULT_SPEC];
 	/*
@@ -103,8 +103,8 @@ void dio_decode(const u8 *data, size_t size, struct dio_input *in);
 #define DIO_MAX_INPUT                                \
 	(DIO_HDR_SIZE + DIO_MAX_EXT * DIO_EXT_SIZE + \
 	 DIO_MAX_FAULTS * DIO_FAULT_SIZE)
-int dio_encode(const struct iomapsim_request *req, u64 seed, u8 *buf,
-	       size_t *len, char *why, size_t whylen);
+int dio_encode(const struct testfs_request *req, u64 seed, u8 *buf, size_t *len,
+	       char *why, size_t whylen);
 
 /* "iomapsim run --fs-block ... --seed S" for @in. */
 void dio_print_cmdline(const struct dio_input *in, FILE *out);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The corpus tap: linked into a copy of an iomap unit test suite with
- * -Wl,--wrap=iomapsim_run, it writes every request the tests run as a
+ * -Wl,--wrap=testfs_run, it writes every request the tests run as a
  * fuzz_dio input (dio_codec.h) into $IOMAPSIM_CORPUS_OUT, then runs it as
  * usual.  fuzz/gen-corpus.py runs the tapped suites: the seed corpus is
  * exactly the unit tests' requests, whatever way the tests build them.
@@ -17,14 +17,14 @@
 #include <sim/engine.h>
 #include "dio_codec.h"
 
-int __real_iomapsim_run(const struct iomapsim_request *req,
-			struct iomapsim_outcome *out, char *err, size_t errlen);
-int __wrap_iomapsim_run(const struct iomapsim_request *req,
-			struct iomapsim_outcome *out, char *err, size_t errlen);
+int __real_iomapsim_run(const struct testfs_request *req,
+			struct testfs_outcome *out, char *err, size_t errlen);
+int __wrap_iomapsim_run(const struct testfs_request *req,
+			struct testfs_outcome *out, char *err, size_t errlen);
 
 static unsigned long nr_written, nr_skipped;
 
-static void tap(const struct iomapsim_request *req)
+static void tap(const struct testfs_request *req)
 {
 	const char *dir = getenv("IOMAPSIM_CORPUS_OUT");
 	static u8 buf[DIO_MAX_INPUT];
@@ -50,8 +50,8 @@ static void tap(const struct iomapsim_request *req)
 	fclose(f);
 }
 
-int __wrap_iomapsim_run(const struct iomapsim_request *req,
-			struct iomapsim_outcome *out, char *err, size_t errlen)
+int __wrap_iomapsim_run(const struct testfs_request *req,
+			struct testfs_outcome *out, char *err, size_t errlen)
 {
 	tap(req);
 	return __real_iomapsim_run(req, out, err, errlen);

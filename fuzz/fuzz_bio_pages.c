@@ -365,7 +365,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	}
 	sim_fault_reset();
 	/* cached bios are fs_bio_set's, not this input's: give them back */
-	bio_sim_drain_caches();
+	blksim_bio_drain_caches();
 	fuzz_input_end(0, 0, NULL);
 	return 0;
 }

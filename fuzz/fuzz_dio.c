@@ -57,7 +57,7 @@
 struct run {
 	int rc;
 	char err[256];
-	struct iomapsim_outcome out;
+	struct testfs_outcome out;
 	u64 trace_hash, trace_count;
 	long split_errors; /* bios the block layer refused to split */
 	long build_errors; /* bios that could not be built */
@@ -92,7 +92,7 @@ static void describe(FILE *out, void *arg)
 	dio_print_cmdline(arg, out);
 	if (have_outcome) {
 		fputs("\nfirst run: ", out);
-		iomapsim_outcome_print_json(&runs[0].out, out);
+		testfs_outcome_print_json(&runs[0].out, out);
 	}
 }
 
@@ -184,24 +184,24 @@ static void src_cut(size_t lo, size_t hi)
 }
 
 /* Lay @in's source out in bufs[0] where it is not already. */
-static void src_lay_out(const struct iomapsim_request *r)
+static void src_lay_out(const struct testfs_request *r)
 {
 	size_t lo = r->buf_offset, hi = lo + r->len;
 	loff_t base = r->pos - (loff_t)lo;
 
 	if (src.base != base || src.sp.hi < lo || src.sp.lo > hi ||
 	    src.sp.hi <= src.sp.lo) {
-		iomapsim_write_pattern_fill(bufs[0] + lo, r->pos, r->len);
+		testfs_write_pattern_fill(bufs[0] + lo, r->pos, r->len);
 		src.base = base;
 		src.sp = (struct span){ lo, hi };
 		return;
 	}
 	if (lo < src.sp.lo)
-		iomapsim_write_pattern_fill(bufs[0] + lo, base + lo,
-					    src.sp.lo - lo);
+		testfs_write_pattern_fill(bufs[0] + lo, base + lo,
+					  src.sp.lo - lo);
 	if (hi > src.sp.hi)
-		iomapsim_write_pattern_fill(bufs[0] + src.sp.hi,
-					    base + src.sp.hi, hi - src.sp.hi);
+		testfs_write_pattern_fill(bufs[0] + src.sp.hi, base + src.sp.hi,
+					  hi - src.sp.hi);
 	src.sp.lo = min(src.sp.lo, lo);
 	src.sp.hi = max(src.sp.hi, hi);
 }
@@ -239,10 +239,10 @@ static void bufs0_clean(size_t lo, size_t hi)
 }
 
 /* Where in its memory a request's bytes can be: its own, or its segments'. */
-static struct span request_span(const struct iomapsim_request *req, bool apart)
+static struct span request_span(const struct testfs_request *req, bool apart)
 {
 	if (apart)
-		return (struct span){ 0, iomapsim_buf_mem_size(req) };
+		return (struct span){ 0, testfs_buf_mem_size(req) };
 	return (struct span){ req->buf_offset, req->buf_offset + req->len };
 }
 
@@ -266,7 +266,7 @@ static void run_once(const struct dio_input *in, bool no_simple, bool own_check,
 {
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET,
 				      .seed = in->seed };
-	struct iomapsim_request req = in->req;
+	struct testfs_request req = in->req;
 
 	req.no_simple |= no_simple;
 	req.reads_checked = own_check;
@@ -281,12 +281,12 @@ static void run_once(const struct dio_input *in, bool no_simple, bool own_check,
 	sim_trace_reset();
 	r->split_errors = stat_now(&split_error_stat, "bio_split_error");
 	r->build_errors = stat_now(&build_error_stat, "bio_iov_build_failed");
-	r->rc = iomapsim_run(&req, &r->out, r->err, sizeof(r->err));
+	r->rc = testfs_run(&req, &r->out, r->err, sizeof(r->err));
 	r->split_errors = stat_now(&split_error_stat, "bio_split_error") -
 			  r->split_errors;
 	r->build_errors = stat_now(&build_error_stat, "bio_iov_build_failed") -
 			  r->build_errors;
-	if (iomapsim_iov_gather(&req, buf, gathered[r - runs]))
+	if (testfs_iov_gather(&req, buf, gathered[r - runs]))
 		r->buf = gathered[r - runs];
 	/* what a request the runner refused leaves there is not its data */
 	if (r->rc) {
@@ -311,7 +311,7 @@ static void run_once(const struct dio_input *in, bool no_simple, bool own_check,
 
 /* ---- the reference model of the file ---------------------------------- */
 
-static long moved_of(const struct iomapsim_request *r, const struct run *run);
+static long moved_of(const struct testfs_request *r, const struct run *run);
 
 /*
  * @exact's read on bufs[0] was exact (the file's bytes up to its result,
@@ -350,7 +350,7 @@ static void bufs0_settle(const struct dio_input *in, const struct run *last)
 		dirty_after_exact(in, last);
 }
 
-static bool has_flag(const struct iomapsim_request *r, u16 flag)
+static bool has_flag(const struct testfs_request *r, u16 flag)
 {
 	for (unsigned int i = 0; i < r->nr_map; i++)
 		if (r->map[i].flags & flag)
@@ -379,8 +379,8 @@ static size_t expect_len;
  * inline extents, or every block up to i_size with the default map),
  * zeroes elsewhere.
  */
-static NO_COVERAGE void file_model(const struct iomapsim_request *r,
-				   size_t from, size_t to)
+static NO_COVERAGE void file_model(const struct testfs_request *r, size_t from,
+				   size_t to)
 {
 	loff_t pos = r->pos + (loff_t)from, end = r->pos + (loff_t)to;
 	u8 *out = expect + from; /* file offset pos */
@@ -437,7 +437,7 @@ static NO_COVERAGE void file_model(const struct iomapsim_request *r,
  * @n bytes), made once per input and only as far as some run needs it
  * (most reads past EOF or into short data need a few bytes).
  */
-static NO_COVERAGE void expect_upto(const struct iomapsim_request *r, size_t n)
+static NO_COVERAGE void expect_upto(const struct testfs_request *r, size_t n)
 {
 	if (n <= expect_len)
 		return;
@@ -490,10 +490,10 @@ static NO_COVERAGE size_t stray_byte(const u8 *buf, size_t from, size_t to)
 }
 
 /* First byte of a write's source buffer that is not what was written. */
-static NO_COVERAGE size_t changed_source(const struct iomapsim_request *r,
+static NO_COVERAGE size_t changed_source(const struct testfs_request *r,
 					 const u8 *buf)
 {
-	return iomapsim_write_pattern_diff(buf, r->pos, r->len);
+	return testfs_write_pattern_diff(buf, r->pos, r->len);
 }
 
 static NO_COVERAGE size_t first_diff(const u8 *a, const u8 *b, size_t n)
@@ -506,7 +506,7 @@ static NO_COVERAGE size_t first_diff(const u8 *a, const u8 *b, size_t n)
 }
 
 /* The bytes a checked call moved (what check_outcome() calls moved). */
-static long moved_of(const struct iomapsim_request *r, const struct run *run)
+static long moved_of(const struct testfs_request *r, const struct run *run)
 {
 	return run->out.ret > 0 ? run->out.ret - (long)r->done_before : 0;
 }
@@ -515,7 +515,7 @@ static long moved_of(const struct iomapsim_request *r, const struct run *run)
  * A read's buffer holds the file's bytes up to its result and the
  * untouched fill after it (expect[] is this input's file model).
  */
-static NO_COVERAGE bool read_is_exact(const struct iomapsim_request *r,
+static NO_COVERAGE bool read_is_exact(const struct testfs_request *r,
 				      const struct run *run)
 {
 	size_t moved = moved_of(r, run);
@@ -528,7 +528,7 @@ static NO_COVERAGE bool read_is_exact(const struct iomapsim_request *r,
 }
 
 /* S-01..S-07 (and the sim switches): may the simple path take it? */
-static bool simple_eligible(const struct iomapsim_request *r)
+static bool simple_eligible(const struct testfs_request *r)
 {
 	/* what differs between iomap codes (<sim/iomap_features.h>) */
 	const unsigned int refuses = IOMAPSIM_SIMPLE_REFUSES_FLAGS;
@@ -576,14 +576,14 @@ static bool simple_eligible(const struct iomapsim_request *r)
  * --dma-alignment 15 --iomap next --op read --pos 8192 --len 4096
  * --iter iovec:256 --buf-offset 62592 --iocb NOWAIT --seed 270336
  */
-static bool nowait_split_refused(const struct iomapsim_request *r,
+static bool nowait_split_refused(const struct testfs_request *r,
 				 const struct run *simple)
 {
 	return (r->ki_flags & IOCB_NOWAIT) && simple->out.simple &&
 	       simple->out.ret == -EAGAIN && simple->split_errors > 0;
 }
 
-static bool differential_fair(const struct iomapsim_request *r)
+static bool differential_fair(const struct testfs_request *r)
 {
 	if (r->alloc_fail_nth || r->short_pin_nth)
 		return false;
@@ -622,7 +622,7 @@ static bool differential_fair(const struct iomapsim_request *r)
  * error stops progress: a livelock in the kernel as here.  Such inputs
  * only show the warning, which tests/iomap_iter.c covers.
  */
-static bool stale_map(const struct iomapsim_request *r)
+static bool stale_map(const struct testfs_request *r)
 {
 	return has_flag(r, IOMAP_F_STALE);
 }
@@ -639,7 +639,7 @@ static bool stale_map(const struct iomapsim_request *r)
  * stops at the first folio_alloc_greedy() that fails and submits what
  * it has, as the kernel's does under fail_page_alloc.
  */
-static bool atomic_short_bio(const struct iomapsim_request *r)
+static bool atomic_short_bio(const struct testfs_request *r)
 {
 	return r->write && has_flag(r, IOMAP_F_ATOMIC_BIO) &&
 	       (r->short_pin_nth || r->iter != IOMAPSIM_ITER_UBUF ||
@@ -654,7 +654,7 @@ static bool atomic_short_bio(const struct iomapsim_request *r)
  * data within a page).  testfs's inline data lies in its page-aligned
  * model at the extent's file offset.
  */
-static bool inline_across_page(const struct iomapsim_request *r)
+static bool inline_across_page(const struct testfs_request *r)
 {
 	if (!IOMAPSIM_INLINE_ONE_PAGE)
 		return false;
@@ -673,10 +673,10 @@ static bool inline_across_page(const struct iomapsim_request *r)
  * iov_iter_npages() off the end of the iovec array: heap bytes decide
  * nr_vecs (the determinism oracle fails), and ASan stops on the read.
  */
-static bool iov_refused_past_segments(const struct iomapsim_request *r)
+static bool iov_refused_past_segments(const struct testfs_request *r)
 {
 	return IOMAPSIM_DMA_CHECKED_AT_BUILD &&
-	       iomapsim_iov_later_misaligned(r, r->dma_alignment ?: 511);
+	       testfs_iov_later_misaligned(r, r->dma_alignment ?: 511);
 }
 
 /*
@@ -686,7 +686,7 @@ static bool iov_refused_past_segments(const struct iomapsim_request *r)
  * read may fail (an injected fault, a misaligned buffer, a pin), so on
  * such code none is run: each would stop the campaign on the same bug.
  */
-static bool read_error_null_wq(const struct iomapsim_request *r)
+static bool read_error_null_wq(const struct testfs_request *r)
 {
 	return IOMAPSIM_ERROR_PUNT && !IOMAPSIM_READ_WQ && !r->write &&
 	       r->async;
@@ -700,13 +700,13 @@ static bool read_error_null_wq(const struct iomapsim_request *r)
  * file system of that code asked that much of its device.  testfs
  * warns on a remap of part of a block.
  */
-static bool ioend_sub_block(const struct iomapsim_request *r)
+static bool ioend_sub_block(const struct testfs_request *r)
 {
 	return r->write && r->dops == TESTFS_DOPS_IOEND &&
 	       !IOMAPSIM_FSBLOCK_ALIGNED && r->lbs < r->fs_block;
 }
 
-static const char *known_issue(const struct iomapsim_request *r)
+static const char *known_issue(const struct testfs_request *r)
 {
 	if (stale_map(r))
 		return "stale mapping from ->iomap_begin (file system bug)";
@@ -745,7 +745,7 @@ static void deadlock_hook(void)
  * test_bounce_read_user_needs_offload).  testfs does not, so for exactly
  * these inputs the kernel would hit the sleeping-lock report too.
  */
-static bool violation_expected(const struct iomapsim_request *r)
+static bool violation_expected(const struct testfs_request *r)
 {
 	return !r->write && (r->dio_flags & IOMAP_DIO_BOUNCE) &&
 	       (r->iter == IOMAPSIM_ITER_UBUF ||
@@ -767,7 +767,7 @@ static bool violation_expected(const struct iomapsim_request *r)
  * iomapsim run --size 0 --map mapped:0:16384 --map inline:16384:4096
  * --op write --pos 1024 --len 20480
  */
-static const char *runner_model_gap(const struct iomapsim_request *r)
+static const char *runner_model_gap(const struct testfs_request *r)
 {
 	loff_t end = r->pos + (loff_t)r->len;
 
@@ -797,7 +797,7 @@ static const char *runner_model_gap(const struct iomapsim_request *r)
  * a block.  tests/iomap_generic_loop.c test_short_write_keeps_its_head;
  * reproducers: fuzz/known/dio/k6-*.
  */
-static bool rezeroed_head(const struct iomapsim_request *r, long moved)
+static bool rezeroed_head(const struct testfs_request *r, long moved)
 {
 	loff_t end = r->pos + moved;
 
@@ -830,7 +830,7 @@ static bool rezeroed_head(const struct iomapsim_request *r, long moved)
  * only for a sub-block start and a run where a bio could not be built.
  * Reproducer: fuzz/known/dio/k10-tail-zeroing-replaces-error.
  */
-static bool tail_zeroing_replaced_error(const struct iomapsim_request *r,
+static bool tail_zeroing_replaced_error(const struct testfs_request *r,
 					const struct run *run)
 {
 	return r->write && run->build_errors > 0 && r->pos % r->fs_block;
@@ -847,8 +847,8 @@ static bool tail_zeroing_replaced_error(const struct iomapsim_request *r,
  * caller-completion write completes in the issuer's task whatever its
  * error (G-52).
  */
-static bool error_completion_ok(const struct iomapsim_request *r,
-				const struct iomapsim_outcome *o)
+static bool error_completion_ok(const struct testfs_request *r,
+				const struct testfs_outcome *o)
 {
 	bool punted = IOMAPSIM_ERROR_PUNT || r->write;
 
@@ -864,8 +864,8 @@ static bool error_completion_ok(const struct iomapsim_request *r,
 }
 
 /* 2, 3: accounting, contexts, warnings */
-static void check_accounting(const struct iomapsim_request *r,
-			     const struct iomapsim_outcome *o)
+static void check_accounting(const struct testfs_request *r,
+			     const struct testfs_outcome *o)
 {
 	FUZZ_CHECK(o->leaks == 0, "%ld object(s)/pin(s)/bio(s) leaked",
 		   o->leaks);
@@ -882,8 +882,8 @@ static void check_accounting(const struct iomapsim_request *r,
 }
 
 /* 5: ki_complete, completion context */
-static void check_completion(const struct iomapsim_request *r,
-			     const struct iomapsim_outcome *o)
+static void check_completion(const struct testfs_request *r,
+			     const struct testfs_outcome *o)
 {
 	long ret = o->ret;
 
@@ -939,10 +939,10 @@ static void check_completion(const struct iomapsim_request *r,
 }
 
 /* 5: return value, ki_pos, iterator */
-static void check_result(const struct iomapsim_request *r,
-			 const struct run *run, long moved)
+static void check_result(const struct testfs_request *r, const struct run *run,
+			 long moved)
 {
-	const struct iomapsim_outcome *o = &run->out;
+	const struct testfs_outcome *o = &run->out;
 	long ret = o->ret, db = r->done_before;
 	size_t consumed = r->len - min(o->iter_count, r->len);
 
@@ -989,8 +989,8 @@ static void check_result(const struct iomapsim_request *r,
 }
 
 /* the path is observed; the reason mirror must agree with it */
-static void check_path(const struct iomapsim_request *r,
-		       const struct iomapsim_outcome *o)
+static void check_path(const struct testfs_request *r,
+		       const struct testfs_outcome *o)
 {
 	long ret = o->ret;
 
@@ -1018,10 +1018,10 @@ static void check_path(const struct iomapsim_request *r,
 }
 
 /* 4: data */
-static void check_data(const struct iomapsim_request *r, struct run *run,
+static void check_data(const struct testfs_request *r, struct run *run,
 		       long moved)
 {
-	const struct iomapsim_outcome *o = &run->out;
+	const struct testfs_outcome *o = &run->out;
 	long ret = o->ret;
 
 	FUZZ_CHECK(o->data != IOMAPSIM_DATA_MISMATCH || runner_model_gap(r) ||
@@ -1065,8 +1065,8 @@ static void check_data(const struct iomapsim_request *r, struct run *run,
 
 static void check_outcome(const struct dio_input *in, struct run *run)
 {
-	const struct iomapsim_request *r = &in->req;
-	const struct iomapsim_outcome *o = &run->out;
+	const struct testfs_request *r = &in->req;
+	const struct testfs_outcome *o = &run->out;
 	long ret = o->ret, db = r->done_before;
 	long moved = ret > 0 ? ret - db : 0; /* bytes this call did */
 
@@ -1079,10 +1079,10 @@ static void check_outcome(const struct dio_input *in, struct run *run)
 
 /* The parts of two outcomes that must be identical for the same input. */
 static void check_same(const struct run *a, const struct run *b,
-		       const struct iomapsim_request *r, bool full,
+		       const struct testfs_request *r, bool full,
 		       const char *what)
 {
-	const struct iomapsim_outcome *x = &a->out, *y = &b->out;
+	const struct testfs_outcome *x = &a->out, *y = &b->out;
 
 	FUZZ_CHECK(a->rc == b->rc, "%s: setup %d vs %d", what, a->rc, b->rc);
 	FUZZ_CHECK(x->ret == y->ret, "%s: result %ld vs %ld", what, x->ret,
@@ -1152,7 +1152,7 @@ static void check_codec(const struct dio_input *in)
 {
 	static u8 enc[DIO_MAX_INPUT];
 	static struct dio_input back;
-	const struct iomapsim_request *a = &in->req, *b = &back.req;
+	const struct testfs_request *a = &in->req, *b = &back.req;
 	char why[128];
 	size_t n;
 
@@ -1204,7 +1204,7 @@ static void report_known(void)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	atexit(report_known);
-	atexit(iomapsim_runner_teardown);
+	atexit(testfs_runner_teardown);
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET, .seed = 1 };
 
 	/* counted, not printed: an oracle failure prints what matters */
@@ -1242,17 +1242,17 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	 * built before the gauges are read, so that they compare this
 	 * input's requests only (a refused geometry shows in run_once()).
 	 */
-	iomapsim_runner_prepare(&in->req, runs[0].err, sizeof(runs[0].err));
+	testfs_runner_prepare(&in->req, runs[0].err, sizeof(runs[0].err));
 	fuzz_accounting_begin();
 
 	/* a read's fill is there but where the last runs wrote */
 	if (!in->req.write) {
 		struct span sp =
-			request_span(&in->req, iomapsim_iov_apart(&in->req));
+			request_span(&in->req, testfs_iov_apart(&in->req));
 
 		bufs0_clean(sp.lo, sp.hi);
 		filled = true;
-	} else if (!iomapsim_iov_apart(&in->req)) {
+	} else if (!testfs_iov_apart(&in->req)) {
 		src_lay_out(&in->req);
 		filled = true;
 	}
@@ -1337,5 +1337,5 @@ void fuzz_json_input(const u8 *data, size_t size, FILE *out)
 	if (runs[0].rc)
 		fprintf(out, "refused: %s\n", runs[0].err);
 	else
-		iomapsim_outcome_print_json(&runs[0].out, out);
+		testfs_outcome_print_json(&runs[0].out, out);
 }

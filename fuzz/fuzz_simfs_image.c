@@ -114,7 +114,7 @@ static void first_error(void *arg, bool error, const char *text)
 /* Place superblock and copy where generation g's commit would have. */
 static void place(struct state *s, const u8 *sb, const u8 *meta, size_t len)
 {
-	u8 *disk = sim_bdev_ram_data(bdev);
+	u8 *disk = blksim_bdev_ram_data(bdev);
 	struct simfs_dsb dsb;
 	u64 gen, start, blocks, area;
 	u32 bs;
@@ -156,7 +156,7 @@ static ssize_t rw(struct file *f, bool write, bool direct, size_t len,
 /* Stale bytes everywhere, never zero: sector n holds 0x80 | n % 128. */
 static void fill_stale(void)
 {
-	u8 *disk = sim_bdev_ram_data(bdev);
+	u8 *disk = blksim_bdev_ram_data(bdev);
 
 	for (u64 sec = 0; sec < DEV_SIZE / 512; sec++)
 		memset(disk + sec * 512, 0x80 | (sec & 0x7f), 512);
@@ -433,12 +433,12 @@ skip:
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct sim_ram_opts ro = { .size = DEV_SIZE,
-				   .logical_block_size = 512 };
+	struct blksim_ram_opts ro = { .size = DEV_SIZE,
+				      .logical_block_size = 512 };
 	char err[128];
 
 	fuzz_engine_start();
-	bdev = sim_bdev_ram_create(&ro, err, sizeof(err));
+	bdev = blksim_bdev_ram_create(&ro, err, sizeof(err));
 	if (IS_ERR(bdev)) {
 		fprintf(stderr, "fuzz_simfs_image: ram device: %s\n", err);
 		abort();
@@ -501,8 +501,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			   "a clean unmount: %s",
 			   s->fsck_first);
 	}
-	iomap_sim_dio_exit();
-	bio_sim_drain_caches();
+	iomapsim_dio_exit();
+	blksim_bio_drain_caches();
 	fuzz_accounting_check(0, 0, NULL);
 	return 0;
 }

@@ -207,13 +207,13 @@ static void code_fill(void)
 /* filled once, whichever thread asks first (the mount's stats file) */
 static pthread_once_t code_once = PTHREAD_ONCE_INIT;
 
-const char *iomap_sim_code_json(void)
+const char *iomapsim_code_json(void)
 {
 	pthread_once(&code_once, code_fill);
 	return code_json;
 }
 
-const char *iomap_sim_code_text(void)
+const char *iomapsim_code_text(void)
 {
 	pthread_once(&code_once, code_fill);
 	return code_text;

@@ -1173,13 +1173,13 @@ static int __init iomap_dio_init(void)
 fs_initcall(iomap_dio_init);
 
 /* (sim) the simple path's bio_set */
-struct bio_set *iomap_sim_simple_pool(void)
+struct bio_set *iomapsim_simple_pool(void)
 {
 	return &iomap_dio_simple_pool;
 }
 
-/* (sim) undo iomap_dio_init(), for iomap_sim_dio_exit() (trace.c) */
-void iomap_sim_dio_initcall_undo(void)
+/* (sim) undo iomap_dio_init(), for iomapsim_dio_exit() (trace.c) */
+void iomapsim_dio_initcall_undo(void)
 {
 	if (bioset_initialized(&iomap_dio_simple_pool))
 		bioset_exit(&iomap_dio_simple_pool);

@@ -21,13 +21,13 @@
  * {iomap_begin, iomap_end} passed by address.
  */
 #if IOMAPSIM_MAPPING_NEXT_FN
-static iomap_iter_next_fn fs_mapping(const struct sim_iomap_fs_ops *fs)
+static iomap_iter_next_fn fs_mapping(const struct iomapsim_fs_ops *fs)
 {
 	return fs->next;
 }
 #define FS_MAPPING_ARG(m) (m)
 #else
-static struct iomap_ops fs_mapping(const struct sim_iomap_fs_ops *fs)
+static struct iomap_ops fs_mapping(const struct iomapsim_fs_ops *fs)
 {
 #if IOMAPSIM_PROPOSAL
 	/* the proposal's ->iomap_next in struct iomap_ops: embedded only */
@@ -42,7 +42,7 @@ static struct iomap_ops fs_mapping(const struct sim_iomap_fs_ops *fs)
 #define FS_MAPPING_ARG(m) (&(m))
 #endif
 
-int sim_iomap_iter(struct iomap_iter *iter, const struct sim_iomap_fs_ops *fs)
+int iomapsim_iter(struct iomap_iter *iter, const struct iomapsim_fs_ops *fs)
 {
 	const __auto_type m = fs_mapping(fs);
 
@@ -51,7 +51,7 @@ int sim_iomap_iter(struct iomap_iter *iter, const struct sim_iomap_fs_ops *fs)
 
 /* ---- the iterator's report ----------------------------------------------- */
 
-int sim_iomap_iter_advance(struct iomap_iter *iter, u64 count)
+int iomapsim_iter_advance(struct iomap_iter *iter, u64 count)
 {
 #if IOMAPSIM_ITER_STATUS
 	return iomap_iter_advance(iter, count);
@@ -62,7 +62,7 @@ int sim_iomap_iter_advance(struct iomap_iter *iter, u64 count)
 #endif
 }
 
-int sim_iomap_iter_status(const struct iomap_iter *iter)
+int iomapsim_iter_status(const struct iomap_iter *iter)
 {
 #if IOMAPSIM_ITER_STATUS
 	return iter->status;
@@ -81,23 +81,23 @@ int sim_iomap_iter_status(const struct iomap_iter *iter)
  * calls __iomap_dio_rw() and iomap_dio_complete() instead, as btrfs does
  * (<sim/fs_dio.h>).
  */
-ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
-		const struct sim_iomap_fs_ops *fs,
+ssize_t iomapsim_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
+		const struct iomapsim_fs_ops *fs,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before)
 {
 	const __auto_type m = fs_mapping(fs);
 	ssize_t ret;
 
-	if (sim_fs_dio_offer(iocb, iter, dops, &dio_flags, done_before,
-			     IOMAP_SIM_OFFER_RW))
+	if (iomapsim_fs_dio_offer(iocb, iter, dops, &dio_flags, done_before,
+			     IOMAPSIM_OFFER_RW))
 		ret = iomap_dio_rw(iocb, iter, FS_MAPPING_ARG(m), dops,
 				   dio_flags, private, done_before);
 	else
-		ret = sim_fs_dio_generic(iocb, iter, FS_MAPPING_ARG(m), dops,
+		ret = iomapsim_fs_dio_generic(iocb, iter, FS_MAPPING_ARG(m), dops,
 					 dio_flags, private, done_before);
 	/* the call returned: the observer keeps no pointer into it */
-	iomap_dio_sim_offer_end();
+	iomapsim_dio_offer_end();
 	return ret;
 }
 
@@ -109,7 +109,7 @@ ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
  * that it would call iomap_dio_rw() with no dio ops, flags, residual or
  * private data.  Everything else is the tree's iomap_dio_read_simple() to
  * decide.  (Private data is the file system's reason alone: the observer
- * is told it as the offer, IOMAP_SIM_OFFER_PRIVATE.)
+ * is told it as the offer, IOMAPSIM_OFFER_PRIVATE.)
  */
 static bool fs_simple_call(struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int kflags,
@@ -130,36 +130,36 @@ static bool fs_simple_call(struct iov_iter *iter,
  * request to); what ran it learns from the tree's own tracepoint and the
  * file system's ->iomap_begin (iomap/trace.c).
  */
-ssize_t sim_iomap_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
-		const struct sim_iomap_fs_ops *fs,
+ssize_t iomapsim_dio_rw(struct kiocb *iocb, struct iov_iter *iter,
+		const struct iomapsim_fs_ops *fs,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before)
 {
 	const __auto_type m = fs_mapping(fs);
 	/* the simulator's and the proposal's bits are no kernel flags */
 	unsigned int kflags = dio_flags &
-		~(IOMAP_DIO_SIM_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
+		~(IOMAPSIM_DIO_NO_SIMPLE | IOMAP_DIO_NO_IOMAP_END);
 	ssize_t ret = -ENOTBLK;
 #if IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_FS_CALLED
-	bool simple = sim_fs_wants_simple(iocb, dio_flags);
+	bool simple = iomapsim_fs_wants_simple(iocb, dio_flags);
 
-	iomap_dio_sim_offer(iocb, iter, dops, kflags, done_before,
-			    !simple ? IOMAP_SIM_OFFER_NONE :
-			    private ? IOMAP_SIM_OFFER_PRIVATE :
-				      IOMAP_SIM_OFFER_READ_SIMPLE);
+	iomapsim_dio_offer(iocb, iter, dops, kflags, done_before,
+			    !simple ? IOMAPSIM_OFFER_NONE :
+			    private ? IOMAPSIM_OFFER_PRIVATE :
+				      IOMAPSIM_OFFER_READ_SIMPLE);
 	if (simple && fs_simple_call(iter, dops, kflags, private, done_before))
 		ret = iomap_dio_read_simple(iocb, iter, fs->begin);
 #else
 	/* the initcalls, as for a tree that has a simple path */
-	if (iomap_sim_dio_init())
+	if (iomapsim_dio_init())
 		return -ENOMEM;
-	iomap_dio_sim_offer(iocb, iter, dops, kflags, done_before,
-			    IOMAP_SIM_OFFER_ABSENT);
+	iomapsim_dio_offer(iocb, iter, dops, kflags, done_before,
+			    IOMAPSIM_OFFER_ABSENT);
 #endif
 	if (ret == -ENOTBLK)
 		ret = iomap_dio_rw(iocb, iter, FS_MAPPING_ARG(m), dops, kflags,
 				   private, done_before);
-	iomap_dio_sim_offer_end();
+	iomapsim_dio_offer_end();
 	return ret;
 }
 #endif

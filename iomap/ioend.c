@@ -66,9 +66,9 @@ static u32 iomap_finish_ioend(struct iomap_ioend *ioend, int error)
 
 	if (!atomic_dec_and_test(&ioend->io_remaining))
 		return 0;
-	/* (sim) iomap_sim_ioend_bvecs() counts what it returns */
+	/* (sim) iomapsim_ioend_bvecs() counts what it returns */
 	if (ioend->io_flags & IOMAP_IOEND_DIRECT)
-		return iomap_sim_ioend_bvecs(iomap_finish_ioend_direct(ioend));
+		return iomapsim_ioend_bvecs(iomap_finish_ioend_direct(ioend));
 	/* buffered writeback ioends: no file system here makes them */
 	WARN_ON_ONCE(1);
 	return 0;
@@ -81,7 +81,7 @@ static u32 iomap_finish_ioend(struct iomap_ioend *ioend, int error)
  */
 void iomap_finish_ioends(struct iomap_ioend *ioend, int error)
 {
-	struct work_struct *prev = iomap_sim_ioend_enter(); /* (sim) */
+	struct work_struct *prev = iomapsim_ioend_enter(); /* (sim) */
 	struct list_head tmp;
 	u32 completions;
 
@@ -99,13 +99,13 @@ void iomap_finish_ioends(struct iomap_ioend *ioend, int error)
 		list_del_init(&ioend->io_list);
 		completions += iomap_finish_ioend(ioend, error);
 	}
-	iomap_sim_ioend_exit(prev); /* (sim) */
+	iomapsim_ioend_exit(prev); /* (sim) */
 }
 
 /*
  * The kernel sets the bio_set up at boot, sized for a writeback's worth
- * of bios in flight; the simulator boots on first use (iomap_sim_dio_init())
- * and takes it down again at each teardown (iomap_sim_dio_exit()).
+ * of bios in flight; the simulator boots on first use (iomapsim_dio_init())
+ * and takes it down again at each teardown (iomapsim_dio_exit()).
  */
 static int __init iomap_ioend_init(void)
 {
@@ -115,8 +115,8 @@ static int __init iomap_ioend_init(void)
 }
 fs_initcall(iomap_ioend_init);
 
-/* (sim) undo iomap_ioend_init(), for iomap_sim_dio_exit() (trace.c) */
-void iomap_sim_ioend_initcall_undo(void)
+/* (sim) undo iomap_ioend_init(), for iomapsim_dio_exit() (trace.c) */
+void iomapsim_ioend_initcall_undo(void)
 {
 	if (bioset_initialized(&iomap_ioend_bioset))
 		bioset_exit(&iomap_ioend_bioset);

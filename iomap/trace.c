@@ -112,19 +112,19 @@ const char *iomap_dio_comp_ctx_name(enum iomap_dio_comp_ctx c)
  * does not count as that test's leak (the block layer does the same for
  * its per-CPU caches).
  */
-sim_exitcall(iomap_sim_dio_exit);
+sim_exitcall(iomapsim_dio_exit);
 
 /*
  * The kernel's fs_initcall(iomap_dio_init) of either direct-io.c sets the
  * simple path's pool up; the simulator's boot (sim_do_initcalls(), from
- * iomap_sim_dio_init()) runs it on first use, and the teardown takes it
+ * iomapsim_dio_init()) runs it on first use, and the teardown takes it
  * down again.
  */
-void iomap_sim_dio_exit(void)
+void iomapsim_dio_exit(void)
 {
-	iomap_sim_dio_initcall_undo();
+	iomapsim_dio_initcall_undo();
 #if IOMAPSIM_IOEND_DIRECT
-	iomap_sim_ioend_initcall_undo();
+	iomapsim_ioend_initcall_undo();
 #endif
 	sim_initcalls_reset();
 }
@@ -173,7 +173,7 @@ void iomap_dio_obs_polling(bool on)
  * what was then seen of the simple path, matched to the request by kiocb,
  * position and count so that a file system calling __iomap_dio_rw()
  * directly is not mistaken for a fallback.  Filled by the file system
- * side (iomap_dio_sim_offer(), iomap_dio_sim_mapped()) and by the kernel's
+ * side (iomapsim_dio_offer(), iomapsim_dio_mapped()) and by the kernel's
  * tracepoints; nothing here is told by the iomap code which path it took.
  */
 struct simple_attempt {
@@ -182,7 +182,7 @@ struct simple_attempt {
 	const struct iomap_dio_ops *dops;
 	loff_t pos;
 	size_t count;
-	enum iomap_sim_offer offer;
+	enum iomapsim_offer offer;
 	unsigned int dio_flags;
 	size_t done_before;
 	bool valid;
@@ -262,11 +262,11 @@ static enum iomap_simple_reason attempt_why(unsigned int dio_flags,
 	enum iomap_simple_reason why;
 
 	switch (attempt.offer) {
-	case IOMAP_SIM_OFFER_NONE:
+	case IOMAPSIM_OFFER_NONE:
 		return IOMAP_SIMPLE_DISABLED;
-	case IOMAP_SIM_OFFER_ABSENT:
+	case IOMAPSIM_OFFER_ABSENT:
 		return IOMAP_SIMPLE_ABSENT;
-	case IOMAP_SIM_OFFER_NO_END:
+	case IOMAPSIM_OFFER_NO_END:
 		/* iomap_dio_rw_begin() offers only NO_IOMAP_END requests */
 		if (!(dio_flags & IOMAP_DIO_NO_IOMAP_END))
 			return IOMAP_SIMPLE_DIO_FLAGS;
@@ -283,9 +283,9 @@ static enum iomap_simple_reason attempt_why(unsigned int dio_flags,
 	if (why == IOMAP_SIMPLE_DOPS || why == IOMAP_SIMPLE_DONE_BEFORE ||
 	    why == IOMAP_SIMPLE_WRITE)
 		return why;
-	if (attempt.offer == IOMAP_SIM_OFFER_PRIVATE)
+	if (attempt.offer == IOMAPSIM_OFFER_PRIVATE)
 		return IOMAP_SIMPLE_PRIVATE;
-	if (attempt.offer == IOMAP_SIM_OFFER_READ_SIMPLE && dio_flags)
+	if (attempt.offer == IOMAPSIM_OFFER_READ_SIMPLE && dio_flags)
 		return IOMAP_SIMPLE_DIO_FLAGS;
 	return why;
 }
@@ -302,9 +302,9 @@ static void why_mismatch(const char *what, enum iomap_simple_reason why)
 		obs->why_mismatch = true;
 }
 
-void __iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
+void __iomapsim_dio_offer(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
-		size_t done_before, enum iomap_sim_offer offer)
+		size_t done_before, enum iomapsim_offer offer)
 {
 	attempt.iocb = iocb;
 	attempt.iter = iter;
@@ -321,12 +321,12 @@ void __iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
 	attempt.checked = false;
 }
 
-void __iomap_dio_sim_offer_end(void)
+void __iomapsim_dio_offer_end(void)
 {
 	attempt.valid = false;
 }
 
-void __iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
+void __iomapsim_dio_mapped(struct inode *inode, const struct iomap *iomap,
 		int ret)
 {
 	struct iomap_dio_obs *obs;
@@ -337,7 +337,7 @@ void __iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
 	 * begun, in code that has a simple path
 	 */
 	if (!attempt_valid() || attempt.begun ||
-	    attempt.offer == IOMAP_SIM_OFFER_ABSENT ||
+	    attempt.offer == IOMAPSIM_OFFER_ABSENT ||
 	    file_inode(attempt.iocb->ki_filp) != inode)
 		return;
 	attempt.begun = true;
@@ -465,7 +465,7 @@ void __trace_iomap_dio_rw_queued(struct inode *inode, loff_t offset,
 /* The work item running iomap_finish_ioends() on this thread, if any. */
 static __thread struct work_struct *ioend_work;
 
-struct work_struct *iomap_sim_ioend_enter(void)
+struct work_struct *iomapsim_ioend_enter(void)
 {
 	struct work_struct *prev = ioend_work;
 
@@ -473,19 +473,19 @@ struct work_struct *iomap_sim_ioend_enter(void)
 	return prev;
 }
 
-void iomap_sim_ioend_exit(struct work_struct *prev)
+void iomapsim_ioend_exit(struct work_struct *prev)
 {
 	ioend_work = prev;
 }
 
-u32 iomap_sim_ioend_bvecs(u32 vecs)
+u32 iomapsim_ioend_bvecs(u32 vecs)
 {
 	if (sim_watch_counting())
 		sim_stat_add(&stat_ioend_bvecs, vecs);
 	return vecs;
 }
 
-bool iomap_sim_in_ioend_worker(void)
+bool iomapsim_in_ioend_worker(void)
 {
 	struct work_struct *work = current_work();
 
@@ -568,7 +568,7 @@ void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
 	}
 }
 
-void __iomap_sim_dio_ended(struct inode *inode)
+void __iomapsim_dio_ended(struct inode *inode)
 {
 	sim_trace("iomap_dio_ended", "ino 0x%lx", inode->i_ino);
 	observe_completion(inode->i_sb);

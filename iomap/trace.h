@@ -94,11 +94,11 @@ void __trace_iomap_dio_complete(struct kiocb *iocb, int error, ssize_t ret,
  * completing a dio where its iomap_dio_complete() calls inode_dio_end()
  * (iomap/ksrc/fs/iomap/ksrc-compat.h): where, not what it returned.
  */
-void __iomap_sim_dio_ended(struct inode *inode);
-#define iomap_sim_dio_ended(inode)					\
+void __iomapsim_dio_ended(struct inode *inode);
+#define iomapsim_dio_ended(inode)					\
 	do {								\
 		if (sim_watched())					\
-			__iomap_sim_dio_ended(inode);			\
+			__iomapsim_dio_ended(inode);			\
 	} while (0)
 
 void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
@@ -118,12 +118,12 @@ void __trace_iomap_dio_invalidate_fail(struct inode *inode, loff_t offset,
  * item that runs the call, so a completion nested in it by a sleep (the
  * deterministic engine runs other events then) is not mistaken for it.
  */
-struct work_struct *iomap_sim_ioend_enter(void);
-void iomap_sim_ioend_exit(struct work_struct *prev);
+struct work_struct *iomapsim_ioend_enter(void);
+void iomapsim_ioend_exit(struct work_struct *prev);
 /*
  * (sim) What iomap_finish_ioend_direct() returned, the bvecs of the bio
  * (G-54), summed in iomap_ioend_bvecs: the count the worker yields by.
  */
-u32 iomap_sim_ioend_bvecs(u32 vecs);
+u32 iomapsim_ioend_bvecs(u32 vecs);
 
 #endif /* _IOMAP_TRACE_H */

@@ -32,7 +32,7 @@ ignore=(
 	# (the kernel's warns with a stack dump): the simulator's kmalloc
 	# (sim/kernel/alloc.c) reports nothing, and the "out of memory" it
 	# finds is the one-line error a backend hands back to its caller
-	# (sim_bdev_err()), the user's only report of it.
+	# (blksim_bdev_err()), the user's only report of it.
 	OOM_MESSAGE
 )
 

@@ -15,15 +15,15 @@ static struct block_device *ram;
 static struct block_device *fault_new(void)
 {
 	/* a write cache, or the block layer would end flushes itself */
-	struct sim_ram_opts o = { .size = 1 << 20,
-				  .write_cache = true,
-				  .fua = true };
+	struct blksim_ram_opts o = { .size = 1 << 20,
+				     .write_cache = true,
+				     .fua = true };
 	char err[128] = "";
 	struct block_device *bdev;
 
-	ram = sim_bdev_ram_create(&o, err, sizeof(err));
+	ram = blksim_bdev_ram_create(&o, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(ram), "%s", err);
-	bdev = sim_bdev_fault_wrap(ram, err, sizeof(err));
+	bdev = blksim_bdev_fault_wrap(ram, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(bdev), "%s", err);
 	return bdev;
 }
@@ -31,7 +31,7 @@ static struct block_device *fault_new(void)
 static int add(struct block_device *bdev, const char *spec)
 {
 	char err[256] = "";
-	int id = sim_bdev_fault_add(bdev, spec, err, sizeof(err));
+	int id = blksim_bdev_fault_add(bdev, spec, err, sizeof(err));
 
 	ck_assert_msg(id > 0, "add %s: %s", spec, err);
 	return id;
@@ -54,15 +54,15 @@ START_TEST(test_fault_wrap_is_transparent)
 	struct block_device *bdev = fault_new();
 	char *buf = bb_alloc(4096);
 
-	ck_assert_ptr_eq(sim_bdev_fault_lower(bdev), ram);
+	ck_assert_ptr_eq(blksim_bdev_fault_lower(bdev), ram);
 	ck_assert_uint_eq(bdev_nr_sectors(bdev), bdev_nr_sectors(ram));
 	ck_assert_uint_eq(bdev_logical_block_size(bdev),
 			  bdev_logical_block_size(ram));
 	bb_fill(buf, 4096, 0, 1);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, buf, 4096), 0);
-	ck_assert(bb_check(sim_bdev_ram_data(ram), 4096, 0, 1));
+	ck_assert(bb_check(blksim_bdev_ram_data(ram), 4096, 0, 1));
 	bb_free(buf, 4096);
-	sim_bdev_destroy(bdev); /* and ram with it */
+	blksim_bdev_destroy(bdev); /* and ram with it */
 }
 END_TEST
 
@@ -70,7 +70,7 @@ START_TEST(test_fault_nth_bio)
 {
 	struct block_device *bdev = fault_new();
 	char *buf = bb_alloc(4096);
-	struct sim_bdev_counters c;
+	struct blksim_bdev_counters c;
 
 	add(bdev, "bio-error:3:NOSPC");
 	ck_assert_int_eq(status_of(bdev, REQ_OP_READ, 0, buf, 512), BLK_STS_OK);
@@ -84,13 +84,13 @@ START_TEST(test_fault_nth_bio)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, buf, 512), -ENODATA);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, buf, 512), 0);
 	ck_assert_int_eq(sim_stat_get("bdev_fault_injected"), 2);
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.error_bios, 2);
 	/* the failed write never reached the ram device */
-	ck_assert(sim_bdev_get_counters(ram, &c));
+	ck_assert(blksim_bdev_get_counters(ram, &c));
 	ck_assert_uint_eq(c.write_bios, 1);
 	bb_free(buf, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -106,7 +106,8 @@ START_TEST(test_fault_sector_range)
 	/* sectors 8..15 touch 10..11: fails, old data stays */
 	ck_assert_int_eq(status_of(bdev, REQ_OP_WRITE, 8, buf, 4096),
 			 BLK_STS_MEDIUM);
-	ck_assert(bb_check((char *)sim_bdev_ram_data(ram) + 4096, 4096, 0, 2));
+	ck_assert(
+		bb_check((char *)blksim_bdev_ram_data(ram) + 4096, 4096, 0, 2));
 	/* ending right before, starting right after: fine */
 	ck_assert_int_eq(status_of(bdev, REQ_OP_WRITE, 2, buf, 4096),
 			 BLK_STS_OK);
@@ -127,7 +128,7 @@ START_TEST(test_fault_sector_range)
 	ck_assert_int_eq(bb_flush(bdev), 0);
 	bb_free(buf, 8192);
 	bb_free(old, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -146,7 +147,7 @@ static void prob_pattern(const char *spec, char *out, int n)
 	}
 	out[n] = '\0';
 	bb_free(buf, 512);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 
 START_TEST(test_fault_prob_reproducible)
@@ -218,13 +219,13 @@ START_TEST(test_fault_bad_specs)
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		char err[300] = "";
 
-		ck_assert_int_eq(sim_bdev_fault_check(bad[i].spec, err,
-						      sizeof(err)),
+		ck_assert_int_eq(blksim_bdev_fault_check(bad[i].spec, err,
+							 sizeof(err)),
 				 -EINVAL);
 		ck_assert_str_eq(err, bad[i].msg);
 		err[0] = '\0';
-		ck_assert_int_eq(sim_bdev_fault_add(bdev, bad[i].spec, err,
-						    sizeof(err)),
+		ck_assert_int_eq(blksim_bdev_fault_add(bdev, bad[i].spec, err,
+						       sizeof(err)),
 				 -EINVAL);
 		ck_assert_str_eq(err, bad[i].msg);
 	}
@@ -232,10 +233,10 @@ START_TEST(test_fault_bad_specs)
 	{
 		char list[64];
 
-		ck_assert_uint_eq(sim_bdev_fault_list(bdev, list, sizeof(list)),
-				  0);
+		ck_assert_uint_eq(
+			blksim_bdev_fault_list(bdev, list, sizeof(list)), 0);
 	}
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -248,49 +249,52 @@ START_TEST(test_fault_list_remove_clear)
 
 	id1 = add(bdev, "bio-error:2:AGAIN:read");
 	id2 = add(bdev, "sector:0-7:blk_sts_protection");
-	ck_assert_int_eq(sim_bdev_fault_command(bdev, " latency:2ms:write \n",
-						err, sizeof(err)),
+	ck_assert_int_eq(blksim_bdev_fault_command(bdev,
+						   " latency:2ms:write \n", err,
+						   sizeof(err)),
 			 3);
-	ck_assert_int_eq(sim_bdev_fault_command(bdev, "prob:10:seed=7", err,
-						sizeof(err)),
+	ck_assert_int_eq(blksim_bdev_fault_command(bdev, "prob:10:seed=7", err,
+						   sizeof(err)),
 			 4);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, buf, 512), -EILSEQ);
-	sim_bdev_fault_list(bdev, list, sizeof(list));
+	blksim_bdev_fault_list(bdev, list, sizeof(list));
 	ck_assert_str_eq(list, "1 bio-error:2:AGAIN:read hits=0\n"
 			       "2 sector:0-7:PROTECTION hits=1\n"
 			       "3 latency:2000000:write hits=0\n"
 			       "4 prob:10:IOERR:seed=7 hits=0\n");
 	/* a short buffer: truncated, but the full length is returned */
-	ck_assert_uint_eq(sim_bdev_fault_list(bdev, list, 10), 124);
+	ck_assert_uint_eq(blksim_bdev_fault_list(bdev, list, 10), 124);
 	ck_assert_str_eq(list, "1 bio-err");
 
-	ck_assert_int_eq(sim_bdev_fault_remove(bdev, id2), 0);
-	ck_assert_int_eq(sim_bdev_fault_remove(bdev, id2), -ENOENT);
-	ck_assert_int_eq(sim_bdev_fault_command(bdev, "-4", err, sizeof(err)),
-			 0);
-	ck_assert_int_eq(sim_bdev_fault_command(bdev, "-9", err, sizeof(err)),
+	ck_assert_int_eq(blksim_bdev_fault_remove(bdev, id2), 0);
+	ck_assert_int_eq(blksim_bdev_fault_remove(bdev, id2), -ENOENT);
+	ck_assert_int_eq(
+		blksim_bdev_fault_command(bdev, "-4", err, sizeof(err)), 0);
+	ck_assert_int_eq(blksim_bdev_fault_command(bdev, "-9", err,
+						   sizeof(err)),
 			 -ENOENT);
 	ck_assert_str_eq(err, "no fault rule 9");
-	ck_assert_int_eq(sim_bdev_fault_command(bdev, "-x", err, sizeof(err)),
+	ck_assert_int_eq(blksim_bdev_fault_command(bdev, "-x", err,
+						   sizeof(err)),
 			 -EINVAL);
 	ck_assert_str_eq(err, "fault command \"-x\": want -ID with a rule id");
 	/* rule 1 counts from when it was added: this read is its 2nd */
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, buf, 512), -EAGAIN);
-	sim_bdev_fault_list(bdev, list, sizeof(list));
+	blksim_bdev_fault_list(bdev, list, sizeof(list));
 	ck_assert_str_eq(list, "1 bio-error:2:AGAIN:read hits=1\n"
 			       "3 latency:2000000:write hits=0\n");
 	ck_assert_int_eq(
-		sim_bdev_fault_command(bdev, "clear", err, sizeof(err)), 0);
-	ck_assert_uint_eq(sim_bdev_fault_list(bdev, list, sizeof(list)), 0);
+		blksim_bdev_fault_command(bdev, "clear", err, sizeof(err)), 0);
+	ck_assert_uint_eq(blksim_bdev_fault_list(bdev, list, sizeof(list)), 0);
 	ck_assert_int_eq(id1, 1);
 	/* ids keep growing after a clear */
 	ck_assert_int_eq(add(bdev, "bio-error:1"), 5);
 	bb_free(buf, 512);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
-/* A device holds at most SIM_FAULT_MAX_RULES rules; removing frees room. */
+/* A device holds at most BLKSIM_FAULT_MAX_RULES rules; removing frees room. */
 START_TEST(test_fault_rule_cap)
 {
 	struct block_device *bdev = fault_new();
@@ -298,26 +302,26 @@ START_TEST(test_fault_rule_cap)
 	char err[128] = "";
 	int lines = 0;
 
-	for (int i = 0; i < SIM_FAULT_MAX_RULES; i++)
+	for (int i = 0; i < BLKSIM_FAULT_MAX_RULES; i++)
 		add(bdev, "bio-error:1000");
-	ck_assert_int_eq(sim_bdev_fault_add(bdev, "bio-error:1", err,
-					    sizeof(err)),
+	ck_assert_int_eq(blksim_bdev_fault_add(bdev, "bio-error:1", err,
+					       sizeof(err)),
 			 -ENOSPC);
 	ck_assert_ptr_nonnull(strstr(err, "at most 64"));
-	ck_assert_int_eq(sim_bdev_fault_command(bdev, "bio-error:1", err,
-						sizeof(err)),
+	ck_assert_int_eq(blksim_bdev_fault_command(bdev, "bio-error:1", err,
+						   sizeof(err)),
 			 -ENOSPC);
 	/* the refused rules are not there */
-	sim_bdev_fault_list(bdev, list, sizeof(list));
+	blksim_bdev_fault_list(bdev, list, sizeof(list));
 	for (char *p = list; (p = strchr(p, '\n')); p++)
 		lines++;
-	ck_assert_int_eq(lines, SIM_FAULT_MAX_RULES);
-	ck_assert_int_eq(sim_bdev_fault_remove(bdev, 3), 0);
-	ck_assert_int_eq(add(bdev, "bio-error:1"), SIM_FAULT_MAX_RULES + 1);
+	ck_assert_int_eq(lines, BLKSIM_FAULT_MAX_RULES);
+	ck_assert_int_eq(blksim_bdev_fault_remove(bdev, 3), 0);
+	ck_assert_int_eq(add(bdev, "bio-error:1"), BLKSIM_FAULT_MAX_RULES + 1);
 	ck_assert_int_eq(
-		sim_bdev_fault_command(bdev, "clear", err, sizeof(err)), 0);
+		blksim_bdev_fault_command(bdev, "clear", err, sizeof(err)), 0);
 	add(bdev, "bio-error:1");
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -345,16 +349,17 @@ START_TEST(test_fault_status_names)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		int st = sim_blk_status_parse(names[i]);
+		int st = blksim_blk_status_parse(names[i]);
 
 		ck_assert_int_gt(st, 0);
-		ck_assert_str_eq(sim_blk_status_name((blk_status_t)st),
+		ck_assert_str_eq(blksim_blk_status_name((blk_status_t)st),
 				 names[i]);
 	}
-	ck_assert_int_eq(sim_blk_status_parse("BLK_STS_NOSPC"), BLK_STS_NOSPC);
-	ck_assert_int_eq(sim_blk_status_parse("inval"), BLK_STS_INVAL);
-	ck_assert_int_eq(sim_blk_status_parse("EIO"), -1);
-	ck_assert_str_eq(sim_blk_status_name((blk_status_t)18), "?");
+	ck_assert_int_eq(blksim_blk_status_parse("BLK_STS_NOSPC"),
+			 BLK_STS_NOSPC);
+	ck_assert_int_eq(blksim_blk_status_parse("inval"), BLK_STS_INVAL);
+	ck_assert_int_eq(blksim_blk_status_parse("EIO"), -1);
+	ck_assert_str_eq(blksim_blk_status_name((blk_status_t)18), "?");
 }
 END_TEST
 
@@ -368,7 +373,7 @@ START_TEST(test_fault_flush)
 	ck_assert_int_eq(bb_flush(bdev), -EIO);
 	ck_assert_int_eq(bdev->bd_ops->flush(bdev), -ENOSPC);
 	ck_assert_int_eq(bdev->bd_ops->flush(bdev), 0);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -398,7 +403,7 @@ START_TEST(test_fault_latency_threaded)
 	ck_assert_uint_ge(bb_now_ns() - t0, 30000000);
 	ck_assert_int_eq(sim_stat_get("bdev_fault_delayed"), 2);
 	bb_free(buf, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 

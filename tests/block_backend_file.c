@@ -52,13 +52,14 @@ static void file_teardown(void)
  * Open a fresh file; NULL (after printing SKIP) if its filesystem has no
  * O_DIRECT at all, which is a property of the machine, not a failure.
  */
-static struct block_device *open_file(u64 size, const struct sim_file_opts *o)
+static struct block_device *open_file(u64 size,
+				      const struct blksim_file_opts *o)
 {
 	char err[256] = "";
 	struct block_device *bdev;
 
 	make_file(size);
-	bdev = sim_bdev_file_open(path, o, err, sizeof(err));
+	bdev = blksim_bdev_file_open(path, o, err, sizeof(err));
 	if (IS_ERR(bdev) && strstr(err, "does not support O_DIRECT")) {
 		printf("SKIP: %s\n", err);
 		return NULL;
@@ -99,15 +100,15 @@ static bool file_has(u64 off, unsigned int len, unsigned int seed)
 START_TEST(test_file_roundtrip_statx_limits)
 {
 	struct block_device *bdev = open_file(8 << 20, NULL);
-	struct sim_file_info info;
+	struct blksim_file_info info;
 
 	if (!bdev)
 		return;
-	ck_assert(sim_bdev_file_info(bdev, &info));
+	ck_assert(blksim_bdev_file_info(bdev, &info));
 	ck_assert(!info.is_blockdev);
 	ck_assert(info.from_statx || info.probed);
 	ck_assert_uint_eq(info.size, 8 << 20);
-	ck_assert_uint_eq(info.queue_depth, SIM_BDEV_FILE_DEF_QD);
+	ck_assert_uint_eq(info.queue_depth, BLKSIM_BDEV_FILE_DEF_QD);
 	ck_assert_uint_eq(bdev_nr_sectors(bdev), (8 << 20) >> 9);
 	/* the limits are the filesystem's O_DIRECT alignment */
 	ck_assert_uint_eq(bdev_logical_block_size(bdev),
@@ -121,7 +122,7 @@ START_TEST(test_file_roundtrip_statx_limits)
 	roundtrip(bdev, 2048, 256 << 10, 2); /* 64 pages, one bio */
 	roundtrip(bdev, (8 << 11) - 8, 4096, 3); /* the last 4 KiB */
 	ck_assert(file_has(2048 << 9, 256 << 10, 2));
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -131,7 +132,7 @@ START_TEST(test_file_missing_path)
 	struct block_device *bdev;
 
 	snprintf(path, sizeof(path), "%s/no-such-dir/disk.img", bin_dir());
-	bdev = sim_bdev_file_open(path, NULL, err, sizeof(err));
+	bdev = blksim_bdev_file_open(path, NULL, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(bdev), -ENOENT);
 	ck_assert_str_eq(strstr(err, "/no-such-dir/"),
 			 "/no-such-dir/disk.img: No such file or directory");
@@ -143,14 +144,14 @@ START_TEST(test_file_directory)
 	char err[256] = "", want[4200];
 	struct block_device *bdev;
 
-	bdev = sim_bdev_file_open(bin_dir(), NULL, err, sizeof(err));
+	bdev = blksim_bdev_file_open(bin_dir(), NULL, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(bdev), -EISDIR);
 	snprintf(want, sizeof(want),
 		 "%s: is a directory, not a regular file or block device",
 		 bin_dir());
 	ck_assert_str_eq(err, want);
 
-	bdev = sim_bdev_file_open("/dev/null", NULL, err, sizeof(err));
+	bdev = blksim_bdev_file_open("/dev/null", NULL, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(bdev), -ENODEV);
 	ck_assert_str_eq(err, "/dev/null: not a regular file or block device");
 }
@@ -162,7 +163,7 @@ START_TEST(test_file_too_small_and_odd_size)
 	struct block_device *bdev;
 
 	make_file(64 << 10);
-	bdev = sim_bdev_file_open(path, NULL, err, sizeof(err));
+	bdev = blksim_bdev_file_open(path, NULL, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(bdev), -EINVAL);
 	if (strstr(err, "does not support O_DIRECT"))
 		BB_SKIP("%s", err);
@@ -173,9 +174,9 @@ START_TEST(test_file_too_small_and_odd_size)
 
 	make_file((2 << 20) + 512);
 	{
-		struct sim_file_opts o = { .logical_block_size = 4096 };
+		struct blksim_file_opts o = { .logical_block_size = 4096 };
 
-		bdev = sim_bdev_file_open(path, &o, err, sizeof(err));
+		bdev = blksim_bdev_file_open(path, &o, err, sizeof(err));
 	}
 	ck_assert_int_eq(PTR_ERR(bdev), -EINVAL);
 	snprintf(
@@ -189,7 +190,7 @@ END_TEST
 /* Writes wanted from a target that refuses them: -EROFS, clear text. */
 START_TEST(test_file_read_only_target)
 {
-	struct sim_file_opts ro = { .read_only = true };
+	struct blksim_file_opts ro = { .read_only = true };
 	char err[256] = "", cmd[4200];
 	struct block_device *bdev;
 	bool immutable = false;
@@ -204,7 +205,7 @@ START_TEST(test_file_read_only_target)
 	} else {
 		ck_assert_int_eq(chmod(path, 0444), 0);
 	}
-	bdev = sim_bdev_file_open(path, NULL, err, sizeof(err));
+	bdev = blksim_bdev_file_open(path, NULL, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(bdev), -EROFS);
 	ck_assert_msg(strstr(err, ": read-only (") &&
 			      strstr(err, "), but writes were asked for"),
@@ -212,7 +213,7 @@ START_TEST(test_file_read_only_target)
 	ck_assert(!strncmp(err, path, strlen(path)));
 
 	/* read-only mode opens it; reads work, writes fail with EIO */
-	bdev = sim_bdev_file_open(path, &ro, err, sizeof(err));
+	bdev = blksim_bdev_file_open(path, &ro, err, sizeof(err));
 	if (IS_ERR(bdev) && strstr(err, "does not support O_DIRECT")) {
 		printf("SKIP: %s\n", err);
 	} else {
@@ -223,7 +224,7 @@ START_TEST(test_file_read_only_target)
 		ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, buf, 4096), 0);
 		ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, buf, 4096), -EIO);
 		bb_free(buf, 4096);
-		sim_bdev_destroy(bdev);
+		blksim_bdev_destroy(bdev);
 	}
 	if (immutable) {
 		snprintf(cmd, sizeof(cmd), "chattr -i '%s'", path);
@@ -235,11 +236,11 @@ END_TEST
 /* More bios than tags: all complete, never more than depth in flight. */
 START_TEST(test_file_queue_depth)
 {
-	struct sim_file_opts o = { .queue_depth = 4 };
+	struct blksim_file_opts o = { .queue_depth = 4 };
 	struct block_device *bdev = open_file(4 << 20, &o);
 	enum { N = 40, LEN = 16384 };
 	struct bb_async a[N];
-	struct sim_bdev_counters c;
+	struct blksim_bdev_counters c;
 	char *buf, *r;
 
 	if (!bdev)
@@ -254,7 +255,7 @@ START_TEST(test_file_queue_depth)
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);
 		ck_assert_int_eq(a[i].ended, 1);
 	}
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.write_bios, N);
 	ck_assert_uint_eq(c.max_inflight, 4);
 	ck_assert_uint_gt(c.qd_waits, 0);
@@ -265,17 +266,17 @@ START_TEST(test_file_queue_depth)
 	ck_assert(file_has(0, N * LEN, 4));
 	bb_free(buf, N * LEN);
 	bb_free(r, N * LEN);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 /* No free tag and REQ_NOWAIT: BLK_STS_AGAIN at once, -EAGAIN above. */
 START_TEST(test_file_nowait_again)
 {
-	struct sim_file_opts o = { .queue_depth = 1 };
+	struct blksim_file_opts o = { .queue_depth = 1 };
 	struct block_device *bdev = open_file(2 << 20, &o);
 	struct bb_async a, b;
-	struct sim_bdev_counters c;
+	struct blksim_bdev_counters c;
 	char *buf;
 
 	if (!bdev)
@@ -295,13 +296,13 @@ START_TEST(test_file_nowait_again)
 	wait_for_completion(&a.done);
 	ck_assert_int_eq(a.status, BLK_STS_OK);
 	ck_assert_int_eq(sim_stat_get("bdev_file_nowait_again"), 1);
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.again_bios, 1);
 	/* with a tag free, REQ_NOWAIT goes through */
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ | REQ_NOWAIT, 8, buf, 4096),
 			 0);
 	bb_free(buf, 8192);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -321,7 +322,7 @@ static void irq_submit(struct sim_event *ev)
 
 START_TEST(test_file_no_tag_in_irq)
 {
-	struct sim_file_opts o = { .queue_depth = 1 };
+	struct blksim_file_opts o = { .queue_depth = 1 };
 	struct sim_event ev = { .fn = irq_submit };
 	struct bb_async a;
 
@@ -341,7 +342,7 @@ START_TEST(test_file_no_tag_in_irq)
 	wait_for_completion(&a.done);
 	ck_assert_int_eq(a.status, BLK_STS_OK);
 	bb_free(irq_buf, 8192);
-	sim_bdev_destroy(irq_bdev);
+	blksim_bdev_destroy(irq_bdev);
 }
 END_TEST
 
@@ -358,7 +359,7 @@ static void polled_end_io(struct bio *bio)
 START_TEST(test_file_polled)
 {
 	struct block_device *bdev = open_file(2 << 20, NULL);
-	struct sim_bdev_counters c;
+	struct blksim_bdev_counters c;
 	struct bio *bio;
 	char *buf;
 	int polls = 0;
@@ -379,10 +380,10 @@ START_TEST(test_file_polled)
 	ck_assert_int_eq(polled_status, BLK_STS_OK);
 	ck_assert(bb_check(buf, 4096, 4096, 12));
 	bio_put(bio);
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.polled_bios, 1);
 	bb_free(buf, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -423,7 +424,7 @@ static void order_run(struct block_device *bdev, char *buf, u64 seed, int *out)
 
 START_TEST(test_file_det_replay)
 {
-	struct sim_file_opts o = { .queue_depth = 6 };
+	struct blksim_file_opts o = { .queue_depth = 6 };
 	struct block_device *bdev = open_file(2 << 20, &o);
 	int a[ORDER_N], b[ORDER_N], c[ORDER_N];
 	bool in_order = true;
@@ -442,14 +443,14 @@ START_TEST(test_file_det_replay)
 	ck_assert(!in_order);
 	ck_assert(memcmp(a, c, sizeof(a)));
 	bb_free(buf, ORDER_N * 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 START_TEST(test_file_fua_and_flush)
 {
 	struct block_device *bdev = open_file(2 << 20, NULL);
-	struct sim_bdev_counters c;
+	struct blksim_bdev_counters c;
 	char *buf;
 
 	if (!bdev)
@@ -471,14 +472,14 @@ START_TEST(test_file_fua_and_flush)
 	ck_assert_int_eq(sim_stat_get("bdev_file_fdatasync"), 2);
 	ck_assert_int_eq(bdev->bd_ops->flush(bdev), 0);
 	ck_assert_int_eq(sim_stat_get("bdev_file_fdatasync"), 3);
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.fua_bios, 1);
 	ck_assert_uint_eq(c.preflush_bios, 2); /* the flush is one too */
 	ck_assert_uint_eq(c.flush_bios, 1);
 	ck_assert_uint_eq(c.flush_calls, 1);
 	ck_assert(file_has(0, 8192, 5));
 	bb_free(buf, 8192);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -493,7 +494,7 @@ END_TEST
 START_TEST(test_file_bounce_misaligned)
 {
 	struct block_device *bdev = open_file(2 << 20, NULL);
-	struct sim_bdev_counters c;
+	struct blksim_bdev_counters c;
 	char *raw, *p;
 
 	if (!bdev)
@@ -507,13 +508,13 @@ START_TEST(test_file_bounce_misaligned)
 	p = raw + 8; /* aligned to 8 only */
 	if (bdev_dma_alignment(bdev) < 8) {
 		bb_free(raw, 3 * 4096);
-		sim_bdev_destroy(bdev);
+		blksim_bdev_destroy(bdev);
 		BB_SKIP("the host file takes 8-byte aligned memory (mask %u)",
 			bdev_dma_alignment(bdev));
 	}
 	bb_fill(p, 8192, 4096, 6);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 8, p, 8192), -EINVAL);
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.write_bios, 0);
 
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 8, p, 512), 0);
@@ -523,25 +524,25 @@ START_TEST(test_file_bounce_misaligned)
 	ck_assert_int_eq(sim_stat_get("bdev_file_bounce"), 2);
 	ck_assert(bb_check(p, 512, 4096, 6));
 	ck_assert(file_has(4096, 512, 6));
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.bounced_bios, 2);
 	ck_assert_int_eq(sim_stat_get("bdev_file_bounce_live"), 0);
 	/* an aligned buffer is not bounced */
 	roundtrip(bdev, 64, 4096, 7);
 	ck_assert_int_eq(sim_stat_get("bdev_file_bounce"), 2);
 	bb_free(raw, 3 * 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 START_TEST(test_file_bad_queue_depth)
 {
-	struct sim_file_opts o = { .queue_depth = 5000 };
+	struct blksim_file_opts o = { .queue_depth = 5000 };
 	char err[256] = "", want[4300];
 
 	make_file(2 << 20);
 	ck_assert_int_eq(
-		PTR_ERR(sim_bdev_file_open(path, &o, err, sizeof(err))),
+		PTR_ERR(blksim_bdev_file_open(path, &o, err, sizeof(err))),
 		-EINVAL);
 	snprintf(want, sizeof(want), "%s: queue depth 5000 is above 4096",
 		 path);
@@ -553,7 +554,7 @@ END_TEST
 START_TEST(test_file_tmpfs_probed)
 {
 	struct block_device *bdev;
-	struct sim_file_info info;
+	struct blksim_file_info info;
 	char err[256] = "";
 	int fd;
 
@@ -564,17 +565,17 @@ START_TEST(test_file_tmpfs_probed)
 	have_path = true;
 	ck_assert_int_eq(ftruncate(fd, 2 << 20), 0);
 	close(fd);
-	bdev = sim_bdev_file_open(path, NULL, err, sizeof(err));
+	bdev = blksim_bdev_file_open(path, NULL, err, sizeof(err));
 	if (IS_ERR(bdev))
 		BB_SKIP("%s", err);
-	ck_assert(sim_bdev_file_info(bdev, &info));
+	ck_assert(blksim_bdev_file_info(bdev, &info));
 	if (info.from_statx)
 		printf("note: this kernel's tmpfs reports STATX_DIOALIGN\n");
 	else
 		ck_assert(info.probed);
 	ck_assert(is_power_of_2(info.dio_offset_align));
 	roundtrip(bdev, 8, 8192, 8);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -609,7 +610,7 @@ static const char *open_loop(u64 size, const char *opt, char (*loop)[64],
 	pclose(p);
 	(*loop)[strcspn(*loop, "\n")] = '\0';
 
-	*bdev = sim_bdev_file_open(*loop, NULL, err, len);
+	*bdev = blksim_bdev_file_open(*loop, NULL, err, len);
 	snprintf(cmd, sizeof(cmd), "losetup -d %s", *loop);
 	ck_assert_int_eq(system(cmd), 0);
 	return NULL;
@@ -623,7 +624,7 @@ START_TEST(test_file_loop_device)
 {
 	char loop[64] = "", err[256] = "";
 	struct block_device *bdev;
-	struct sim_file_info info;
+	struct blksim_file_info info;
 	const char *why =
 		open_loop(16 << 20, "", &loop, &bdev, err, sizeof(err));
 
@@ -631,7 +632,7 @@ START_TEST(test_file_loop_device)
 		BB_SKIP("%s", why);
 	ck_assert_msg(!IS_ERR(bdev), "open %s: %s", loop, err);
 
-	ck_assert(sim_bdev_file_info(bdev, &info));
+	ck_assert(blksim_bdev_file_info(bdev, &info));
 	ck_assert(info.is_blockdev);
 	ck_assert(info.from_blkid);
 	ck_assert_uint_eq(info.size, 16 << 20);
@@ -642,7 +643,7 @@ START_TEST(test_file_loop_device)
 	roundtrip(bdev, 0, 4096, 9);
 	roundtrip(bdev, 1000, 128 << 10, 10);
 	ck_assert_int_eq(bb_flush(bdev), 0);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 	/* the data went through the loop device into the file */
 	ck_assert(file_has(1000 << 9, 128 << 10, 10));
 }
@@ -669,7 +670,7 @@ END_TEST
 /* The threaded engine: a reaper thread ends bios in hard-IRQ context. */
 START_TEST(test_file_threaded)
 {
-	struct sim_file_opts o = { .queue_depth = 8 };
+	struct blksim_file_opts o = { .queue_depth = 8 };
 	struct block_device *bdev = open_file(4 << 20, &o);
 	enum { N = 48, LEN = 8192 };
 	struct bb_async a[N];
@@ -692,7 +693,7 @@ START_TEST(test_file_threaded)
 	ck_assert_int_eq(sim_stat_get("bdev_file_rwf_dsync"), N / 5 + 1);
 	bb_free(buf, N * LEN);
 	bb_free(r, N * LEN);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -703,9 +704,9 @@ END_TEST
  */
 START_TEST(test_file_thread_ring_event_loop)
 {
-	struct sim_file_opts o = { .queue_depth = 8,
-				   .submitter_polls = true,
-				   .poll_us = 20 };
+	struct blksim_file_opts o = { .queue_depth = 8,
+				      .submitter_polls = true,
+				      .poll_us = 20 };
 	struct block_device *bdev = open_file(1 << 20, &o);
 	enum { N = 3, LEN = 4096 };
 	struct bb_async a[N];
@@ -717,34 +718,35 @@ START_TEST(test_file_thread_ring_event_loop)
 	if (!bdev)
 		return;
 	/* as the FUSE mount has it: bio_endio() where the device ends it */
-	blk_sim_set_completion(bdev, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(bdev, BLKSIM_COMPLETE_INLINE);
 	w = bb_alloc(N * LEN);
 	r = bb_alloc(N * LEN);
 	bb_fill(w, N * LEN, 0, 5);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, N * LEN), 0);
 
-	fd = sim_bdev_submitter_fd(bdev);
+	fd = blksim_bdev_submitter_fd(bdev);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(sim_bdev_submitter_fd(bdev), fd);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
+	ck_assert_int_eq(blksim_bdev_submitter_fd(bdev), fd);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 0);
 	memset(r, 0, N * LEN);
 	for (int i = 0; i < N; i++)
 		bb_submit_nth(bdev, REQ_OP_READ, r, LEN, i, &a[i]);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), N);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), N);
 
 	/* nobody else ends them: they wait for this thread */
 	deadline = bb_now_ns() + 5000000000ull;
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
-	while (sim_bdev_submitter_outstanding(bdev) && bb_now_ns() < deadline) {
+	while (blksim_bdev_submitter_outstanding(bdev) &&
+	       bb_now_ns() < deadline) {
 		if (poll(&p, 1, 100) > 0) {
 			u64 v;
 
 			ck_assert_int_eq(read(fd, &v, sizeof(v)), sizeof(v));
 			ck_assert_uint_ge(v, 1);
 		}
-		sim_bdev_submitter_reap(bdev, false);
+		blksim_bdev_submitter_reap(bdev, false);
 	}
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 0);
 	for (int i = 0; i < N; i++) {
 		ck_assert_int_eq(a[i].ended, 1);
 		ck_assert_int_eq(a[i].status, BLK_STS_OK);
@@ -753,14 +755,14 @@ START_TEST(test_file_thread_ring_event_loop)
 
 	/* waiting: one read, reaped (busy-polled first: it went out alone) */
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
-	ck_assert_int_eq(sim_bdev_submitter_reap(bdev, true), 1);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 1);
+	ck_assert_int_eq(blksim_bdev_submitter_reap(bdev, true), 1);
 	ck_assert_int_eq(a[0].ended, 1);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 0);
 
 	bb_free(w, N * LEN);
 	bb_free(r, N * LEN);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -778,10 +780,10 @@ END_TEST
  * the completion went through) is not the wait's to reap, so it may
  * reap fewer than @n, never more.
  */
-static void wait_ended(struct block_device *bdev, struct sim_bdev_spin *spin,
+static void wait_ended(struct block_device *bdev, struct blksim_bdev_spin *spin,
 		       const struct bb_async *a, int n)
 {
-	int reaped = sim_bdev_submitter_wait(bdev, spin);
+	int reaped = blksim_bdev_submitter_wait(bdev, spin);
 
 	ck_assert_int_ge(reaped, 0);
 	ck_assert_int_le(reaped, n);
@@ -791,23 +793,24 @@ static void wait_ended(struct block_device *bdev, struct sim_bdev_spin *spin,
 
 START_TEST(test_file_thread_ring_lone_read_deferred)
 {
-	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true };
+	struct blksim_file_opts o = { .queue_depth = 8,
+				      .submitter_polls = true };
 	struct block_device *bdev = open_file(1 << 20, &o);
 	enum { LEN = 4096 };
-	struct sim_bdev_spin spin = { 0 };
+	struct blksim_bdev_spin spin = { 0 };
 	struct bb_async a[2];
 	char *w, *r;
 
 	if (!bdev)
 		return;
-	blk_sim_set_completion(bdev, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(bdev, BLKSIM_COMPLETE_INLINE);
 	w = bb_alloc(2 * LEN);
 	r = bb_alloc(2 * LEN);
 	bb_fill(w, 2 * LEN, 0, 7);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, 2 * LEN), 0);
 
 	/* not deferring: out with the bio, as before */
-	ck_assert_int_ge(sim_bdev_submitter_fd(bdev), 0);
+	ck_assert_int_ge(blksim_bdev_submitter_fd(bdev), 0);
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
 	wait_ended(bdev, &spin, a, 1);
 	ck_assert(!spin.polled);
@@ -815,10 +818,10 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 				 sim_stat_get("bdev_file_deferred_late"),
 			 0);
 
-	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, true), 0);
+	ck_assert_int_eq(blksim_bdev_submitter_defer(bdev, true), 0);
 	memset(r, 0, 2 * LEN);
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 1);
 	wait_ended(bdev, &spin, a, 1);
 	ck_assert(!spin.polled);
 	ck_assert_int_eq(a[0].ended, 1);
@@ -837,7 +840,7 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 	 */
 	for (int tries = 0; tries < 50; tries++) {
 		sim_stats_reset();
-		spin = (struct sim_bdev_spin){ .budget_us = 1000000 };
+		spin = (struct blksim_bdev_spin){ .budget_us = 1000000 };
 		bb_submit_async(bb_bio(bdev, REQ_OP_READ, 8, r + LEN, LEN),
 				&a[1]);
 		wait_ended(bdev, &spin, &a[1], 1);
@@ -867,14 +870,14 @@ START_TEST(test_file_thread_ring_lone_read_deferred)
 
 	/* turning it off submits what is held */
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a[0]);
-	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, false), 0);
+	ck_assert_int_eq(blksim_bdev_submitter_defer(bdev, false), 0);
 	wait_ended(bdev, &spin, a, 1);
 	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 0);
 	ck_assert_int_eq(a[0].ended, 1);
 
 	bb_free(w, 2 * LEN);
 	bb_free(r, 2 * LEN);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -883,32 +886,33 @@ END_TEST
  * REQ_SYNC | REQ_IDLE, as iomap_dio_bio_iter() marks every bio in trees
  * since the bio_opf rework, is the owner's: held, and submitted when it
  * waits.  A read submit_bio_wait() sleeps for (REQ_SYNC too) is not:
- * held, only the sweep would submit it, SIM_BDEV_FILE_SWEEP_MS late.
+ * held, only the sweep would submit it, BLKSIM_BDEV_FILE_SWEEP_MS late.
  */
 START_TEST(test_file_thread_ring_which_reads)
 {
-	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true };
+	struct blksim_file_opts o = { .queue_depth = 8,
+				      .submitter_polls = true };
 	struct block_device *bdev = open_file(1 << 20, &o);
 	enum { LEN = 4096 };
-	struct sim_bdev_spin spin = { 0 };
+	struct blksim_bdev_spin spin = { 0 };
 	struct bb_async a;
 	char *w, *r;
 
 	if (!bdev)
 		return;
-	blk_sim_set_completion(bdev, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(bdev, BLKSIM_COMPLETE_INLINE);
 	w = bb_alloc(LEN);
 	r = bb_alloc(LEN);
 	bb_fill(w, LEN, 0, 9);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, w, LEN), 0);
-	ck_assert_int_ge(sim_bdev_submitter_fd(bdev), 0);
-	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, true), 0);
+	ck_assert_int_ge(blksim_bdev_submitter_fd(bdev), 0);
+	ck_assert_int_eq(blksim_bdev_submitter_defer(bdev, true), 0);
 	sim_stats_reset();
 
 	bb_submit_async(
 		bb_bio(bdev, REQ_OP_READ | REQ_SYNC | REQ_IDLE, 0, r, LEN), &a);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
-	ck_assert_int_eq(sim_bdev_submitter_wait(bdev, &spin), 1);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 1);
+	ck_assert_int_eq(blksim_bdev_submitter_wait(bdev, &spin), 1);
 	ck_assert_int_eq(a.status, BLK_STS_OK);
 	ck_assert(bb_check(r, LEN, 0, 9));
 	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 1);
@@ -916,14 +920,14 @@ START_TEST(test_file_thread_ring_which_reads)
 	memset(r, 0, LEN);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, r, LEN), 0);
 	ck_assert(bb_check(r, LEN, 0, 9));
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 0);
 	ck_assert_int_eq(sim_stat_get("bdev_file_submit_and_wait"), 1);
 	ck_assert_int_eq(sim_stat_get("bdev_file_deferred_late"), 0);
 
-	ck_assert_int_eq(sim_bdev_submitter_defer(bdev, false), 0);
+	ck_assert_int_eq(blksim_bdev_submitter_defer(bdev, false), 0);
 	bb_free(w, LEN);
 	bb_free(r, LEN);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -934,7 +938,8 @@ END_TEST
  */
 START_TEST(test_file_thread_ring_through_wrapper)
 {
-	struct sim_file_opts o = { .queue_depth = 8, .submitter_polls = true };
+	struct blksim_file_opts o = { .queue_depth = 8,
+				      .submitter_polls = true };
 	struct block_device *file = open_file(1 << 20, &o);
 	struct block_device *bdev;
 	enum { LEN = 4096 };
@@ -945,13 +950,13 @@ START_TEST(test_file_thread_ring_through_wrapper)
 
 	if (!file)
 		return;
-	fd = sim_bdev_submitter_fd(file);
+	fd = blksim_bdev_submitter_fd(file);
 	ck_assert_int_ge(fd, 0);
-	bdev = sim_bdev_fault_wrap(file, err, sizeof(err));
+	bdev = blksim_bdev_fault_wrap(file, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(bdev), "%s", err);
-	blk_sim_set_completion(file, BLK_SIM_COMPLETE_INLINE);
-	blk_sim_set_completion(bdev, BLK_SIM_COMPLETE_INLINE);
-	ck_assert_int_eq(sim_bdev_submitter_fd(bdev), fd);
+	blksim_set_completion(file, BLKSIM_COMPLETE_INLINE);
+	blksim_set_completion(bdev, BLKSIM_COMPLETE_INLINE);
+	ck_assert_int_eq(blksim_bdev_submitter_fd(bdev), fd);
 	w = bb_alloc(LEN);
 	r = bb_alloc(LEN);
 	bb_fill(w, LEN, 0, 11);
@@ -959,16 +964,16 @@ START_TEST(test_file_thread_ring_through_wrapper)
 
 	memset(r, 0, LEN);
 	bb_submit_async(bb_bio(bdev, REQ_OP_READ, 0, r, LEN), &a);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 1);
-	ck_assert_int_eq(sim_bdev_submitter_reap(bdev, true), 1);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(bdev), 0);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 1);
+	ck_assert_int_eq(blksim_bdev_submitter_reap(bdev, true), 1);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(bdev), 0);
 	ck_assert_int_eq(a.ended, 1);
 	ck_assert_int_eq(a.status, BLK_STS_OK);
 	ck_assert(bb_check(r, LEN, 0, 11));
 
 	bb_free(w, LEN);
 	bb_free(r, LEN);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -978,26 +983,27 @@ END_TEST
  */
 START_TEST(test_file_thread_ring_other_device)
 {
-	struct block_device *ram = sim_bdev_ram_create(NULL, NULL, 0);
-	struct sim_bdev_spin spin = {
+	struct block_device *ram = blksim_bdev_ram_create(NULL, NULL, 0);
+	struct blksim_bdev_spin spin = {
 		.budget_us = 10, .polled = true, .hit = true, .spent_ns = 1
 	};
 	struct block_device *wrapped;
 	char err[256] = "";
 
 	ck_assert(!IS_ERR(ram));
-	ck_assert_int_eq(sim_bdev_submitter_fd(ram), -EOPNOTSUPP);
-	ck_assert_uint_eq(sim_bdev_submitter_outstanding(ram), 0);
-	ck_assert_int_eq(sim_bdev_submitter_reap(ram, true), 0);
-	ck_assert_int_eq(sim_bdev_submitter_wait(ram, &spin), 0);
+	ck_assert_int_eq(blksim_bdev_submitter_fd(ram), -EOPNOTSUPP);
+	ck_assert_uint_eq(blksim_bdev_submitter_outstanding(ram), 0);
+	ck_assert_int_eq(blksim_bdev_submitter_reap(ram, true), 0);
+	ck_assert_int_eq(blksim_bdev_submitter_wait(ram, &spin), 0);
 	ck_assert(!spin.polled && !spin.hit && !spin.spent_ns);
-	ck_assert_int_eq(sim_bdev_submitter_defer(ram, true), -EOPNOTSUPP);
+	ck_assert_int_eq(blksim_bdev_submitter_defer(ram, true), -EOPNOTSUPP);
 
-	wrapped = sim_bdev_fault_wrap(ram, err, sizeof(err));
+	wrapped = blksim_bdev_fault_wrap(ram, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(wrapped), "%s", err);
-	ck_assert_int_eq(sim_bdev_submitter_fd(wrapped), -EOPNOTSUPP);
-	ck_assert_int_eq(sim_bdev_submitter_defer(wrapped, true), -EOPNOTSUPP);
-	sim_bdev_destroy(wrapped);
+	ck_assert_int_eq(blksim_bdev_submitter_fd(wrapped), -EOPNOTSUPP);
+	ck_assert_int_eq(blksim_bdev_submitter_defer(wrapped, true),
+			 -EOPNOTSUPP);
+	blksim_bdev_destroy(wrapped);
 }
 END_TEST
 

@@ -27,9 +27,9 @@ static int nr_recs;
 /* A log-writes device over a 1 MiB ram device (in @ram), or @lower. */
 static struct block_device *logw_new(struct block_device *lower)
 {
-	struct sim_ram_opts o = { .size = 1 << 20,
-				  .write_cache = true,
-				  .fua = true };
+	struct blksim_ram_opts o = { .size = 1 << 20,
+				     .write_cache = true,
+				     .fua = true };
 	char err[256] = "";
 	struct block_device *bdev;
 
@@ -37,11 +37,11 @@ static struct block_device *logw_new(struct block_device *lower)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(logp, sizeof(logp), "%s/log", dir);
 	if (!lower) {
-		ram = sim_bdev_ram_create(&o, err, sizeof(err));
+		ram = blksim_bdev_ram_create(&o, err, sizeof(err));
 		ck_assert_msg(!IS_ERR(ram), "%s", err);
 		lower = ram;
 	}
-	bdev = sim_bdev_logw_wrap(lower, logp, err, sizeof(err));
+	bdev = blksim_bdev_logw_wrap(lower, logp, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(bdev), "%s", err);
 	return bdev;
 }
@@ -52,7 +52,7 @@ static void logw_read(struct block_device *bdev)
 	struct logw_super s;
 	FILE *f;
 
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 	f = fopen(logp, "rb");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(fread(&s, sizeof(s), 1, f), 1);
@@ -107,7 +107,7 @@ START_TEST(test_logw_order_and_flags)
 	struct block_device *bdev = logw_new(NULL);
 	char *buf = bb_alloc(8192);
 
-	ck_assert_ptr_eq(sim_bdev_logw_lower(bdev), ram);
+	ck_assert_ptr_eq(blksim_bdev_logw_lower(bdev), ram);
 	fill_write(bdev, 0, 0, buf, 4096, 1);
 	fill_write(bdev, REQ_FUA, 8, buf, 8192, 2);
 	/* a read reaches the device and is not logged */
@@ -117,11 +117,11 @@ START_TEST(test_logw_order_and_flags)
 	ck_assert_int_eq(bb_flush(bdev), 0);
 	fill_write(bdev, REQ_PREFLUSH | REQ_FUA | REQ_META, 24, buf, 4096, 3);
 	ck_assert_int_eq(bdev->bd_ops->flush(bdev), 0);
-	ck_assert_uint_eq(sim_bdev_logw_entries(bdev), 6);
-	ck_assert_int_eq(sim_bdev_logw_mark(bdev, "done"), 0);
+	ck_assert_uint_eq(blksim_bdev_logw_entries(bdev), 6);
+	ck_assert_int_eq(blksim_bdev_logw_mark(bdev, "done"), 0);
 	/* what the device holds is what was written */
-	ck_assert(
-		bb_check(sim_bdev_ram_data(ram) + (24 << 9), 4096, 24 << 9, 3));
+	ck_assert(bb_check(blksim_bdev_ram_data(ram) + (24 << 9), 4096, 24 << 9,
+			   3));
 	logw_read(bdev);
 
 	ck_assert_int_eq(nr_recs, 7);
@@ -170,25 +170,26 @@ END_TEST
 /* A write the device below fails is not logged, and still fails. */
 START_TEST(test_logw_failed_write_not_logged)
 {
-	struct sim_ram_opts o = { .size = 1 << 20 };
+	struct blksim_ram_opts o = { .size = 1 << 20 };
 	char err[256] = "";
-	struct block_device *r2 = sim_bdev_ram_create(&o, err, sizeof(err));
+	struct block_device *r2 = blksim_bdev_ram_create(&o, err, sizeof(err));
 	struct block_device *fault, *bdev;
 	char *buf = bb_alloc(4096);
 
 	ck_assert_msg(!IS_ERR(r2), "%s", err);
-	fault = sim_bdev_fault_wrap(r2, err, sizeof(err));
+	fault = blksim_bdev_fault_wrap(r2, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(fault), "%s", err);
 	bdev = logw_new(fault);
 	/* no write cache below: every completed write is on the media */
 	want_features = 0;
-	ck_assert_int_gt(sim_bdev_fault_add(fault, "bio-error:2:MEDIUM:write",
-					    err, sizeof(err)),
+	ck_assert_int_gt(blksim_bdev_fault_add(fault,
+					       "bio-error:2:MEDIUM:write", err,
+					       sizeof(err)),
 			 0);
 	fill_write(bdev, 0, 0, buf, 4096, 6);
 	bb_fill(buf, 4096, 8 << 9, 7);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 8, buf, 4096), -ENODATA);
-	ck_assert_uint_eq(sim_bdev_logw_entries(bdev), 1);
+	ck_assert_uint_eq(blksim_bdev_logw_entries(bdev), 1);
 	logw_read(bdev);
 	ck_assert_int_eq(nr_recs, 1);
 	want_write(0, 0, 4096, 0, 6);
@@ -203,18 +204,18 @@ START_TEST(test_logw_refusals)
 	char err[256] = "", name[LOGW_MARK_MAX + 2];
 	struct block_device *again;
 
-	ck_assert_int_eq(sim_bdev_logw_mark(bdev, ""), -EINVAL);
+	ck_assert_int_eq(blksim_bdev_logw_mark(bdev, ""), -EINVAL);
 	memset(name, 'm', sizeof(name) - 1);
 	name[sizeof(name) - 1] = 0;
-	ck_assert_int_eq(sim_bdev_logw_mark(bdev, name), -EINVAL);
+	ck_assert_int_eq(blksim_bdev_logw_mark(bdev, name), -EINVAL);
 	name[LOGW_MARK_MAX] = 0;
-	ck_assert_int_eq(sim_bdev_logw_mark(bdev, name), 0);
+	ck_assert_int_eq(blksim_bdev_logw_mark(bdev, name), 0);
 	/* not a log-writes device */
-	ck_assert_int_eq(sim_bdev_logw_mark(ram, "x"), -EINVAL);
-	ck_assert_uint_eq(sim_bdev_logw_entries(ram), 0);
-	ck_assert_ptr_null(sim_bdev_logw_lower(ram));
+	ck_assert_int_eq(blksim_bdev_logw_mark(ram, "x"), -EINVAL);
+	ck_assert_uint_eq(blksim_bdev_logw_entries(ram), 0);
+	ck_assert_ptr_null(blksim_bdev_logw_lower(ram));
 	/* a log is never appended to */
-	again = sim_bdev_logw_wrap(ram, logp, err, sizeof(err));
+	again = blksim_bdev_logw_wrap(ram, logp, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(again), -EEXIST);
 	ck_assert_msg(strstr(err, logp) && strstr(err, "never appended"), "%s",
 		      err);

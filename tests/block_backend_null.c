@@ -9,7 +9,7 @@
 
 START_TEST(test_null_reads_zeroes)
 {
-	struct block_device *bdev = sim_bdev_null_create(NULL, NULL, 0);
+	struct block_device *bdev = blksim_bdev_null_create(NULL, NULL, 0);
 	char *buf = bb_alloc(3 * PAGE_SIZE);
 
 	ck_assert(!IS_ERR(bdev));
@@ -25,18 +25,18 @@ START_TEST(test_null_reads_zeroes)
 		ck_assert_int_eq((unsigned char)buf[i], in ? 0 : 0xaa);
 	}
 	bb_free(buf, 3 * PAGE_SIZE);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 START_TEST(test_null_writes_dropped_and_counted)
 {
-	struct sim_null_opts o = { .logical_block_size = 4096,
-				   .size = 1 << 30,
-				   .write_cache = true,
-				   .fua = true };
-	struct block_device *bdev = sim_bdev_null_create(&o, NULL, 0);
-	struct sim_bdev_counters c;
+	struct blksim_null_opts o = { .logical_block_size = 4096,
+				      .size = 1 << 30,
+				      .write_cache = true,
+				      .fua = true };
+	struct block_device *bdev = blksim_bdev_null_create(&o, NULL, 0);
+	struct blksim_bdev_counters c;
 	char *buf = bb_alloc(16384);
 
 	ck_assert(!IS_ERR(bdev));
@@ -50,7 +50,7 @@ START_TEST(test_null_writes_dropped_and_counted)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, buf, 16384), 0);
 	for (int i = 0; i < 16384; i++)
 		ck_assert_int_eq(buf[i], 0);
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.write_bios, 2);
 	ck_assert_uint_eq(c.write_bytes, 16384 + 4096);
 	ck_assert_uint_eq(c.fua_bios, 1);
@@ -61,20 +61,21 @@ START_TEST(test_null_writes_dropped_and_counted)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, (1 << 30) >> 9, buf, 4096),
 			 -EIO);
 	bb_free(buf, 16384);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 START_TEST(test_null_bad_options)
 {
-	struct sim_null_opts o = { .irqmode = 1 };
+	struct blksim_null_opts o = { .irqmode = 1 };
 	char err[128] = "";
-	struct block_device *bdev = sim_bdev_null_create(&o, err, sizeof(err));
+	struct block_device *bdev =
+		blksim_bdev_null_create(&o, err, sizeof(err));
 
 	ck_assert_int_eq(PTR_ERR(bdev), -EINVAL);
 	ck_assert_str_eq(err, "null: irqmode 1 is not 0 (none) or 2 (timer)");
-	o = (struct sim_null_opts){ .logical_block_size = 2000 };
-	bdev = sim_bdev_null_create(&o, err, sizeof(err));
+	o = (struct blksim_null_opts){ .logical_block_size = 2000 };
+	bdev = blksim_bdev_null_create(&o, err, sizeof(err));
 	ck_assert_int_eq(PTR_ERR(bdev), -EINVAL);
 	ck_assert_str_eq(
 		err,
@@ -85,9 +86,9 @@ END_TEST
 /* Deterministic engine: time is virtual, the latency costs nothing. */
 START_TEST(test_null_timer_det_is_virtual)
 {
-	struct sim_null_opts o = { .irqmode = SIM_NULL_IRQ_TIMER,
-				   .completion_nsec = 5000000000ull };
-	struct block_device *bdev = sim_bdev_null_create(&o, NULL, 0);
+	struct blksim_null_opts o = { .irqmode = BLKSIM_NULL_IRQ_TIMER,
+				      .completion_nsec = 5000000000ull };
+	struct block_device *bdev = blksim_bdev_null_create(&o, NULL, 0);
 	char *buf = bb_alloc(4096);
 	u64 t0 = bb_now_ns();
 
@@ -95,16 +96,16 @@ START_TEST(test_null_timer_det_is_virtual)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, buf, 4096), 0);
 	ck_assert_uint_lt(bb_now_ns() - t0, 1000000000ull);
 	bb_free(buf, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 /* Threaded engine: a timer thread ends the bio after the latency. */
 START_TEST(test_null_timer_threaded_latency)
 {
-	struct sim_null_opts o = { .irqmode = SIM_NULL_IRQ_TIMER,
-				   .completion_nsec = 20000000 };
-	struct block_device *bdev = sim_bdev_null_create(&o, NULL, 0);
+	struct blksim_null_opts o = { .irqmode = BLKSIM_NULL_IRQ_TIMER,
+				      .completion_nsec = 20000000 };
+	struct block_device *bdev = blksim_bdev_null_create(&o, NULL, 0);
 	enum { N = 16 };
 	struct bb_async a[N];
 	char *buf = bb_alloc(N * 4096);
@@ -124,7 +125,7 @@ START_TEST(test_null_timer_threaded_latency)
 	ck_assert_uint_lt(dt, (u64)N * 20000000);
 	ck_assert_int_eq(sim_stat_get("bdev_null_timer_pending"), 0);
 	bb_free(buf, N * 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 

@@ -13,12 +13,13 @@
 static struct block_device *ram_new(unsigned int lbs, u64 size, bool wc,
 				    bool fua)
 {
-	struct sim_ram_opts o = { .logical_block_size = lbs,
-				  .size = size,
-				  .write_cache = wc,
-				  .fua = fua };
+	struct blksim_ram_opts o = { .logical_block_size = lbs,
+				     .size = size,
+				     .write_cache = wc,
+				     .fua = fua };
 	char err[128] = "";
-	struct block_device *bdev = sim_bdev_ram_create(&o, err, sizeof(err));
+	struct block_device *bdev =
+		blksim_bdev_ram_create(&o, err, sizeof(err));
 
 	ck_assert_msg(!IS_ERR(bdev), "ram create: %s", err);
 	return bdev;
@@ -37,7 +38,8 @@ static void roundtrip(unsigned int lbs)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, sector, r, len), 0);
 	ck_assert(bb_check(r, len, 0, lbs));
 	/* the device's own image holds it at the bio's byte offset */
-	ck_assert(!memcmp((char *)sim_bdev_ram_data(bdev) + 3 * lbs, w, len));
+	ck_assert(
+		!memcmp((char *)blksim_bdev_ram_data(bdev) + 3 * lbs, w, len));
 	/* a read of one block in the middle */
 	memset(r, 0, lbs);
 	ck_assert_int_eq(
@@ -46,7 +48,7 @@ static void roundtrip(unsigned int lbs)
 
 	bb_free(w, len);
 	bb_free(r, len);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 
 START_TEST(test_ram_roundtrip_lbs512)
@@ -69,7 +71,7 @@ END_TEST
 
 START_TEST(test_ram_limits)
 {
-	struct sim_ram_opts o = {
+	struct blksim_ram_opts o = {
 		.name = "ramx",
 		.size = 8 << 20,
 		.logical_block_size = 1024,
@@ -79,7 +81,7 @@ START_TEST(test_ram_limits)
 		.write_cache = true,
 		.fua = true,
 	};
-	struct block_device *bdev = sim_bdev_ram_create(&o, NULL, 0);
+	struct block_device *bdev = blksim_bdev_ram_create(&o, NULL, 0);
 
 	ck_assert(!IS_ERR(bdev));
 	ck_assert_str_eq(bdev->bd_name, "ramx");
@@ -93,11 +95,11 @@ START_TEST(test_ram_limits)
 	ck_assert(bdev_fua(bdev));
 	ck_assert(bdev_nowait(bdev));
 	ck_assert(!bdev_read_only(bdev));
-	ck_assert_uint_eq(sim_bdev_ram_size(bdev), 8 << 20);
-	sim_bdev_destroy(bdev);
+	ck_assert_uint_eq(blksim_bdev_ram_size(bdev), 8 << 20);
+	blksim_bdev_destroy(bdev);
 
 	/* defaults: 512-byte blocks, the kernel's dma alignment, no cache */
-	bdev = sim_bdev_ram_create(NULL, NULL, 0);
+	bdev = blksim_bdev_ram_create(NULL, NULL, 0);
 	ck_assert(!IS_ERR(bdev));
 	ck_assert_str_eq(bdev->bd_name, "ram0");
 	ck_assert_uint_eq(bdev_logical_block_size(bdev), 512);
@@ -107,33 +109,33 @@ START_TEST(test_ram_limits)
 	ck_assert(!bdev_write_cache(bdev));
 	ck_assert(!bdev_fua(bdev));
 	ck_assert_uint_eq(bdev_nr_sectors(bdev), (64 << 20) >> 9);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 
 	/* a driver may ask for less than 512 (NVMe: 3); it is kept */
-	o = (struct sim_ram_opts){ .dma_alignment = 3 };
-	bdev = sim_bdev_ram_create(&o, NULL, 0);
+	o = (struct blksim_ram_opts){ .dma_alignment = 3 };
+	bdev = blksim_bdev_ram_create(&o, NULL, 0);
 	ck_assert(!IS_ERR(bdev));
 	ck_assert_uint_eq(bdev_dma_alignment(bdev), 3);
 	ck_assert(bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 
 	/* no poll queues, and a fault wrapper over it says the same */
-	o = (struct sim_ram_opts){ .no_poll = true, .dma_alignment = 4095 };
-	bdev = sim_bdev_ram_create(&o, NULL, 0);
+	o = (struct blksim_ram_opts){ .no_poll = true, .dma_alignment = 4095 };
+	bdev = blksim_bdev_ram_create(&o, NULL, 0);
 	ck_assert(!IS_ERR(bdev));
 	ck_assert(!(bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL));
-	bdev = sim_bdev_fault_wrap(bdev, NULL, 0);
+	bdev = blksim_bdev_fault_wrap(bdev, NULL, 0);
 	ck_assert(!IS_ERR(bdev));
 	ck_assert(!(bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL));
 	ck_assert_uint_eq(bdev_dma_alignment(bdev), 4095);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 START_TEST(test_ram_bad_options)
 {
 	static const struct {
-		struct sim_ram_opts o;
+		struct blksim_ram_opts o;
 		const char *msg;
 	} bad[] = {
 		{ { .logical_block_size = 768 },
@@ -151,7 +153,7 @@ START_TEST(test_ram_bad_options)
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		char err[160] = "";
 		struct block_device *bdev =
-			sim_bdev_ram_create(&bad[i].o, err, sizeof(err));
+			blksim_bdev_ram_create(&bad[i].o, err, sizeof(err));
 
 		ck_assert(IS_ERR(bdev));
 		ck_assert_int_eq(PTR_ERR(bdev), -EINVAL);
@@ -163,7 +165,7 @@ END_TEST
 START_TEST(test_ram_counters)
 {
 	struct block_device *bdev = ram_new(512, 1 << 20, true, true);
-	struct sim_bdev_counters c;
+	struct blksim_bdev_counters c;
 	char *buf = bb_alloc(8192);
 
 	bb_fill(buf, 8192, 0, 1);
@@ -175,7 +177,7 @@ START_TEST(test_ram_counters)
 			 0);
 	ck_assert_int_eq(bdev->bd_ops->flush(bdev), 0);
 
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.write_bios, 3);
 	ck_assert_uint_eq(c.write_bytes, 4096 + 8192 + 512);
 	ck_assert_uint_eq(c.read_bios, 1);
@@ -186,11 +188,11 @@ START_TEST(test_ram_counters)
 	ck_assert_uint_eq(c.flush_calls, 1);
 	ck_assert_uint_eq(c.error_bios, 0);
 
-	sim_bdev_reset_counters(bdev);
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	blksim_bdev_reset_counters(bdev);
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.write_bios + c.read_bios + c.flush_bios, 0);
 	bb_free(buf, 8192);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -210,11 +212,11 @@ START_TEST(test_ram_power_fail_fua_and_flush)
 	/* sectors 0-7: plain write (volatile); 8-15: FUA (durable) */
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, a, 4096), 0);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_FUA, 8, b, 4096), 0);
-	media = sim_bdev_ram_media(bdev);
+	media = blksim_bdev_ram_media(bdev);
 	ck_assert(!memcmp(media, z, 4096));
 	ck_assert(!memcmp(media + 4096, b, 4096));
 
-	sim_bdev_ram_power_fail(bdev);
+	blksim_bdev_ram_power_fail(bdev);
 	memset(a, 0xee, 4096);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, a, 4096), 0);
 	ck_assert(!memcmp(a, z, 4096)); /* lost */
@@ -230,8 +232,8 @@ START_TEST(test_ram_power_fail_fua_and_flush)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 24, b, 4096), 0);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_PREFLUSH, 32, b, 512),
 			 0);
-	sim_bdev_ram_power_fail(bdev);
-	media = sim_bdev_ram_data(bdev);
+	blksim_bdev_ram_power_fail(bdev);
+	media = blksim_bdev_ram_data(bdev);
 	ck_assert(!memcmp(media + 16 * 512, a, 4096));
 	ck_assert(!memcmp(media + 24 * 512, b, 4096));
 	ck_assert(!memcmp(media + 32 * 512, z, 512));
@@ -239,39 +241,39 @@ START_TEST(test_ram_power_fail_fua_and_flush)
 	bb_free(a, 4096);
 	bb_free(b, 4096);
 	bb_free(z, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 /*
- * sim_bdev_ram_zero() makes both images zero and nothing dirty;
- * sim_bdev_ram_zero_data() only what reads return: the media keeps what
+ * blksim_bdev_ram_zero() makes both images zero and nothing dirty;
+ * blksim_bdev_ram_zero_data() only what reads return: the media keeps what
  * was made durable, and a flush writes the zeroes back.
  */
 START_TEST(test_ram_zero_images)
 {
 	struct block_device *bdev = ram_new(512, 1 << 20, true, true);
 	char *a = bb_alloc(8192), *z = bb_alloc(8192);
-	const char *media = sim_bdev_ram_media(bdev);
-	const char *data = sim_bdev_ram_data(bdev);
+	const char *media = blksim_bdev_ram_media(bdev);
+	const char *data = blksim_bdev_ram_data(bdev);
 
 	memset(z, 0, 8192);
 	bb_fill(a, 8192, 0, 6);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_FUA, 0, a, 8192), 0);
 
-	sim_bdev_ram_zero_data(bdev, 0, 4096);
+	blksim_bdev_ram_zero_data(bdev, 0, 4096);
 	ck_assert(!memcmp(data, z, 4096));
 	ck_assert(!memcmp(data + 4096, a + 4096, 4096));
 	ck_assert(!memcmp(media, a, 8192));
 	ck_assert_int_eq(bb_flush(bdev), 0);
 	ck_assert(!memcmp(media, z, 4096));
 
-	sim_bdev_ram_zero(bdev, 4096, 4096);
+	blksim_bdev_ram_zero(bdev, 4096, 4096);
 	ck_assert(!memcmp(data + 4096, z, 4096));
 	ck_assert(!memcmp(media + 4096, z, 4096));
 	bb_free(a, 8192);
 	bb_free(z, 8192);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -288,10 +290,10 @@ START_TEST(test_ram_fua_without_feature)
 	ck_assert(!bdev_fua(bdev));
 	bb_fill(a, 4096, 0, 5);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE | REQ_FUA, 0, a, 4096), 0);
-	sim_bdev_ram_power_fail(bdev);
-	ck_assert(bb_check(sim_bdev_ram_data(bdev), 4096, 0, 5));
+	blksim_bdev_ram_power_fail(bdev);
+	ck_assert(bb_check(blksim_bdev_ram_data(bdev), 4096, 0, 5));
 	bb_free(a, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -303,11 +305,11 @@ START_TEST(test_ram_no_cache_is_durable)
 
 	bb_fill(a, 4096, 0, 6);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, a, 4096), 0);
-	sim_bdev_ram_power_fail(bdev);
-	ck_assert(!memcmp(sim_bdev_ram_media(bdev), a, 4096));
-	ck_assert(sim_bdev_ram_media(bdev) == sim_bdev_ram_data(bdev));
+	blksim_bdev_ram_power_fail(bdev);
+	ck_assert(!memcmp(blksim_bdev_ram_media(bdev), a, 4096));
+	ck_assert(blksim_bdev_ram_media(bdev) == blksim_bdev_ram_data(bdev));
 	bb_free(a, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -325,30 +327,30 @@ START_TEST(test_ram_beyond_end_and_unaligned)
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, a, 512), -EIO);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 1, a, 4096), -EIO);
 	/* nothing past the end was touched: the device still has one block */
-	ck_assert(bb_check((char *)sim_bdev_ram_data(bdev) + (last << 9), 4096,
-			   0, 7));
+	ck_assert(bb_check((char *)blksim_bdev_ram_data(bdev) + (last << 9),
+			   4096, 0, 7));
 	bb_free(a, 8192);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
 START_TEST(test_ram_read_only)
 {
-	struct sim_ram_opts o = { .size = 1 << 20, .read_only = true };
-	struct block_device *bdev = sim_bdev_ram_create(&o, NULL, 0);
+	struct blksim_ram_opts o = { .size = 1 << 20, .read_only = true };
+	struct block_device *bdev = blksim_bdev_ram_create(&o, NULL, 0);
 	char *a = bb_alloc(4096);
-	struct sim_bdev_counters c;
+	struct blksim_bdev_counters c;
 
 	ck_assert(!IS_ERR(bdev));
 	ck_assert(bdev_read_only(bdev));
 	bb_fill(a, 4096, 0, 8);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_WRITE, 0, a, 4096), -EIO);
-	ck_assert_int_eq(((char *)sim_bdev_ram_data(bdev))[0], 0);
+	ck_assert_int_eq(((char *)blksim_bdev_ram_data(bdev))[0], 0);
 	ck_assert_int_eq(bb_rw(bdev, REQ_OP_READ, 0, a, 4096), 0);
-	ck_assert(sim_bdev_get_counters(bdev, &c));
+	ck_assert(blksim_bdev_get_counters(bdev, &c));
 	ck_assert_uint_eq(c.error_bios, 1);
 	bb_free(a, 4096);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -380,9 +382,9 @@ START_TEST(test_ram_nocopy_bvec_midway)
 	bio_put(bio);
 
 	/* device = bv[1] from byte 512, then all of bv[2] */
-	ck_assert(!memcmp((char *)sim_bdev_ram_data(bdev) + 40 * 512,
+	ck_assert(!memcmp((char *)blksim_bdev_ram_data(bdev) + 40 * 512,
 			  pg + PAGE_SIZE + 512, 1536));
-	ck_assert(!memcmp((char *)sim_bdev_ram_data(bdev) + 40 * 512 + 1536,
+	ck_assert(!memcmp((char *)blksim_bdev_ram_data(bdev) + 40 * 512 + 1536,
 			  pg + 2 * PAGE_SIZE, 2048));
 
 	/* and a read lands at the same place in the table */
@@ -396,12 +398,12 @@ START_TEST(test_ram_nocopy_bvec_midway)
 	bio_put(bio);
 	ck_assert_int_eq(pg[PAGE_SIZE + 511], 0);
 	ck_assert(!memcmp(pg + PAGE_SIZE + 512,
-			  (char *)sim_bdev_ram_data(bdev) + 40 * 512, 1536));
+			  (char *)blksim_bdev_ram_data(bdev) + 40 * 512, 1536));
 	ck_assert(!memcmp(pg + 2 * PAGE_SIZE,
-			  (char *)sim_bdev_ram_data(bdev) + 40 * 512 + 1536,
+			  (char *)blksim_bdev_ram_data(bdev) + 40 * 512 + 1536,
 			  2048));
 	bb_free(pg, 4 * PAGE_SIZE);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 
@@ -425,7 +427,7 @@ START_TEST(test_ram_threaded_async)
 	ck_assert(bb_check(r, N * LEN, 0, 10));
 	bb_free(buf, N * LEN);
 	bb_free(r, N * LEN);
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 }
 END_TEST
 

@@ -208,9 +208,9 @@ START_TEST(test_fresh_bio_state)
 	ck_assert_int_eq(atomic_read(&bio->__bi_cnt), 1);
 	ck_assert_uint_eq(bio->bi_cookie, BLK_QC_T_NONE);
 	ck_assert_ptr_eq(bio->bi_pool, &bs);
-	ck_assert_int_eq(bioset_sim_live(&bs), 1);
+	ck_assert_int_eq(blksim_bioset_live(&bs), 1);
 	bio_put(bio);
-	ck_assert_int_eq(bioset_sim_live(&bs), 0);
+	ck_assert_int_eq(blksim_bioset_live(&bs), 0);
 	bioset_exit(&bs);
 	td_destroy(td);
 }
@@ -382,7 +382,7 @@ START_TEST(test_fs_bio_set_ready)
 	ck_assert_int_eq(fs_bio_set.bio_pool.min_nr, BIO_POOL_SIZE);
 	ck_assert(mempool_initialized(&fs_bio_set.bvec_pool));
 	ck_assert_ptr_nonnull(fs_bio_set.cache);
-	bioset_sim_cache_count(&fs_bio_set, 0, &nr, &nr_irq);
+	blksim_bioset_cache_count(&fs_bio_set, 0, &nr, &nr_irq);
 	ck_assert_uint_eq(nr + nr_irq, 0);
 }
 END_TEST
@@ -397,7 +397,7 @@ START_TEST(test_bioset_exit_reports_leak)
 	ck_assert_int_eq(bioset_init(&bs, 2, 0, BIOSET_NEED_BVECS), 0);
 	ck_assert_ptr_eq(bs.bio_slab, fs_bio_set.bio_slab);
 	bio = bio_alloc_bioset(NULL, 1, REQ_OP_READ, GFP_KERNEL, &bs);
-	ck_assert_int_eq(bioset_sim_live(&bs), 1);
+	ck_assert_int_eq(blksim_bioset_live(&bs), 1);
 	sim_test_expect_warnings(1);
 	bioset_exit(&bs);
 	ck_assert_int_eq(sim_warnings(), 1);

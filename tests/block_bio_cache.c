@@ -19,7 +19,7 @@ static unsigned int cached(struct bio_set *bs, int cpu)
 {
 	unsigned int nr, nr_irq;
 
-	bioset_sim_cache_count(bs, cpu, &nr, &nr_irq);
+	blksim_bioset_cache_count(bs, cpu, &nr, &nr_irq);
 	return nr;
 }
 
@@ -27,7 +27,7 @@ static unsigned int cached_irq(struct bio_set *bs, int cpu)
 {
 	unsigned int nr, nr_irq;
 
-	bioset_sim_cache_count(bs, cpu, &nr, &nr_irq);
+	blksim_bioset_cache_count(bs, cpu, &nr, &nr_irq);
 	return nr_irq;
 }
 
@@ -110,7 +110,7 @@ START_TEST(test_legacy_opt_in)
 {
 	struct bio *a, *b;
 
-	bio_sim_percpu_cache_default = false;
+	blksim_bio_percpu_cache_default = false;
 	a = bio_alloc(NULL, 1, REQ_OP_READ, GFP_KERNEL);
 	ck_assert(!(a->bi_opf & REQ_ALLOC_CACHE));
 	b = bio_alloc(NULL, 1, REQ_OP_READ | REQ_ALLOC_CACHE, GFP_KERNEL);
@@ -118,7 +118,7 @@ START_TEST(test_legacy_opt_in)
 	bio_put(a);
 	bio_put(b);
 	ck_assert_uint_eq(cached(&fs_bio_set, 0), 1);
-	bio_sim_percpu_cache_default = true;
+	blksim_bio_percpu_cache_default = true;
 }
 END_TEST
 
@@ -308,7 +308,7 @@ START_TEST(test_drain_and_exit)
 	ck_assert_uint_eq(cached(&bs, 0) + cached_irq(&bs, 0) + cached(&bs, 2),
 			  3);
 	live = sim_alloc_live();
-	bio_sim_drain_caches();
+	blksim_bio_drain_caches();
 	ck_assert_uint_eq(cached(&bs, 0) + cached_irq(&bs, 0) + cached(&bs, 2),
 			  0);
 	/* the reserve is full, so all three go back to the slab */

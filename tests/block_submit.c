@@ -174,7 +174,7 @@ START_TEST(test_completion_inline)
 	struct testdev *td = td_create(1 << 20, 0);
 	struct rec r = { 0 };
 
-	blk_sim_set_completion(&td->bdev, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(&td->bdev, BLKSIM_COMPLETE_INLINE);
 	submit_bio(mk_bio(td, REQ_OP_READ, 0, NULL, 0, &r));
 	ck_assert_int_eq(r.calls, 1);
 	ck_assert_int_eq(r.ctx, SIM_CTX_HARDIRQ);
@@ -299,7 +299,7 @@ START_TEST(test_nowait_queue_full)
 	td->mode = TD_HOLD;
 	td->bdev.bd_sim_queue_depth = 1;
 	submit_bio(mk_bio(td, REQ_OP_READ, 0, NULL, 0, &a));
-	ck_assert_int_eq(blk_sim_inflight(&td->bdev), 1);
+	ck_assert_int_eq(blksim_inflight(&td->bdev), 1);
 
 	submit_bio(mk_bio(td, REQ_OP_READ | REQ_NOWAIT, 8, NULL, 0, &b));
 	/* refused at once, in the submitter, never reaching the device */
@@ -313,7 +313,7 @@ START_TEST(test_nowait_queue_full)
 	td_release(td, BLK_STS_OK);
 	sim_engine_drain();
 	ck_assert_int_eq(a.calls, 1);
-	ck_assert_int_eq(blk_sim_inflight(&td->bdev), 0);
+	ck_assert_int_eq(blksim_inflight(&td->bdev), 0);
 	td_destroy(td);
 }
 END_TEST
@@ -394,14 +394,14 @@ START_TEST(test_polled_bio)
 	/* the device is done, but no interrupt ends a polled bio */
 	sim_engine_settle();
 	ck_assert_int_eq(r.calls, 0);
-	ck_assert_uint_eq(blk_sim_polled_pending(&td->bdev), 1);
+	ck_assert_uint_eq(blksim_polled_pending(&td->bdev), 1);
 
 	ck_assert_int_eq(bio_poll(bio, NULL, 0), 1);
 	ck_assert_int_eq(r.calls, 1);
 	ck_assert_int_eq(r.ctx, SIM_CTX_TASK);
 	ck_assert_ptr_eq(r.task, current);
 	ck_assert_int_ge(td->polls, 1);
-	ck_assert_uint_eq(blk_sim_polled_pending(&td->bdev), 0);
+	ck_assert_uint_eq(blksim_polled_pending(&td->bdev), 0);
 	ck_assert_int_eq(td_stat("bio_complete_polled"), 1);
 	/* polling again finds nothing */
 	ck_assert_int_eq(bio_poll(bio, NULL, BLK_POLL_ONESHOT), 0);
@@ -428,7 +428,7 @@ START_TEST(test_polled_bio_unpolled_times_out)
 	ck_assert_int_eq(r.ctx, SIM_CTX_TASK);
 	ck_assert(r.task->flags & PF_WQ_WORKER);
 	ck_assert_int_eq(td_stat("bio_poll_timeout"), 1);
-	ck_assert_uint_eq(blk_sim_polled_pending(&td->bdev), 0);
+	ck_assert_uint_eq(blksim_polled_pending(&td->bdev), 0);
 	bio_put(bio);
 	td_destroy(td);
 }
@@ -548,7 +548,7 @@ START_TEST(test_split_dma_alignment)
 	struct testdev *td = td_create(1 << 20, 0);
 	char *buf = td_buf(4 * PAGE_SIZE);
 
-	blk_sim_set_completion(&td->bdev, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(&td->bdev, BLKSIM_COMPLETE_INLINE);
 	ck_assert_uint_eq(bdev_dma_alignment(&td->bdev), 511);
 	/* offset 8, two bvecs; aligned offsets but lengths of 256 */
 	ck_assert_uint_eq(try_vecs(td, REQ_OP_READ, buf, 2, 8, 512, PAGE_SIZE),
@@ -600,15 +600,15 @@ START_TEST(test_plug_mq_holds)
 	struct blk_plug plug;
 
 	td->bdev.bd_sim_blk_mq = true;
-	blk_sim_set_completion(&td->bdev, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(&td->bdev, BLKSIM_COMPLETE_INLINE);
 	blk_start_plug(&plug);
-	ck_assert_ptr_eq(blk_sim_current_plug(), &plug);
+	ck_assert_ptr_eq(blksim_current_plug(), &plug);
 	for (int i = 0; i < 3; i++)
 		submit_bio(mk_bio(td, REQ_OP_READ, i * 8, NULL, 0, &r[i]));
 	ck_assert_int_eq(td->submits, 0);
 	ck_assert_int_eq(r[0].calls, 0);
 	blk_finish_plug(&plug);
-	ck_assert_ptr_null(blk_sim_current_plug());
+	ck_assert_ptr_null(blksim_current_plug());
 	ck_assert_int_eq(td->submits, 3);
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(r[i].calls, 1);
@@ -624,7 +624,7 @@ START_TEST(test_plug_bio_based_passes)
 	struct rec r = { 0 };
 	struct blk_plug plug;
 
-	blk_sim_set_completion(&td->bdev, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(&td->bdev, BLKSIM_COMPLETE_INLINE);
 	blk_start_plug(&plug);
 	submit_bio(mk_bio(td, REQ_OP_READ, 0, NULL, 0, &r));
 	ck_assert_int_eq(td->submits, 1);
@@ -646,7 +646,7 @@ START_TEST(test_plug_limit_and_nesting)
 	td->bdev.bd_sim_blk_mq = true;
 	blk_start_plug(&plug);
 	blk_start_plug(&inner); /* nested: ignored */
-	ck_assert_ptr_eq(blk_sim_current_plug(), &plug);
+	ck_assert_ptr_eq(blksim_current_plug(), &plug);
 	for (int i = 0; i < BLK_MAX_REQUEST_COUNT - 1; i++)
 		submit_bio(mk_bio(td, REQ_OP_READ, 0, NULL, 0, &r[i]));
 	ck_assert_int_eq(td->submits, 0);
@@ -697,7 +697,7 @@ static void plug_work_fn(struct work_struct *work)
 	struct blk_plug plug;
 
 	/* the sleeping task's plug is not this worker's */
-	pw->saw_task_plug = blk_sim_current_plug() != NULL;
+	pw->saw_task_plug = blksim_current_plug() != NULL;
 	blk_start_plug(&plug);
 	submit_bio(mk_bio(pw->td, REQ_OP_READ, 0, NULL, 0, &pw->r));
 	blk_finish_plug(&plug);
@@ -726,7 +726,7 @@ START_TEST(test_plug_worker_inside_task_sleep)
 	ck_assert(!pw.saw_task_plug);
 	/* the task's bio (flushed on sleep) and the worker's */
 	ck_assert_int_eq(td->submits, 2);
-	ck_assert_ptr_eq(blk_sim_current_plug(), &plug);
+	ck_assert_ptr_eq(blksim_current_plug(), &plug);
 	submit_bio(mk_bio(td, REQ_OP_READ, 0, NULL, 0, &b));
 	ck_assert_int_eq(td->submits, 2);
 	blk_finish_plug(&plug);
@@ -819,7 +819,7 @@ START_TEST(test_atomic_write_limits)
 		mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE, &r));
 	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
 	ck_assert_int_eq(blk_status_to_errno(r.status), -EINVAL);
-	blk_sim_set_atomic_write_limits(&td->bdev, 1024, PAGE_SIZE);
+	blksim_set_atomic_write_limits(&td->bdev, 1024, PAGE_SIZE);
 	ck_assert(bdev_can_atomic_write(&td->bdev));
 	ck_assert_uint_eq(td->bdev.bd_queue->limits.atomic_write_max_sectors,
 			  PAGE_SIZE >> SECTOR_SHIFT);
@@ -833,13 +833,13 @@ START_TEST(test_atomic_write_limits)
 	sim_engine_drain();
 	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
 	/* larger than its maximum */
-	blk_sim_set_atomic_write_limits(&td->bdev, 1024, 2048);
+	blksim_set_atomic_write_limits(&td->bdev, 1024, 2048);
 	submit_bio(
 		mk_bio(td, REQ_OP_WRITE | REQ_ATOMIC, 0, buf, PAGE_SIZE, &r));
 	sim_engine_drain();
 	ck_assert_uint_eq(r.status, BLK_STS_INVAL);
 	/* and none at all */
-	blk_sim_set_atomic_write_limits(&td->bdev, 0, 0);
+	blksim_set_atomic_write_limits(&td->bdev, 0, 0);
 	ck_assert(!bdev_can_atomic_write(&td->bdev));
 	ck_assert_int_eq(td->submits, 1);
 	free(buf);
@@ -938,7 +938,7 @@ START_TEST(test_threaded_completions)
 		td_stat("bio_cache_put_irq") + td_stat("bio_cache_full"), N);
 	ck_assert_int_eq(td_stat("bio_cache_hit") + td_stat("bio_cache_miss"),
 			 N);
-	ck_assert_int_eq(blk_sim_inflight(&td->bdev), 0);
+	ck_assert_int_eq(blksim_inflight(&td->bdev), 0);
 	td_destroy(td);
 }
 END_TEST

@@ -23,7 +23,7 @@
 #define TD_MAX_HELD 64
 
 enum td_mode {
-	TD_INLINE = 0, /* blk_sim_complete() inside ->submit */
+	TD_INLINE = 0, /* blksim_complete() inside ->submit */
 	TD_ASYNC, /* from a hard-IRQ event the device posts */
 	TD_HOLD, /* when the test calls td_release() */
 };
@@ -70,7 +70,7 @@ static __maybe_unused void td_async_end(struct sim_event *ev)
 {
 	struct td_async *a = container_of(ev, struct td_async, ev);
 
-	blk_sim_complete(a->bio, a->td->status);
+	blksim_complete(a->bio, a->td->status);
 }
 
 static __maybe_unused void td_submit(struct block_device *bdev, struct bio *bio)
@@ -85,7 +85,7 @@ static __maybe_unused void td_submit(struct block_device *bdev, struct bio *bio)
 
 	switch (td->mode) {
 	case TD_INLINE:
-		blk_sim_complete(bio, td->status);
+		blksim_complete(bio, td->status);
 		break;
 	case TD_ASYNC: {
 		struct td_async *a = &td->async[td->nr_async++ % TD_MAX_HELD];
@@ -114,7 +114,7 @@ static __maybe_unused int td_poll(struct block_device *bdev)
 	return 0;
 }
 
-static const struct sim_bdev_ops td_ops __maybe_unused = {
+static const struct blksim_bdev_ops td_ops __maybe_unused = {
 	.name = "testdev",
 	.submit = td_submit,
 	.poll = td_poll,
@@ -130,8 +130,8 @@ static inline struct testdev *td_create(size_t size, unsigned int lbs)
 	td->size = size;
 	td->data = calloc(1, size);
 	ck_assert_ptr_nonnull(td->data);
-	blk_sim_bdev_init(&td->bdev, "td0", size >> SECTOR_SHIFT, &lim, &td_ops,
-			  td);
+	blksim_bdev_init(&td->bdev, "td0", size >> SECTOR_SHIFT, &lim, &td_ops,
+			 td);
 	return td;
 }
 
@@ -143,12 +143,12 @@ static inline void td_release(struct testdev *td, blk_status_t status)
 	ck_assert_int_gt(td->nr_held, 0);
 	bio = td->held[0];
 	memmove(td->held, td->held + 1, --td->nr_held * sizeof(td->held[0]));
-	blk_sim_complete(bio, status);
+	blksim_complete(bio, status);
 }
 
 static inline void td_destroy(struct testdev *td)
 {
-	blk_sim_bdev_exit(&td->bdev);
+	blksim_bdev_exit(&td->bdev);
 	free(td->data);
 	free(td);
 }

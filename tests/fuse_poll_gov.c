@@ -374,22 +374,22 @@ START_TEST(test_poll_zero_never_polls)
 }
 END_TEST
 
-static int parse(const char *list, struct iomapsim_mount_opts *o, char *err,
+static int parse(const char *list, struct fusevfs_mount_opts *o, char *err,
 		 size_t len)
 {
 	char buf[64];
 
-	iomapsim_mount_opts_init(o);
+	fusevfs_mount_opts_init(o);
 	snprintf(buf, sizeof(buf), "%s", list);
-	return iomapsim_mount_parse_opts(o, buf, err, len);
+	return fusevfs_mount_parse_opts(o, buf, err, len);
 }
 
 START_TEST(test_poll_option)
 {
-	struct iomapsim_mount_opts o;
+	struct fusevfs_mount_opts o;
 	char err[256];
 
-	iomapsim_mount_opts_init(&o);
+	fusevfs_mount_opts_init(&o);
 	ck_assert_uint_eq(o.poll_us, IOMAPSIM_POLL_AUTO_US);
 	ck_assert_int_eq(parse("poll=auto", &o, err, sizeof(err)), 0);
 	ck_assert_uint_eq(o.poll_us, IOMAPSIM_POLL_AUTO_US);

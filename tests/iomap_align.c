@@ -37,7 +37,7 @@ static const char *const way_names[] = {
 };
 
 /* The 4 KiB request of B-29's measurements, taken one of six ways. */
-static void way_req(struct iomapsim_request *r, enum way w)
+static void way_req(struct testfs_request *r, enum way w)
 {
 	req_init(r);
 	r->pos = 8192;
@@ -52,9 +52,8 @@ static void way_req(struct iomapsim_request *r, enum way w)
  * submit_bio(): nothing reached the device, and the error came back the
  * way the path that took it delivers errors.
  */
-static void expect_refused(const struct iomapsim_request *r,
-			   const struct iomapsim_outcome *o, enum way w,
-			   long err)
+static void expect_refused(const struct testfs_request *r,
+			   const struct testfs_outcome *o, enum way w, long err)
 {
 	const char *name = way_names[w];
 
@@ -99,8 +98,8 @@ static void expect_refused(const struct iomapsim_request *r,
 	}
 }
 
-static void expect_done(const struct iomapsim_request *r,
-			const struct iomapsim_outcome *o, enum way w)
+static void expect_done(const struct testfs_request *r,
+			const struct testfs_outcome *o, enum way w)
 {
 	ck_assert_msg(o->ret == (long)r->len, "%s: ret %ld", way_names[w],
 		      o->ret);
@@ -112,9 +111,9 @@ static void expect_done(const struct iomapsim_request *r,
 }
 
 /* Run @r taken way @w and check it was refused with @err, or done (0). */
-static void try_req(struct iomapsim_request *r, enum way w, long err)
+static void try_req(struct testfs_request *r, enum way w, long err)
 {
-	struct iomapsim_outcome o;
+	struct testfs_outcome o;
 
 	run_ok(r, &o);
 	if (err)
@@ -125,9 +124,9 @@ static void try_req(struct iomapsim_request *r, enum way w, long err)
 
 /* The 4 KiB request @buf_offset bytes into a page of a @mask device. */
 static void try_buf(enum way w, unsigned int mask, size_t buf_offset,
-		    enum iomapsim_complete c, long err)
+		    enum testfs_complete c, long err)
 {
-	struct iomapsim_request r;
+	struct testfs_request r;
 
 	way_req(&r, w);
 	r.dma_alignment = mask;
@@ -136,7 +135,7 @@ static void try_buf(enum way w, unsigned int mask, size_t buf_offset,
 	try_req(&r, w, err);
 }
 
-static const enum iomapsim_complete completes[] = {
+static const enum testfs_complete completes[] = {
 	IOMAPSIM_COMPLETE_IRQ,
 	IOMAPSIM_COMPLETE_INLINE,
 	IOMAPSIM_COMPLETE_DEFERRED,
@@ -181,7 +180,7 @@ END_TEST
 /* explicit iovec segments: offs[i] >= 0 starts one in a page of its own */
 static void try_iov(enum way w, const u32 *lens, const s32 *offs, long err)
 {
-	struct iomapsim_request r;
+	struct testfs_request r;
 	unsigned int i;
 
 	way_req(&r, w);
@@ -237,9 +236,9 @@ END_TEST
  */
 START_TEST(test_fast_path_and_kernel_iters)
 {
-	static const enum iomapsim_iter iters[] = { IOMAPSIM_ITER_KVEC,
-						    IOMAPSIM_ITER_BVEC };
-	struct iomapsim_request r;
+	static const enum testfs_iter iters[] = { IOMAPSIM_ITER_KVEC,
+						  IOMAPSIM_ITER_BVEC };
+	struct testfs_request r;
 	unsigned int k;
 
 	way_req(&r, _i);
@@ -273,8 +272,8 @@ START_TEST(test_subblock_write_off_dma_alignment)
 {
 	const bool checked = IOMAPSIM_DMA_CHECKED_UPFRONT ||
 			     IOMAPSIM_DMA_CHECKED_AT_BUILD;
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	way_req(&r, _i);
 	r.size = 1 << 20;
@@ -303,8 +302,8 @@ END_TEST
  */
 START_TEST(test_refused_bio_keeps_iterator_on_segments)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	req_init(&r);
 	r.size = 2 << 20;
@@ -332,7 +331,7 @@ END_TEST
  */
 START_TEST(test_no_poll_device)
 {
-	struct iomapsim_request r;
+	struct testfs_request r;
 
 	way_req(&r, _i);
 	r.ki_flags = IOCB_HIPRI;

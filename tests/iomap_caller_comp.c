@@ -12,16 +12,16 @@
 #include "iomap_common.h"
 
 /* An async overwrite of 16 KiB at 8 KiB, inside a written file. */
-static void caller_req(struct iomapsim_request *r)
+static void caller_req(struct testfs_request *r)
 {
 	req_write(r, 8192, 16384, true);
 	r->ki_flags = IOCB_DIO_CALLER_COMP;
 }
 
 /* @r writes all its 16 KiB, completed from the dio workqueue. */
-static void run_punted(const struct iomapsim_request *r)
+static void run_punted(const struct testfs_request *r)
 {
-	struct iomapsim_outcome o;
+	struct testfs_outcome o;
 
 	run_ok(r, &o);
 	ck_assert_int_eq(o.ret, 16384);
@@ -35,8 +35,8 @@ static void run_punted(const struct iomapsim_request *r)
  */
 START_TEST(test_overwrite_completes_in_issuer)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	caller_req(&r);
 	run_ok(&r, &o);
@@ -61,7 +61,7 @@ END_TEST
  */
 START_TEST(test_completion_work_drops_caller_comp)
 {
-	struct iomapsim_request r;
+	struct testfs_request r;
 
 	caller_req(&r);
 	r.ki_flags |= IOCB_DSYNC;
@@ -81,17 +81,17 @@ END_TEST
 /* The runner refuses what io_uring never asks: a read, a sync kiocb. */
 START_TEST(test_only_async_writes)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	char err[256];
 
 	caller_req(&r);
 	r.write = false;
-	ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(testfs_run(&r, &o, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "CALLER_COMP: an async write only");
 	caller_req(&r);
 	r.async = false;
-	ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(testfs_run(&r, &o, err, sizeof(err)), -EINVAL);
 }
 END_TEST
 

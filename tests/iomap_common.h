@@ -22,14 +22,14 @@
 #include "request.h"
 
 /* A small default file keeps each run cheap. */
-static inline void req_init(struct iomapsim_request *r)
+static inline void req_init(struct testfs_request *r)
 {
-	iomapsim_request_init(r);
+	testfs_request_init(r);
 	r->size = 256 << 10;
 }
 
 /* A write of @len bytes at @pos into the small default file. */
-static inline void req_write(struct iomapsim_request *r, loff_t pos, size_t len,
+static inline void req_write(struct testfs_request *r, loff_t pos, size_t len,
 			     bool async)
 {
 	req_init(r);
@@ -39,7 +39,7 @@ static inline void req_write(struct iomapsim_request *r, loff_t pos, size_t len,
 	r->async = async;
 }
 
-static inline void req_map(struct iomapsim_request *r, u16 type, loff_t off,
+static inline void req_map(struct testfs_request *r, u16 type, loff_t off,
 			   u64 len, u16 flags)
 {
 	ck_assert_int_lt(r->nr_map, IOMAPSIM_MAX_MAP);
@@ -53,22 +53,22 @@ static inline void req_map(struct iomapsim_request *r, u16 type, loff_t off,
 }
 
 /* A fault rule of the fault backend for the request's bios ("bio-error:1"). */
-static inline void req_fault(struct iomapsim_request *r, const char *rule)
+static inline void req_fault(struct testfs_request *r, const char *rule)
 {
 	ck_assert_int_lt(r->nr_bio_faults, IOMAPSIM_MAX_FAULTS);
 	r->bio_faults[r->nr_bio_faults++] = rule;
 }
 
 /* A page of the file's cache at page @index, in state @flags (SIM_PC_*). */
-static inline void req_page(struct iomapsim_request *r, pgoff_t index,
+static inline void req_page(struct testfs_request *r, pgoff_t index,
 			    unsigned int flags)
 {
 	ck_assert_int_lt(r->nr_pc, IOMAPSIM_MAX_PC);
-	r->pc[r->nr_pc++] = (struct iomapsim_pc_page){ index, flags };
+	r->pc[r->nr_pc++] = (struct testfs_pc_page){ index, flags };
 }
 
 /* The buffer in two iovec pieces, of which only the first pins (G-32). */
-static inline void pin_first_page_only(struct iomapsim_request *r)
+static inline void pin_first_page_only(struct testfs_request *r)
 {
 	r->iter = IOMAPSIM_ITER_IOVEC;
 	r->iovec_segs = 2;
@@ -76,7 +76,7 @@ static inline void pin_first_page_only(struct iomapsim_request *r)
 	r->short_pin_bytes = 0;
 }
 
-static inline void check_accounting(const struct iomapsim_outcome *o)
+static inline void check_accounting(const struct testfs_outcome *o)
 {
 	ck_assert_msg(o->leaks == 0, "%ld leak(s)", o->leaks);
 	ck_assert_int_eq(o->i_dio_count, 0);
@@ -87,8 +87,8 @@ static inline void check_accounting(const struct iomapsim_outcome *o)
 }
 
 /* Run, expecting @warn WARN_ONs and @viol context violations. */
-static inline void run_expect(const struct iomapsim_request *r,
-			      struct iomapsim_outcome *o, long warn, long viol)
+static inline void run_expect(const struct testfs_request *r,
+			      struct testfs_outcome *o, long warn, long viol)
 {
 	char err[256] = "";
 	int rc;
@@ -98,22 +98,22 @@ static inline void run_expect(const struct iomapsim_request *r,
 		sim_test_expect_warnings(sim_warnings() + warn);
 	if (viol)
 		sim_test_expect_violations(sim_context_violations() + viol);
-	rc = iomapsim_run(r, o, err, sizeof(err));
+	rc = testfs_run(r, o, err, sizeof(err));
 	ck_assert_msg(rc == 0, "request setup failed (%d): %s", rc, err);
 	check_accounting(o);
 	ck_assert_int_eq(o->warnings, warn);
 	ck_assert_int_eq(o->context_violations, viol);
 }
 
-static inline void run_ok(const struct iomapsim_request *r,
-			  struct iomapsim_outcome *o)
+static inline void run_ok(const struct testfs_request *r,
+			  struct testfs_outcome *o)
 {
 	run_expect(r, o, 0, 0);
 }
 
 /* Run @r, which must return @ret: a byte count or a negative errno. */
-static inline void run_ret(const struct iomapsim_request *r,
-			   struct iomapsim_outcome *o, ssize_t ret)
+static inline void run_ret(const struct testfs_request *r,
+			   struct testfs_outcome *o, ssize_t ret)
 {
 	run_ok(r, o);
 	ck_assert_int_eq(o->ret, ret);
@@ -126,7 +126,7 @@ static inline void run_ret(const struct iomapsim_request *r,
 #define FSERROR_REPORTS(n) (IOMAPSIM_FSERROR ? (n) : 0)
 
 /* The n-th recorded filesystem callback. */
-static inline const struct testfs_cb *cb_at(const struct iomapsim_outcome *o,
+static inline const struct testfs_cb *cb_at(const struct testfs_outcome *o,
 					    unsigned int n)
 {
 	ck_assert_uint_lt(n, o->nr_cbs);

@@ -22,7 +22,7 @@
 static const unsigned int blocks[] = { 512, 1024, 2048, 4096, 8192, 65536 };
 
 /* A request the simple path accepts (it may still fall back inside). */
-static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
+static void gen_eligible(struct sim_rand *rng, struct testfs_request *r)
 {
 	unsigned int fsb = blocks[sim_rand_below(rng, ARRAY_SIZE(blocks))];
 	unsigned int lbs = 512 << sim_rand_below(rng, 4);
@@ -31,7 +31,7 @@ static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
 	unsigned int nblocks = 2 + sim_rand_below(rng, min(24U, maxb - 1));
 	u64 roll;
 
-	iomapsim_request_init(r);
+	testfs_request_init(r);
 	if (lbs > fsb)
 		lbs = fsb;
 	if (lbs > 4096)
@@ -111,7 +111,7 @@ static void gen_eligible(struct sim_rand *rng, struct iomapsim_request *r)
  * first into its bio before the request is refused.  Its own generator,
  * so the requests above stay the ones they were.
  */
-static void gen_apart(struct sim_rand *rng, struct iomapsim_request *r)
+static void gen_apart(struct sim_rand *rng, struct testfs_request *r)
 {
 	static const s32 offs[] = { 0, 512, 8, 100 };
 	size_t first;
@@ -140,8 +140,8 @@ START_TEST(test_simple_equals_generic)
 	sim_rand_seed(&rng, 1000 + _i);
 	sim_rand_seed(&rng_apart, 2000 + _i);
 	for (n = 0; n < DIFF_PER_LOOP; n++) {
-		struct iomapsim_request r;
-		struct iomapsim_outcome os, og;
+		struct testfs_request r;
+		struct testfs_outcome os, og;
 
 		gen_eligible(&rng, &r);
 		gen_apart(&rng_apart, &r);
@@ -180,8 +180,7 @@ START_TEST(test_simple_equals_generic)
 END_TEST
 
 /* Multi-bio generic requests for the ordering property. */
-static void gen_multi(struct sim_rand *rng, struct iomapsim_request *r,
-		      int kind)
+static void gen_multi(struct sim_rand *rng, struct testfs_request *r, int kind)
 {
 	req_init(r);
 	r->no_simple = true;
@@ -203,7 +202,7 @@ static void gen_multi(struct sim_rand *rng, struct iomapsim_request *r,
 		r->bio_faults[r->nr_bio_faults++] = "bio-error:2:IOERR";
 }
 
-static const enum iomapsim_complete orders[] = {
+static const enum testfs_complete orders[] = {
 	IOMAPSIM_COMPLETE_IRQ,	    IOMAPSIM_COMPLETE_INLINE,
 	IOMAPSIM_COMPLETE_DEFERRED, IOMAPSIM_COMPLETE_RANDOM,
 	IOMAPSIM_COMPLETE_RANDOM,   IOMAPSIM_COMPLETE_RANDOM,
@@ -218,8 +217,8 @@ START_TEST(test_completion_orders)
 
 	sim_rand_seed(&rng, 500 + _i);
 	for (n = 0; n < 8; n++) {
-		struct iomapsim_request r;
-		struct iomapsim_outcome o0, o;
+		struct testfs_request r;
+		struct testfs_outcome o0, o;
 		unsigned int k;
 
 		gen_multi(&rng, &r, _i);
@@ -267,8 +266,8 @@ END_TEST
  */
 START_TEST(test_inline_vs_irq_async)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome oi, oq;
+	struct testfs_request r;
+	struct testfs_outcome oi, oq;
 	struct sim_rand rng;
 
 	sim_rand_seed(&rng, 9);

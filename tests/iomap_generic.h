@@ -9,7 +9,7 @@
 #include "iomap_common.h"
 
 /* A generic request: the simple path is switched off per call. */
-static inline void gen_req(struct iomapsim_request *r)
+static inline void gen_req(struct testfs_request *r)
 {
 	req_init(r);
 	r->no_simple = true;
@@ -18,7 +18,7 @@ static inline void gen_req(struct iomapsim_request *r)
 }
 
 /* Three extents over the first 64 KiB, the rest mapped too. */
-static inline void three_extents(struct iomapsim_request *r)
+static inline void three_extents(struct testfs_request *r)
 {
 	req_map(r, IOMAP_MAPPED, 0, 16384, 0);
 	req_map(r, IOMAP_MAPPED, 16384, 16384, 0);
@@ -26,7 +26,7 @@ static inline void three_extents(struct iomapsim_request *r)
 }
 
 /* A generic read of @len bytes from the start, over three_extents(). */
-static inline void three_extents_req(struct iomapsim_request *r, size_t len)
+static inline void three_extents_req(struct testfs_request *r, size_t len)
 {
 	gen_req(r);
 	r->pos = 0;
@@ -35,7 +35,7 @@ static inline void three_extents_req(struct iomapsim_request *r, size_t len)
 }
 
 /* A 4 KiB write, the simple path left on: it takes no writes (S-03). */
-static inline void write_req(struct iomapsim_request *r)
+static inline void write_req(struct testfs_request *r)
 {
 	gen_req(r);
 	r->write = true;
@@ -47,7 +47,7 @@ static inline void write_req(struct iomapsim_request *r)
  * An O_DSYNC write of write_req(), on a device with a volatile write
  * cache if @cache, which has FUA if @fua (G-26).
  */
-static inline void dsync_req(struct iomapsim_request *r, bool cache, bool fua)
+static inline void dsync_req(struct testfs_request *r, bool cache, bool fua)
 {
 	write_req(r);
 	r->ki_flags = IOCB_DSYNC;

@@ -14,8 +14,8 @@
 /* covers G-17, G-51: an async read completes inline from end_io */
 START_TEST(test_async_read_inline)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.async = true;
@@ -32,8 +32,8 @@ END_TEST
 /* covers G-51: an async read error goes to the workqueue */
 START_TEST(test_async_read_error_punted)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.async = true;
@@ -49,8 +49,8 @@ END_TEST
 /* covers G-48a: an async read of holes only never calls ki_complete */
 START_TEST(test_async_holes_complete_in_submitter)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.async = true;
@@ -68,8 +68,8 @@ END_TEST
 /* covers G-49: a bounced read from a kernel buffer */
 START_TEST(test_bounce_read_kvec)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.iter = IOMAPSIM_ITER_KVEC;
@@ -88,8 +88,8 @@ END_TEST
  */
 START_TEST(test_bounce_read_user_needs_offload)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.dio_flags = IOMAP_DIO_BOUNCE;
@@ -105,8 +105,8 @@ END_TEST
 /* covers G-57: done_before is added to the result, never to ki_pos */
 START_TEST(test_done_before)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.done_before = 4096;
@@ -119,8 +119,8 @@ END_TEST
 /* covers G-57: done_before is not added to an error */
 START_TEST(test_done_before_error)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.done_before = 4096;
@@ -132,8 +132,8 @@ END_TEST
 /* covers G-51: an async overwrite with no cached pages completes inline */
 START_TEST(test_async_overwrite_inline)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = true;
@@ -148,8 +148,8 @@ END_TEST
 /* covers G-51: cached pages anywhere in the file send it to the queue */
 START_TEST(test_async_overwrite_cached_pages)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = true;
@@ -164,8 +164,8 @@ END_TEST
 /* covers G-27, G-51: new blocks need completion work */
 START_TEST(test_async_write_hole_punted)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = true;
@@ -179,8 +179,8 @@ END_TEST
 /* covers G-14: an extending async write completes in the workqueue */
 START_TEST(test_async_extend_end_io)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = true;
@@ -204,8 +204,8 @@ END_TEST
  */
 START_TEST(test_async_extend_mapped_isolated)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = true;
@@ -226,12 +226,12 @@ END_TEST
 /* covers G-55, K-10: pages cached during the write are dropped after */
 START_TEST(test_post_write_invalidation)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.pc_on_begin = true;
-	r.pc_begin = (struct iomapsim_pc_page){ 2, 0 };
+	r.pc_begin = (struct testfs_pc_page){ 2, 0 };
 	run_ret(&r, &o, 4096);
 	ck_assert_uint_eq(o.pc.invalidated, 1);
 	ck_assert_uint_eq(o.pc.stale_warnings, 0);
@@ -246,8 +246,8 @@ END_TEST
 /* covers G-58: a failing sync is the result, though ki_pos moved */
 START_TEST(test_fsync_error)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	dsync_req(&r, true, false);
 	r.fsync_error = -EIO;
@@ -260,8 +260,8 @@ END_TEST
 /* covers G-49: a bounced write */
 START_TEST(test_bounce_write)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.len = 16384;
@@ -280,8 +280,8 @@ END_TEST
  */
 START_TEST(test_bounce_write_zeroing_keeps_zero_folio)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.size = 4096;
@@ -303,8 +303,8 @@ END_TEST
  */
 START_TEST(test_async_new_blocks_punt)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = true;
@@ -324,8 +324,8 @@ END_TEST
  */
 START_TEST(test_workqueue_keeps_private)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.len = 4096;
@@ -348,8 +348,8 @@ END_TEST
  */
 START_TEST(test_dio_done_wq_lazy)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	run_ok(&r, &o);

@@ -13,8 +13,8 @@
  * Run @r, which must return @ret before it maps anything: the checks
  * before the loop decide it, ->iomap_begin is never called.
  */
-static void run_before_mapping(const struct iomapsim_request *r,
-			       struct iomapsim_outcome *o, ssize_t ret)
+static void run_before_mapping(const struct testfs_request *r,
+			       struct testfs_outcome *o, ssize_t ret)
 {
 	run_ret(r, o, ret);
 	ck_assert_uint_eq(o->begin_calls, 0);
@@ -24,8 +24,8 @@ static void run_before_mapping(const struct iomapsim_request *r,
 START_TEST(test_read_at_eof)
 {
 	static const loff_t pos[] = { 256 << 10, (256 << 10) + 4096 };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.pos = pos[_i];
@@ -40,8 +40,8 @@ END_TEST
 /* covers G-05: FORCE_WAIT makes an async request wait and return */
 START_TEST(test_force_wait)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.async = true;
@@ -58,8 +58,8 @@ END_TEST
 /* covers G-09, K-07: NOWAIT read over a dirty page is -EAGAIN up front */
 START_TEST(test_read_nowait_dirty)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
@@ -72,8 +72,8 @@ END_TEST
 /* covers G-06: NOWAIT reaches ->iomap_begin as IOMAP_NOWAIT */
 START_TEST(test_read_nowait_flags)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
@@ -85,8 +85,8 @@ END_TEST
 /* covers G-03, G-17: allocation failures inside the call */
 START_TEST(test_alloc_failures)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.alloc_fail_nth = 1; /* the dio */
@@ -107,8 +107,8 @@ END_TEST
 /* covers G-11: OVERWRITE_ONLY refuses anything touching EOF up front */
 START_TEST(test_overwrite_only_eof)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
@@ -133,8 +133,8 @@ START_TEST(test_overwrite_only_eof_edges)
 		{ (256 << 10) - 4096, 4096 + 512, -EAGAIN },
 		{ 256 << 10, 4096, -EAGAIN },
 	};
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
@@ -150,8 +150,8 @@ END_TEST
 /* covers G-11: a pure overwrite passes IOMAP_OVERWRITE_ONLY down */
 START_TEST(test_overwrite_only_ok)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
@@ -164,8 +164,8 @@ END_TEST
 START_TEST(test_overwrite_only_refused)
 {
 	static const u16 types[] = { IOMAP_HOLE, IOMAP_UNWRITTEN };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.dio_flags = IOMAP_DIO_OVERWRITE_ONLY;
@@ -179,8 +179,8 @@ END_TEST
 /* covers G-06: a NOWAIT write that would allocate is -EAGAIN */
 START_TEST(test_write_nowait_alloc)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
@@ -194,8 +194,8 @@ END_TEST
 /* covers G-15, K-08: NOWAIT with any cached page in range is -EAGAIN */
 START_TEST(test_write_nowait_cached)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
@@ -207,8 +207,8 @@ END_TEST
 /* covers G-15, K-08: cached pages are written back and dropped first */
 START_TEST(test_write_invalidates)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	req_page(&r, 2, SIM_PC_DIRTY);
@@ -221,8 +221,8 @@ END_TEST
 /* covers G-15: a page that cannot go means -ENOTBLK (buffered fallback) */
 START_TEST(test_write_invalidate_busy)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	req_page(&r, 2, SIM_PC_BUSY);
@@ -235,8 +235,8 @@ END_TEST
 /* covers G-15: untorn (atomic) writes retry instead: -EAGAIN */
 START_TEST(test_write_invalidate_busy_atomic)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	req_page(&r, 2, SIM_PC_BUSY);
@@ -248,8 +248,8 @@ END_TEST
 /* covers K-09: a writeback error during invalidation is -ENOTBLK too */
 START_TEST(test_write_invalidate_wb_error)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	req_page(&r, 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR);
@@ -261,8 +261,8 @@ END_TEST
 /* covers G-13: O_SYNC never writes through, it syncs everything */
 START_TEST(test_sync_full)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	dsync_req(&r, true, true);
 	r.ki_flags |= IOCB_SYNC;
@@ -276,8 +276,8 @@ END_TEST
 /* covers K-02: a synchronous mount makes every write dsync */
 START_TEST(test_sync_mount)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.sync_mount = true;
@@ -294,8 +294,8 @@ END_TEST
  */
 START_TEST(test_dio_rw_results)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.len = 0;
@@ -323,8 +323,8 @@ END_TEST
  */
 START_TEST(test_dio_flags_masked)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.dops = TESTFS_DOPS_END_IO;
@@ -346,8 +346,8 @@ END_TEST
  */
 START_TEST(test_write_check_order)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.pos = (256 << 10) - 4096;
@@ -365,8 +365,8 @@ END_TEST
  */
 START_TEST(test_inode_dio_begin_once)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	unsigned int i, begins = 0;
 
 	three_extents_req(&r, 65536);

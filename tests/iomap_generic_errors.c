@@ -13,7 +13,7 @@
  * An 8 KiB read from the start over two mappings, the page of the second
  * one not pinning: the first mapping is done when the fault comes.
  */
-static void unpinned_second_mapping_req(struct iomapsim_request *r)
+static void unpinned_second_mapping_req(struct testfs_request *r)
 {
 	gen_req(r);
 	r->pos = 0;
@@ -26,8 +26,8 @@ static void unpinned_second_mapping_req(struct iomapsim_request *r)
 /* covers G-42, G-55: a read across an unaligned EOF is trimmed */
 START_TEST(test_read_eof_trim_unaligned)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.size = (256 << 10) - 100;
@@ -42,8 +42,8 @@ END_TEST
 /* covers G-42: a read past the last extent zero-fills, then trims */
 START_TEST(test_read_eof_trim_hole_after)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.pos = (256 << 10) - 4096;
@@ -57,8 +57,8 @@ END_TEST
 /* covers G-49, G-56: one failing bio of three fails the whole read */
 START_TEST(test_read_bio_error_multi)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	three_extents_req(&r, 49152);
 	req_fault(&r, "bio-error:2:MEDIUM");
@@ -76,8 +76,8 @@ END_TEST
 /* covers G-47: with several failing bios the first error wins */
 START_TEST(test_first_error_wins)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	three_extents_req(&r, 49152);
 	req_fault(&r, "bio-error:1:NOSPC");
@@ -89,8 +89,8 @@ END_TEST
 /* covers G-43: PARTIAL turns a late -EFAULT into the bytes done so far */
 START_TEST(test_partial)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	unpinned_second_mapping_req(&r);
 	r.dio_flags = IOMAP_DIO_PARTIAL;
@@ -111,8 +111,8 @@ END_TEST
 /* covers G-43: PARTIAL forces a wait for an async request (not NOWAIT) */
 START_TEST(test_partial_async_waits)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	unpinned_second_mapping_req(&r);
 	r.dio_flags = IOMAP_DIO_PARTIAL;
@@ -132,8 +132,8 @@ END_TEST
 /* covers G-44: -ENOTBLK from a later ->iomap_begin returns the progress */
 START_TEST(test_begin_notblk_partial)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	three_extents_req(&r, 32768);
 	r.begin_error = -ENOTBLK;
@@ -151,8 +151,8 @@ END_TEST
 /* covers G-44: the -ENOTBLK fallback forces the wait even when async */
 START_TEST(test_begin_notblk_async_waits)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	three_extents_req(&r, 32768);
 	r.async = true;
@@ -168,8 +168,8 @@ END_TEST
 /* covers G-45, G-56: a later ->iomap_begin error discards the progress */
 START_TEST(test_begin_error_later)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	three_extents_req(&r, 32768);
 	r.begin_error = -EIO;
@@ -184,8 +184,8 @@ END_TEST
 /* covers G-49, K-14: a failed write bio is -EIO, reported as a write */
 START_TEST(test_write_bio_error)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = _i;
@@ -206,8 +206,8 @@ END_TEST
  */
 START_TEST(test_partial_no_progress)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.pos = 0;
@@ -226,8 +226,8 @@ END_TEST
  */
 START_TEST(test_again_not_reported)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.no_simple = _i;

@@ -20,8 +20,8 @@
 /* covers G-19, G-20, G-41: one mapping per extent, one bio per mapping */
 START_TEST(test_read_multi_extent)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.pos = 4096;
@@ -44,8 +44,8 @@ END_TEST
 /* covers G-21: a hole between mapped extents reads as zeroes */
 START_TEST(test_read_hole_between)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.pos = 0;
@@ -62,8 +62,8 @@ END_TEST
 /* covers G-20, G-21: unwritten extents read as zeroes, no bio */
 START_TEST(test_read_unwritten)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	req_map(&r, IOMAP_UNWRITTEN, 0, 65536, 0);
@@ -77,8 +77,8 @@ END_TEST
 /* covers G-22: inline data is copied, no bio */
 START_TEST(test_read_inline)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.pos = 0;
@@ -92,8 +92,8 @@ END_TEST
 /* covers G-20: delalloc is -EIO, reported as a file error */
 START_TEST(test_read_delalloc)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	req_map(&r, IOMAP_DELALLOC, 0, 65536, 0);
@@ -106,8 +106,8 @@ END_TEST
 /* covers G-19, G-37: a single-bio async HIPRI read is polled */
 START_TEST(test_async_hipri_single_bio)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.async = true;
@@ -122,8 +122,8 @@ END_TEST
 /* covers G-19, G-36: only the first mapping's bio can be polled */
 START_TEST(test_async_hipri_multi_mapping)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	three_extents_req(&r, 32768);
 	r.async = true;
@@ -138,8 +138,8 @@ END_TEST
 /* covers N-02: ->iomap_end errors after progress are ignored */
 START_TEST(test_end_error_ignored)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.end_error = -EIO;
@@ -150,8 +150,8 @@ END_TEST
 /* covers G-22: inline writes copy into the inode and extend i_size */
 START_TEST(test_write_inline)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.size = 1000;
@@ -171,8 +171,8 @@ END_TEST
  */
 START_TEST(test_inline_byte_length)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.size = 100;
@@ -218,8 +218,8 @@ END_TEST
  */
 START_TEST(test_iter_truncated_per_mapping)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.pos = 0;
@@ -240,8 +240,8 @@ END_TEST
 /* covers G-23, G-55, K-14: misalignment in the generic path is reported */
 START_TEST(test_read_misaligned)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.lbs = 4096;
@@ -258,8 +258,8 @@ END_TEST
 /* covers G-23, G-56: a later mapping's -EINVAL discards earlier progress */
 START_TEST(test_read_misaligned_second_mapping)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	three_extents_req(&r, 16384 + 100);
 	run_ret(&r, &o, -EINVAL);
@@ -276,8 +276,8 @@ END_TEST
  */
 START_TEST(test_error_stops_submission)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.size = 4 << 20;
@@ -301,8 +301,8 @@ END_TEST
  */
 START_TEST(test_async_hipri_two_bios_not_polled)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.async = true;
@@ -327,8 +327,8 @@ END_TEST
 /* covers G-37: a sync HIPRI request is not polled */
 START_TEST(test_sync_hipri_not_polled)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.ki_flags = IOCB_HIPRI;
@@ -341,8 +341,8 @@ END_TEST
 /* covers G-08, G-35, B-20: user buffers are dirtied, kvec ones not */
 START_TEST(test_read_dirtying)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	long before, deferred;
 
 	gen_req(&r);
@@ -367,8 +367,8 @@ END_TEST
 /* many small segments, one bio */
 START_TEST(test_read_many_segments)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	gen_req(&r);
 	r.len = 65536;
@@ -387,8 +387,8 @@ END_TEST
  */
 START_TEST(test_read_bio_split_by_vecs)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	long splits;
 
 	gen_req(&r);
@@ -404,7 +404,7 @@ START_TEST(test_read_bio_split_by_vecs)
 END_TEST
 
 /* A 1 KiB write 512 bytes into a block of a hole: it allocates. */
-static void hole_subblock_req(struct iomapsim_request *r)
+static void hole_subblock_req(struct testfs_request *r)
 {
 	write_req(r);
 	req_map(r, IOMAP_HOLE, 0, 65536, 0);
@@ -413,7 +413,7 @@ static void hole_subblock_req(struct iomapsim_request *r)
 }
 
 /* An 8 KiB IOCB_ATOMIC write, mapped for atomic bios up to 64 KiB. */
-static void atomic_req(struct iomapsim_request *r)
+static void atomic_req(struct testfs_request *r)
 {
 	write_req(r);
 	r->ki_flags = IOCB_ATOMIC;
@@ -426,8 +426,8 @@ static void atomic_req(struct iomapsim_request *r)
 /* covers G-10, G-25: an aligned overwrite is one bio and no completion work */
 START_TEST(test_overwrite)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	run_ret(&r, &o, 4096);
@@ -442,8 +442,8 @@ END_TEST
 /* covers G-25, G-30, G-38, G-40: a sub-block write into a hole */
 START_TEST(test_write_hole_subblock)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	hole_subblock_req(&r);
 	run_ret(&r, &o, 1024);
@@ -458,8 +458,8 @@ END_TEST
 /* covers G-14, G-38: a write past EOF allocates, zeroes the tail, extends */
 START_TEST(test_write_extend)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.pos = 256 << 10;
@@ -479,8 +479,8 @@ END_TEST
  */
 START_TEST(test_hipri_cleared_for_completion_work)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = true;
@@ -498,8 +498,8 @@ END_TEST
 /* covers G-38: a write ending past EOF inside a mapped block zeroes too */
 START_TEST(test_write_past_eof_in_block)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.size = (256 << 10) - 4096 + 512;
@@ -515,8 +515,8 @@ END_TEST
 /* covers G-25, G-30, G-38: unwritten conversion at end_io */
 START_TEST(test_write_unwritten_end_io)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.dops = TESTFS_DOPS_END_IO;
@@ -535,8 +535,8 @@ END_TEST
 /* without ->end_io the extent stays unwritten (reads stay zero) */
 START_TEST(test_write_unwritten_no_conversion)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	req_map(&r, IOMAP_UNWRITTEN, 0, 65536, 0);
@@ -549,8 +549,8 @@ END_TEST
 /* covers G-25: shared extents set IOMAP_DIO_COW and need completion work */
 START_TEST(test_write_shared_cow)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.async = true;
@@ -565,8 +565,8 @@ END_TEST
 /* covers G-13, G-26, G-46: DSYNC on a FUA device writes through */
 START_TEST(test_dsync_fua)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	dsync_req(&r, true, true);
 	run_ret(&r, &o, 4096);
@@ -582,8 +582,8 @@ END_TEST
 /* covers G-26, G-46, K-11: a volatile cache without FUA needs a flush */
 START_TEST(test_dsync_cache_no_fua)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	dsync_req(&r, true, false);
 	run_ret(&r, &o, 4096);
@@ -601,8 +601,8 @@ END_TEST
 /* covers G-26: no volatile cache means written through without a flush */
 START_TEST(test_dsync_no_cache)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	dsync_req(&r, false, false);
 	run_ret(&r, &o, 4096);
@@ -615,8 +615,8 @@ START_TEST(test_dsync_fua_refused)
 {
 	static const u16 flags[] = { IOMAP_F_NEW, IOMAP_F_DIRTY,
 				     IOMAP_F_SHARED };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	dsync_req(&r, true, true);
 	req_map(&r, IOMAP_MAPPED, 0, 65536, flags[_i]);
@@ -629,8 +629,8 @@ END_TEST
 /* covers G-26: one mapping without FUA clears it for the whole request */
 START_TEST(test_dsync_fua_sticky_clear)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	dsync_req(&r, true, true);
 	r.pos = 0;
@@ -646,8 +646,8 @@ END_TEST
 /* covers G-30, G-40: a failing zeroing bio fails the write */
 START_TEST(test_zeroing_bio_error)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	hole_subblock_req(&r);
 	req_fault(&r, "bio-error:1"); /* the head zeroing */
@@ -659,8 +659,8 @@ END_TEST
 /* covers G-12, G-25: atomic writes need one mapping covering it all */
 START_TEST(test_atomic_write)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	atomic_req(&r);
 	run_ret(&r, &o, 8192);
@@ -690,8 +690,8 @@ END_TEST
  */
 START_TEST(test_atomic_short_bio_releases_pins)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	atomic_req(&r);
 	pin_first_page_only(&r);
@@ -721,8 +721,8 @@ END_TEST
 /* covers G-23: FSBLOCK_ALIGNED rejects a sub-block write */
 START_TEST(test_write_fsblock_aligned)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.len = 512;
@@ -747,8 +747,8 @@ END_TEST
 START_TEST(test_short_write_keeps_its_head)
 {
 	static const size_t offs[] = { 1028, 0 };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(offs); i++) {
@@ -786,8 +786,8 @@ END_TEST
  */
 START_TEST(test_unpinnable_subblock_write_fails)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	hole_subblock_req(&r);
 	r.short_pin_nth = 1;
@@ -805,7 +805,7 @@ END_TEST
  * completion as XFS does, from a source that is unmapped from its start
  * or from its second page: the buffers of tests/findings/dio-write-efault.c.
  */
-static void unmapped_source_req(struct iomapsim_request *r, size_t from)
+static void unmapped_source_req(struct testfs_request *r, size_t from)
 {
 	write_req(r);
 	req_map(r, IOMAP_UNWRITTEN, 0, 65536, 0);
@@ -824,8 +824,8 @@ static void unmapped_source_req(struct iomapsim_request *r, size_t from)
  */
 START_TEST(test_unreadable_source_subblock_write)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	unmapped_source_req(&r, 0);
 	run_ok(&r, &o);
@@ -847,8 +847,8 @@ END_TEST
  */
 START_TEST(test_half_readable_source_subblock_write)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	unmapped_source_req(&r, 4096);
 	run_ok(&r, &o);
@@ -861,26 +861,25 @@ END_TEST
 /* covers I-12: unmapped memory is only modelled where pages are pinned */
 START_TEST(test_unmapped_source_refused_elsewhere)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	char err[256];
 
 	write_req(&r);
 	r.unmapped = true;
 	r.unmapped_from = 100; /* not a page boundary */
-	ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(testfs_run(&r, &o, err, sizeof(err)), -EINVAL);
 	r.unmapped_from = 4096;
 	r.write = false; /* a read copies or zeroes into it too */
-	ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(testfs_run(&r, &o, err, sizeof(err)), -EINVAL);
 	r.write = true;
 	r.iter = IOMAPSIM_ITER_KVEC;
-	ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(testfs_run(&r, &o, err, sizeof(err)), -EINVAL);
 	r.iter = IOMAPSIM_ITER_UBUF;
 	/* a bounce copies from it too, where the code has IOMAP_DIO_BOUNCE */
 	r.dio_flags = IOMAP_DIO_BOUNCE;
 	if (r.dio_flags)
-		ck_assert_int_eq(iomapsim_run(&r, &o, err, sizeof(err)),
-				 -EINVAL);
+		ck_assert_int_eq(testfs_run(&r, &o, err, sizeof(err)), -EINVAL);
 	r.dio_flags = 0;
 	run_ret(&r, &o, 4096);
 }
@@ -892,8 +891,8 @@ END_TEST
  */
 START_TEST(test_write_pin_failure_mid_mapping)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.len = 8192;
@@ -908,8 +907,8 @@ END_TEST
 /* covers G-32, G-37: the file system's submit_io and bio_set are used */
 START_TEST(test_dops_submit_and_bioset)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.len = 16384;
@@ -941,8 +940,8 @@ END_TEST
  */
 START_TEST(test_write_tail_zero_at_eof_edge)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	write_req(&r);
 	r.size = (256 << 10) - 4096 + 2048;
@@ -976,8 +975,8 @@ static unsigned int traced_bio_opf(unsigned int *nr)
 /* covers G-24: every data bio is REQ_SYNC | REQ_IDLE plus its op */
 START_TEST(test_bio_base_flags)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	unsigned int opf, nr;
 
 	gen_req(&r);
@@ -997,8 +996,8 @@ END_TEST
  */
 START_TEST(test_atomic_short_bio)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	atomic_req(&r);
 	pin_first_page_only(&r);

@@ -23,14 +23,14 @@
 #endif
 
 /* A block-aligned write of 16 KiB at 8 KiB, the out-of-place kind. */
-static void ioend_req(struct iomapsim_request *r, bool async)
+static void ioend_req(struct testfs_request *r, bool async)
 {
 	req_write(r, 8192, 16384, async);
 	r->dops = TESTFS_DOPS_IOEND;
 }
 
 /* The first ->iomap_begin went out of place, and every bio via the fs. */
-static void expect_out_of_place(const struct iomapsim_outcome *o)
+static void expect_out_of_place(const struct testfs_outcome *o)
 {
 	const struct testfs_cb *cb = cb_at(o, 0);
 
@@ -84,8 +84,8 @@ START_TEST(test_completion_context_async_sync)
 {
 	enum iomap_dio_comp_ctx want = _i ? IOMAP_DIO_COMP_IOEND_WORKER :
 					    IOMAP_DIO_COMP_SUBMITTER;
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	ioend_req(&r, _i);
 	run_ret(&r, &o, 16384);
@@ -107,8 +107,8 @@ END_TEST
  */
 START_TEST(test_async_extending_write_in_ioend_worker)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	ioend_req(&r, true);
 	r.pos = r.size;
@@ -128,8 +128,8 @@ END_TEST
  */
 START_TEST(test_cached_pages_punt_to_workqueue)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	ioend_req(&r, true);
 	req_page(&r, 40, 0);
@@ -148,8 +148,8 @@ END_TEST
  */
 START_TEST(test_device_error_via_io_error)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	ioend_req(&r, _i);
 	req_fault(&r, "bio-error:1:NOSPC");
@@ -176,8 +176,8 @@ END_TEST
  */
 START_TEST(test_bvec_count_returned)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	long before = sim_stat_get("iomap_ioend_bvecs");
 
 	ioend_req(&r, true);
@@ -196,8 +196,8 @@ END_TEST
  */
 START_TEST(test_unaligned_in_place_and_reads)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	ioend_req(&r, true);
 	req_map(&r, IOMAP_HOLE, 0, 65536, 0);

@@ -3,7 +3,7 @@
  * The iomap iterator (fs/iomap/iter.c, N-01..N-07, G-41), driven
  * directly with a scripted begin/end pair, through the walk's report of
  * the code linked in: iomap_iter_advance() and ->status, or ->processed
- * in trees before them (sim_iomap_iter_advance()).
+ * in trees before them (iomapsim_iter_advance()).
  */
 #include <string.h>
 #include <linux/fs.h>
@@ -50,9 +50,9 @@ static int fake_end(struct inode *inode, loff_t pos, loff_t length,
 }
 
 /* begin and end as one ->iomap_next, for a tree of iomap_iter_next_fn */
-SIM_DEFINE_IOMAP_NEXT_END(fake_begin_end_next, fake_begin, fake_end);
+IOMAPSIM_DEFINE_IOMAP_NEXT_END(fake_begin_end_next, fake_begin, fake_end);
 
-static const struct sim_iomap_fs_ops fake_ops = {
+static const struct iomapsim_fs_ops fake_ops = {
 	.begin = fake_begin,
 	.end = fake_end,
 	.next = fake_begin_end_next,
@@ -67,7 +67,7 @@ static int fake_next(const struct iomap_iter *iter, struct iomap *iomap,
 	return iomap_iter_next(iter, iomap, srcmap, fake_begin, fake_end);
 }
 
-static const struct sim_iomap_fs_ops next_ops = { .next = fake_next };
+static const struct iomapsim_fs_ops next_ops = { .next = fake_next };
 #endif
 
 /*
@@ -101,21 +101,20 @@ static struct iomap_iter mkiter(loff_t pos, u64 len)
 }
 
 /* A walk of @len bytes at @pos through @ops, at its first mapping. */
-static struct iomap_iter first_mapping(const struct sim_iomap_fs_ops *ops,
+static struct iomap_iter first_mapping(const struct iomapsim_fs_ops *ops,
 				       loff_t pos, u64 len)
 {
 	struct iomap_iter it = mkiter(pos, len);
 
-	ck_assert_int_eq(sim_iomap_iter(&it, ops), 1);
+	ck_assert_int_eq(iomapsim_iter(&it, ops), 1);
 	return it;
 }
 
 /* Advance @it by @n bytes and ask @ops for the next step: its result. */
-static int step(struct iomap_iter *it, const struct sim_iomap_fs_ops *ops,
-		u64 n)
+static int step(struct iomap_iter *it, const struct iomapsim_fs_ops *ops, u64 n)
 {
-	sim_iomap_iter_advance(it, n);
-	return sim_iomap_iter(it, ops);
+	iomapsim_iter_advance(it, n);
+	return iomapsim_iter(it, ops);
 }
 
 /* The file system's begin and end were called @begins and @ends times. */
@@ -130,7 +129,7 @@ static void expect_calls(int begins, int ends)
  * many mappings it took.  @from_start: check that each step starts where
  * the iterator stands (iter_start_pos, kept by iomap_iter_advance()).
  */
-static int walk(struct iomap_iter *it, const struct sim_iomap_fs_ops *ops,
+static int walk(struct iomap_iter *it, const struct iomapsim_fs_ops *ops,
 		bool from_start)
 {
 	int loops = 0, ret;
@@ -138,13 +137,13 @@ static int walk(struct iomap_iter *it, const struct sim_iomap_fs_ops *ops,
 #if !IOMAPSIM_ITER_STATUS
 	(void)from_start; /* no iter_start_pos before iomap_iter_advance() */
 #endif
-	while ((ret = sim_iomap_iter(it, ops)) > 0) {
+	while ((ret = iomapsim_iter(it, ops)) > 0) {
 #if IOMAPSIM_ITER_STATUS
 		/* incremental advances came with iomap_iter_advance() */
 		if (from_start)
 			ck_assert_int_eq(it->iter_start_pos, it->pos);
 #endif
-		set_status(it, sim_iomap_iter_advance(it, iomap_length(it)));
+		set_status(it, iomapsim_iter_advance(it, iomap_length(it)));
 		loops++;
 	}
 	ck_assert_int_eq(ret, 0);
@@ -174,7 +173,7 @@ START_TEST(test_first_begin_error)
 
 	fs.begin_ret = -EIO;
 	it = mkiter(0, 4096);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EIO);
+	ck_assert_int_eq(iomapsim_iter(&it, &fake_ops), -EIO);
 	ck_assert_int_eq(fs.ends, 0);
 }
 END_TEST
@@ -186,7 +185,7 @@ START_TEST(test_end_error_no_progress)
 
 	fs.end_ret = -ENOSPC;
 	it = first_mapping(&fake_ops, 0, 8192);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -ENOSPC);
+	ck_assert_int_eq(iomapsim_iter(&it, &fake_ops), -ENOSPC);
 	ck_assert_int_eq(fs.last_written, 0);
 }
 END_TEST
@@ -208,9 +207,9 @@ START_TEST(test_status_error)
 {
 	struct iomap_iter it = first_mapping(&fake_ops, 0, 8192);
 
-	sim_iomap_iter_advance(&it, 512);
+	iomapsim_iter_advance(&it, 512);
 	set_status(&it, -EFAULT);
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EFAULT);
+	ck_assert_int_eq(iomapsim_iter(&it, &fake_ops), -EFAULT);
 	ck_assert_int_eq(fs.ends, 1);
 	ck_assert_int_eq(fs.last_written, 512);
 }
@@ -224,9 +223,9 @@ START_TEST(test_status_positive)
 
 	sim_test_expect_warnings(1);
 	it = first_mapping(&fake_ops, 0, 8192);
-	sim_iomap_iter_advance(&it, 512);
+	iomapsim_iter_advance(&it, 512);
 	it.status = 512;
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), -EIO);
+	ck_assert_int_eq(iomapsim_iter(&it, &fake_ops), -EIO);
 }
 END_TEST
 #else
@@ -238,7 +237,7 @@ START_TEST(test_no_progress_stops)
 {
 	struct iomap_iter it = first_mapping(&fake_ops, 0, 8192);
 
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 0);
+	ck_assert_int_eq(iomapsim_iter(&it, &fake_ops), 0);
 	expect_calls(1, 1);
 }
 END_TEST
@@ -249,7 +248,7 @@ START_TEST(test_stale_remaps)
 	struct iomap_iter it = first_mapping(&fake_ops, 0, 8192);
 
 	it.iomap.flags |= IOMAP_F_STALE;
-	ck_assert_int_eq(sim_iomap_iter(&it, &fake_ops), 1);
+	ck_assert_int_eq(iomapsim_iter(&it, &fake_ops), 1);
 	ck_assert_int_eq(fs.begins, 2);
 	ck_assert_int_eq(it.pos, 0);
 	ck_assert(!(it.iomap.flags & IOMAP_F_STALE));
@@ -277,9 +276,9 @@ START_TEST(test_advance_too_far)
 
 	sim_test_expect_warnings(1);
 	it = first_mapping(&fake_ops, 0, 8192);
-	ck_assert_int_eq(sim_iomap_iter_advance(&it, 4097), -EIO);
+	ck_assert_int_eq(iomapsim_iter_advance(&it, 4097), -EIO);
 	ck_assert_int_eq(it.pos, 0);
-	ck_assert_int_eq(sim_iomap_iter_advance(&it, 4096), 0);
+	ck_assert_int_eq(iomapsim_iter_advance(&it, 4096), 0);
 	ck_assert_uint_eq(it.len, 4096);
 }
 END_TEST
@@ -366,7 +365,7 @@ START_TEST(test_next_first_call)
 	expect_calls(1, 0);
 	fs.begin_ret = -EAGAIN;
 	it = mkiter(0, 4096);
-	ck_assert_int_eq(sim_iomap_iter(&it, &next_ops), -EAGAIN);
+	ck_assert_int_eq(iomapsim_iter(&it, &next_ops), -EAGAIN);
 }
 END_TEST
 #else
@@ -375,11 +374,11 @@ SIM_TEST_NA(test_next_first_call)
 
 #if HAVE_NEXT
 /* a NULL end in the helper: finishing is only the continue decision */
-SIM_DEFINE_IOMAP_NEXT(begin_only_next, fake_begin);
+IOMAPSIM_DEFINE_IOMAP_NEXT(begin_only_next, fake_begin);
 
 START_TEST(test_next_without_end)
 {
-	const struct sim_iomap_fs_ops ops = { .next = begin_only_next };
+	const struct iomapsim_fs_ops ops = { .next = begin_only_next };
 	struct iomap_iter it = first_mapping(&ops, 0, 8192);
 
 	ck_assert_int_eq(step(&it, &ops, 4096), 1);

@@ -8,7 +8,7 @@
 #include <sim/trace.h>
 #include "iomap_common.h"
 
-static void base_req(struct iomapsim_request *r, enum testfs_iomap_mode m)
+static void base_req(struct testfs_request *r, enum testfs_iomap_mode m)
 {
 	req_init(r);
 	r->mode = m;
@@ -16,7 +16,7 @@ static void base_req(struct iomapsim_request *r, enum testfs_iomap_mode m)
 	r->len = 4096;
 }
 
-static void expect_cbs(const struct iomapsim_outcome *o,
+static void expect_cbs(const struct testfs_outcome *o,
 		       const enum testfs_cb_op *ops, unsigned int n)
 {
 	unsigned int i;
@@ -29,8 +29,8 @@ static void expect_cbs(const struct iomapsim_outcome *o,
 }
 
 /* Run @r, which must take the simple path and return @ret. */
-static void run_simple(const struct iomapsim_request *r,
-		       struct iomapsim_outcome *o, long ret)
+static void run_simple(const struct testfs_request *r, struct testfs_outcome *o,
+		       long ret)
 {
 	run_ok(r, o);
 	ck_assert(o->simple);
@@ -38,9 +38,8 @@ static void run_simple(const struct iomapsim_request *r,
 }
 
 /* Run @r, which must leave the simple path for @why. */
-static void run_fallback(const struct iomapsim_request *r,
-			 struct iomapsim_outcome *o,
-			 enum iomap_simple_reason why)
+static void run_fallback(const struct testfs_request *r,
+			 struct testfs_outcome *o, enum iomap_simple_reason why)
 {
 	run_ok(r, o);
 	ck_assert(!o->simple);
@@ -64,8 +63,8 @@ START_TEST(test_callback_cost_per_style)
 	static const enum testfs_cb_op next_noend_cbs[] = { TESTFS_CB_NEXT,
 							    TESTFS_CB_BEGIN };
 	static const enum testfs_cb_op begin_cbs[] = { TESTFS_CB_BEGIN };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, TESTFS_MODE_OPS);
 	run_ok(&r, &o);
@@ -92,8 +91,8 @@ END_TEST
 /* covers N-12: the baseline ignores NO_IOMAP_END, ->iomap_end still runs */
 START_TEST(test_baseline_ignores_no_end)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, TESTFS_MODE_OPS);
 	r.dio_flags = IOMAP_DIO_NO_IOMAP_END;
@@ -109,8 +108,8 @@ END_TEST
 /* covers N-13: without NO_IOMAP_END rw_begin never tries the simple path */
 START_TEST(test_rw_begin_needs_no_end)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, TESTFS_MODE_BEGIN);
 	run_fallback(&r, &o, IOMAP_SIMPLE_DIO_FLAGS);
@@ -125,8 +124,8 @@ END_TEST
 /* covers N-10: an error exit finishes the mapping with written = 0 */
 START_TEST(test_error_finish)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, TESTFS_MODE_NEXT);
 	r.lbs = 4096;
@@ -146,8 +145,8 @@ END_TEST
 /* covers N-08..N-10, S-38: a hole falls back through ->iomap_next too */
 START_TEST(test_fallback_next)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, _i ? TESTFS_MODE_BEGIN : TESTFS_MODE_NEXT);
 	r.dio_flags = _i ? IOMAP_DIO_NO_IOMAP_END : 0;
@@ -163,8 +162,8 @@ END_TEST
 /* covers S-20 under the proposal: short pin falls back, data intact */
 START_TEST(test_short_pin_next)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, TESTFS_MODE_NEXT);
 	pin_first_page_only(&r);
@@ -179,8 +178,8 @@ END_TEST
 /* covers N-13: the raw begin's errors come back unchanged */
 START_TEST(test_rw_begin_errors)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, TESTFS_MODE_BEGIN);
 	r.dio_flags = IOMAP_DIO_NO_IOMAP_END;
@@ -201,8 +200,8 @@ START_TEST(test_async_styles)
 	static const enum testfs_iomap_mode m[] = { TESTFS_MODE_OPS,
 						    TESTFS_MODE_NEXT,
 						    TESTFS_MODE_BEGIN };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, m[_i]);
 	r.dio_flags = IOMAP_DIO_NO_IOMAP_END;
@@ -243,8 +242,8 @@ static bool queued_trace_offset(char *off, size_t len)
  */
 START_TEST(test_queued_trace_after_complete)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	char off[64];
 
 	base_req(&r, TESTFS_MODE_OPS);
@@ -270,7 +269,7 @@ END_TEST
  * The generic path gives the same result whichever way the mappings are
  * produced: reads and writes over several extents, holes, new blocks.
  */
-static void fill_mixed(struct iomapsim_request *r, int which)
+static void fill_mixed(struct testfs_request *r, int which)
 {
 	req_init(r);
 	req_map(r, IOMAP_MAPPED, 0, 16384, 0);
@@ -290,8 +289,8 @@ START_TEST(test_styles_same_generic_result)
 	static const enum testfs_iomap_mode m[] = { TESTFS_MODE_OPS,
 						    TESTFS_MODE_NEXT,
 						    TESTFS_MODE_BEGIN };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o[3];
+	struct testfs_request r;
+	struct testfs_outcome o[3];
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
@@ -324,8 +323,8 @@ END_TEST
  */
 START_TEST(test_next_simple_flags_and_errors)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r, TESTFS_MODE_NEXT);
 	r.ki_flags = IOCB_NOWAIT | IOCB_HIPRI;

@@ -14,7 +14,7 @@
 #include "iomap_common.h"
 
 /* The minimal request that passes every condition: 4 KiB sync read. */
-static void base_req(struct iomapsim_request *r)
+static void base_req(struct testfs_request *r)
 {
 	req_init(r);
 	r->pos = 8192;
@@ -26,7 +26,7 @@ static void base_req(struct iomapsim_request *r)
  * too: the simple path's own pool, never fs_bio_set; and the reason
  * mirror must not contradict what was observed.
  */
-static void expect_simple(const struct iomapsim_outcome *o, long ret)
+static void expect_simple(const struct testfs_outcome *o, long ret)
 {
 	ck_assert_int_eq(o->ret, ret);
 	ck_assert(o->simple);
@@ -38,7 +38,7 @@ static void expect_simple(const struct iomapsim_outcome *o, long ret)
 		ck_assert_uint_eq(o->bios_simple_pool, 1);
 }
 
-static void expect_generic(const struct iomapsim_outcome *o,
+static void expect_generic(const struct testfs_outcome *o,
 			   enum iomap_simple_reason why)
 {
 	ck_assert(!o->simple);
@@ -53,17 +53,17 @@ static void expect_generic(const struct iomapsim_outcome *o,
 }
 
 /* Run @r, which must take the simple path and return @ret. */
-static void run_simple(const struct iomapsim_request *r,
-		       struct iomapsim_outcome *o, long ret)
+static void run_simple(const struct testfs_request *r, struct testfs_outcome *o,
+		       long ret)
 {
 	run_ok(r, o);
 	expect_simple(o, ret);
 }
 
 /* Run @r, which must fall back for @why and return @ret. */
-static void run_generic(const struct iomapsim_request *r,
-			struct iomapsim_outcome *o,
-			enum iomap_simple_reason why, long ret)
+static void run_generic(const struct testfs_request *r,
+			struct testfs_outcome *o, enum iomap_simple_reason why,
+			long ret)
 {
 	run_ok(r, o);
 	expect_generic(o, why);
@@ -75,8 +75,8 @@ static void run_generic(const struct iomapsim_request *r,
 /* covers S-01..S-08: the minimal request takes the simple path */
 START_TEST(test_eligible_minimal)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	run_simple(&r, &o, 4096);
@@ -92,8 +92,8 @@ END_TEST
 /* the cover letter's simple=0, per call */
 START_TEST(test_disabled_per_call)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.no_simple = true;
@@ -106,8 +106,8 @@ END_TEST
 /* simple=0 per mount (super block flag) */
 START_TEST(test_disabled_per_mount)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.no_simple_mount = true;
@@ -122,8 +122,8 @@ START_TEST(test_refuse_dops)
 	static const enum testfs_dops d[] = { TESTFS_DOPS_END_IO,
 					      TESTFS_DOPS_SUBMIT_IO,
 					      TESTFS_DOPS_BIO_SET };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.dops = d[_i];
@@ -139,8 +139,8 @@ END_TEST
 /* covers S-01, S-36: done_before != 0 refuses; the result includes it */
 START_TEST(test_refuse_done_before)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.done_before = 512;
@@ -152,8 +152,8 @@ END_TEST
 /* covers S-02: writes are never simple */
 START_TEST(test_refuse_write)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.write = true;
@@ -165,8 +165,8 @@ END_TEST
 /* covers S-03, G-02: an empty read is generic and returns 0 untouched */
 START_TEST(test_refuse_empty)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.len = 0;
@@ -180,8 +180,8 @@ END_TEST
 /* covers S-04: count == s_blocksize passes, one byte block more refuses */
 START_TEST(test_refuse_too_large)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.len = 4096 + 512;
@@ -193,8 +193,8 @@ END_TEST
 /* covers S-04 with small blocks: the gate is the super block's size */
 START_TEST(test_too_large_small_block)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.fs_block = 1024;
@@ -210,8 +210,8 @@ START_TEST(test_refuse_dio_flags)
 {
 	static const unsigned int f[] = { IOMAP_DIO_FORCE_WAIT,
 					  IOMAP_DIO_PARTIAL, IOMAP_DIO_BOUNCE };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.dio_flags = f[_i];
@@ -228,8 +228,8 @@ START_TEST(test_accept_other_dio_flags)
 	static const unsigned int f[] = { IOMAP_DIO_OVERWRITE_ONLY,
 					  IOMAP_DIO_FSBLOCK_ALIGNED,
 					  IOMAP_DIO_NO_IOMAP_END };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.dio_flags = f[_i];
@@ -252,8 +252,8 @@ START_TEST(test_dio_flags_by_code)
 		IOMAP_DIO_PARTIAL,    IOMAP_DIO_FSBLOCK_ALIGNED,
 		IOMAP_DIO_BOUNCE,
 	};
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	unsigned int i, seen = 0;
 
 	for (i = 0; i < ARRAY_SIZE(f); i++) {
@@ -289,8 +289,8 @@ END_TEST
  */
 START_TEST(test_private_data)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.private_data = true;
@@ -306,8 +306,8 @@ END_TEST
  */
 START_TEST(test_nowait_bio_alloc)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
@@ -321,8 +321,8 @@ END_TEST
 /* covers S-06: ending exactly at i_size passes, one block past refuses */
 START_TEST(test_refuse_beyond_eof)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.size = 12288;
@@ -338,8 +338,8 @@ END_TEST
 /* covers S-07: encrypted inodes use the generic path */
 START_TEST(test_refuse_encrypted)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.encrypted = true;
@@ -351,15 +351,15 @@ END_TEST
 START_TEST(test_accept_iterators)
 {
 	static const struct {
-		enum iomapsim_iter it;
+		enum testfs_iter it;
 		unsigned int segs;
 	} v[] = {
 		{ IOMAPSIM_ITER_UBUF, 1 },  { IOMAPSIM_ITER_IOVEC, 1 },
 		{ IOMAPSIM_ITER_IOVEC, 4 }, { IOMAPSIM_ITER_KVEC, 1 },
 		{ IOMAPSIM_ITER_BVEC, 1 },
 	};
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.iter = v[_i].it;
@@ -373,8 +373,8 @@ END_TEST
 /* covers S-08: NOWAIT stays on the simple path and marks the bio (S-22) */
 START_TEST(test_nowait_simple)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
@@ -426,8 +426,8 @@ START_TEST(test_why_agrees_with_observed)
 		else
 			tf->inode.i_flags &= ~S_ENCRYPTED;
 		if (sim_rand_below(&rng, 6) == 0)
-			flags |= IOMAP_DIO_SIM_NO_SIMPLE;
-		why = (flags & IOMAP_DIO_SIM_NO_SIMPLE) ?
+			flags |= IOMAPSIM_DIO_NO_SIMPLE;
+		why = (flags & IOMAPSIM_DIO_NO_SIMPLE) ?
 			      IOMAP_SIMPLE_DISABLED :
 			      iomap_dio_simple_why(&iocb, &iter, NULL, flags,
 						   done);
@@ -490,7 +490,7 @@ END_TEST
 
 /* ---- fallbacks inside the simple path (S-13, S-20, S-38) -------------- */
 
-static void expect_fallback_side_effects(const struct iomapsim_outcome *o)
+static void expect_fallback_side_effects(const struct testfs_outcome *o)
 {
 	/*
 	 * S-38: the simple path's begin and end(written=0), then the generic
@@ -508,8 +508,8 @@ START_TEST(test_fallback_not_mapped)
 {
 	static const u16 types[] = { IOMAP_HOLE, IOMAP_UNWRITTEN,
 				     IOMAP_INLINE };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	req_map(&r, types[_i], 0, 16384, 0);
@@ -527,8 +527,8 @@ END_TEST
 /* covers S-13, G-20: delalloc falls back and the generic path says -EIO */
 START_TEST(test_fallback_delalloc)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	req_map(&r, IOMAP_DELALLOC, 0, 16384, 0);
@@ -541,8 +541,8 @@ END_TEST
 /* covers S-13: a mapping ending before pos + count falls back */
 START_TEST(test_fallback_extent_short)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.pos = 8192 + 2048;
@@ -559,8 +559,8 @@ END_TEST
 /* covers S-13: a mapping ending exactly at pos + count is fine */
 START_TEST(test_extent_end_exact)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	req_map(&r, IOMAP_MAPPED, 0, 12288, 0);
@@ -572,8 +572,8 @@ END_TEST
 /* covers S-13: IOMAP_F_INTEGRITY mappings fall back */
 START_TEST(test_fallback_integrity)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	req_map(&r, IOMAP_MAPPED, 0, 65536, IOMAP_F_INTEGRITY);
@@ -589,8 +589,8 @@ END_TEST
  */
 START_TEST(test_fallback_short_pin)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	pin_first_page_only(&r);
@@ -606,8 +606,8 @@ END_TEST
 /* covers S-19: pinning nothing at all is the simple path's -EFAULT */
 START_TEST(test_pin_fault_is_error)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.short_pin_nth = 1;
@@ -623,8 +623,8 @@ END_TEST
 /* a one-shot short pin is made up by the next extraction: no fallback */
 START_TEST(test_short_pin_refilled)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.short_pin_nth = 1;
@@ -637,8 +637,8 @@ END_TEST
 /* covers S-12: -ENOTBLK from ->iomap_begin itself sends it to generic */
 START_TEST(test_fallback_begin_notblk)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.begin_error = -ENOTBLK;
@@ -655,8 +655,8 @@ END_TEST
 /* covers S-14: misaligned position, -EINVAL without fallback */
 START_TEST(test_misaligned_pos)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.lbs = 4096;
@@ -676,8 +676,8 @@ END_TEST
 /* covers S-14: misaligned length */
 START_TEST(test_misaligned_len)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.len = 1000;
@@ -688,8 +688,8 @@ END_TEST
 /* covers S-14: FSBLOCK_ALIGNED makes the block size the unit */
 START_TEST(test_fsblock_aligned_unit)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.len = 512;
@@ -703,8 +703,8 @@ END_TEST
 START_TEST(test_begin_error)
 {
 	static const int errs[] = { -EIO, -ENOMEM, -EAGAIN, -ENOSPC };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.begin_error = errs[_i];
@@ -720,8 +720,8 @@ END_TEST
 /* covers S-11, S-32, K-07: NOWAIT with dirty cache is -EAGAIN up front */
 START_TEST(test_nowait_dirty_cache)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
@@ -735,8 +735,8 @@ END_TEST
 /* covers S-11: under writeback counts as needing it too */
 START_TEST(test_nowait_writeback_cache)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.ki_flags = IOCB_NOWAIT;
@@ -748,8 +748,8 @@ END_TEST
 /* covers S-11, K-07: without NOWAIT the cache is written back first */
 START_TEST(test_write_and_wait)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	req_page(&r, 2, SIM_PC_DIRTY);
@@ -762,8 +762,8 @@ END_TEST
 /* covers S-11: a writeback error is the read's result */
 START_TEST(test_writeback_error)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	req_page(&r, 2, SIM_PC_DIRTY | SIM_PC_WB_ERROR);
@@ -776,8 +776,8 @@ END_TEST
 /* covers S-26, S-29, K-14: sync bio error, reported, ki_pos untouched */
 START_TEST(test_bio_error_sync)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	req_fault(&r, "bio-error:1:IOERR");
@@ -796,8 +796,8 @@ END_TEST
 /* covers S-28: an async error completes on the workqueue */
 START_TEST(test_bio_error_async)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.async = true;
@@ -835,8 +835,8 @@ static const struct {
 
 START_TEST(test_bio_status_errno)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.async = _i & 1;
@@ -853,8 +853,8 @@ END_TEST
 /* covers S-15: the async path may fail creating s_dio_done_wq */
 START_TEST(test_alloc_fail_wq)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.async = true;
@@ -870,8 +870,8 @@ END_TEST
 /* covers S-18: a sync simple read has no allocation that may fail */
 START_TEST(test_no_failable_alloc_sync)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.alloc_fail_nth = 1;
@@ -886,8 +886,8 @@ END_TEST
 /* covers S-26, S-15: sync completes in the submitter, no workqueue */
 START_TEST(test_sync_completion)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	run_ok(&r, &o);
@@ -901,8 +901,8 @@ END_TEST
 /* covers S-25, S-27, S-15: async success completes inline in end_io */
 START_TEST(test_async_inline_completion)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.async = true;
@@ -923,8 +923,8 @@ END_TEST
 /* the same with the bio completing inside submit_bio() */
 START_TEST(test_async_completes_during_submit)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.async = true;
@@ -939,8 +939,8 @@ END_TEST
 /* covers S-23, B-26: async HIPRI is polled and keeps IOCB_HIPRI */
 START_TEST(test_async_polled)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.async = true;
@@ -956,8 +956,8 @@ END_TEST
 /* covers S-23: a sync HIPRI read is not polled */
 START_TEST(test_sync_hipri_not_polled)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.ki_flags = IOCB_HIPRI;
@@ -969,8 +969,8 @@ END_TEST
 /* covers S-10, S-24: begin(DIRECT), then end(written=count) */
 START_TEST(test_callbacks)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	run_ok(&r, &o);
@@ -987,8 +987,8 @@ END_TEST
 /* covers S-24: ->iomap_end runs before the bio is submitted */
 START_TEST(test_end_before_submit)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	char line[200];
 	int end_at = -1, submit_at = -1;
 	unsigned int i;
@@ -1016,8 +1016,8 @@ END_TEST
  */
 START_TEST(test_user_backed_dirtying)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	long before, deferred;
 
 	base_req(&r);
@@ -1043,8 +1043,8 @@ END_TEST
 /* covers S-37, B-15: a bvec iterator gives a no-copy bio */
 START_TEST(test_bvec_nocopy)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	long before = sim_stat_get("bio_iov_bvec_nocopy");
 
 	base_req(&r);
@@ -1064,8 +1064,8 @@ END_TEST
 START_TEST(test_buffer_offsets)
 {
 	static const size_t offs[] = { 0, 512, 2048, 3584 };
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.buf_offset = offs[_i];
@@ -1078,8 +1078,8 @@ END_TEST
 /* S-04 with the largest block: a 64 KiB read is still simple */
 START_TEST(test_large_block_simple)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	r.fs_block = 65536;
@@ -1223,8 +1223,8 @@ END_TEST
  */
 START_TEST(test_stale_mapping_unchecked)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 
 	base_req(&r);
 	req_map(&r, IOMAP_MAPPED, 0, 256 << 10, IOMAP_F_STALE);
@@ -1251,8 +1251,8 @@ END_TEST
  */
 START_TEST(test_queued_trace_after_inline_completion)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	char rec[256], want[64];
 	unsigned int i;
 
@@ -1275,8 +1275,8 @@ END_TEST
 /* iomap_simple_hits counts completed simple I/Os, not errors */
 START_TEST(test_hit_counter)
 {
-	struct iomapsim_request r;
-	struct iomapsim_outcome o;
+	struct testfs_request r;
+	struct testfs_outcome o;
 	long h = sim_stat_get("iomap_simple_hits");
 
 	base_req(&r);

@@ -225,7 +225,7 @@ START_TEST(test_device_holds_dio_write)
 	const loff_t pos = 1024, n = 13312; /* ends mid-block at 14336 */
 	/* file offsets to spoil: head, data, allocated hole, tail */
 	const loff_t at[] = { 100, 5000, 9000, 15000 };
-	u8 *dev = sim_bdev_ram_data(tf->ram);
+	u8 *dev = blksim_bdev_ram_data(tf->ram);
 	char *w = aligned_alloc(4096, 16384);
 
 	for (loff_t i = 0; i < n; i++)
@@ -516,9 +516,9 @@ START_TEST(test_fserror_record)
 END_TEST
 
 /* @req writes all of its bytes, and the device holds them. */
-static void run_written(const struct iomapsim_request *req)
+static void run_written(const struct testfs_request *req)
 {
-	struct iomapsim_outcome out;
+	struct testfs_outcome out;
 
 	run_ok(req, &out);
 	ck_assert_int_eq(out.ret, req->len);
@@ -532,9 +532,9 @@ static void run_written(const struct iomapsim_request *req)
  */
 START_TEST(test_runner_eof_tail_zeroing)
 {
-	struct iomapsim_request req;
+	struct testfs_request req;
 
-	iomapsim_request_init(&req);
+	testfs_request_init(&req);
 	req.fs_block = 1024;
 	req.size = 512;
 	req.write = true;
@@ -554,9 +554,9 @@ END_TEST
  */
 START_TEST(test_runner_new_block_zeroing)
 {
-	struct iomapsim_request req;
+	struct testfs_request req;
 
-	iomapsim_request_init(&req);
+	testfs_request_init(&req);
 	req.size = 65536;
 	req.map[0] = (struct testfs_extent)E(IOMAP_MAPPED, 0, 4096);
 	req.map[0].flags = IOMAP_F_NEW;
@@ -576,11 +576,11 @@ END_TEST
 START_TEST(test_runner_reuse_is_invisible)
 {
 	static u8 got[8192], want[8192];
-	struct iomapsim_request req;
-	struct iomapsim_outcome a, b;
+	struct testfs_request req;
+	struct testfs_outcome a, b;
 	u64 hash_new, hash_kept;
 
-	iomapsim_request_init(&req);
+	testfs_request_init(&req);
 	req.size = 65536;
 	req.write = true;
 	req.pos = 2048;
@@ -604,7 +604,7 @@ START_TEST(test_runner_reuse_is_invisible)
 	req.len = 3000;
 	req.data_out = NULL;
 	req.dio_flags = 0;
-	iomapsim_runner_teardown();
+	testfs_runner_teardown();
 	sim_trace_reset();
 	run_ok(&req, &a);
 	hash_new = sim_trace_hash();
@@ -621,8 +621,8 @@ START_TEST(test_runner_reuse_is_invisible)
 END_TEST
 
 /* What a request's outcome must be on any testfs that fits it. */
-static void expect_same_run(const struct iomapsim_outcome *a, u64 ha,
-			    const struct iomapsim_outcome *b, u64 hb)
+static void expect_same_run(const struct testfs_outcome *a, u64 ha,
+			    const struct testfs_outcome *b, u64 hb)
 {
 	ck_assert_int_eq(a->ret, b->ret);
 	ck_assert_int_eq(a->data, b->data);
@@ -635,8 +635,7 @@ static void expect_same_run(const struct iomapsim_outcome *a, u64 ha,
 }
 
 /* On a fresh engine, as `iomapsim run` and the fuzzer run a request. */
-static u64 traced_run(const struct iomapsim_request *r,
-		      struct iomapsim_outcome *o)
+static u64 traced_run(const struct testfs_request *r, struct testfs_outcome *o)
 {
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET, .seed = 1 };
 
@@ -666,13 +665,13 @@ START_TEST(test_runner_recycle_is_invisible)
 		E(IOMAP_MAPPED, 0, 8192),
 		E(IOMAP_UNWRITTEN, 16384, 8192),
 	};
-	struct iomapsim_request x, y, z;
-	struct iomapsim_outcome a, a2, c, c2, c3;
+	struct testfs_request x, y, z;
+	struct testfs_outcome a, a2, c, c2, c3;
 	u64 ha, ha2, hc, hc2, hc3;
 	long made, recycled;
 
 	/* x writes over mapped, hole (allocates) and unwritten blocks */
-	iomapsim_request_init(&x);
+	testfs_request_init(&x);
 	x.size = 32768;
 	memcpy(x.map, map_x, sizeof(map_x));
 	x.nr_map = ARRAY_SIZE(map_x);
@@ -680,24 +679,24 @@ START_TEST(test_runner_recycle_is_invisible)
 	x.pos = 4096;
 	x.len = 16384;
 	/* y: another map and size, the same device */
-	iomapsim_request_init(&y);
+	testfs_request_init(&y);
 	y.size = 200000;
 	y.pos = 0;
 	y.len = 8192;
 	/* z: a read whose bio fails */
-	iomapsim_request_init(&z);
+	testfs_request_init(&z);
 	z.size = 65536;
 	z.pos = 0;
 	z.len = 8192;
 	z.bio_faults[0] = "bio-error:1";
 	z.nr_bio_faults = 1;
 
-	iomapsim_runner_teardown();
+	testfs_runner_teardown();
 	ha = traced_run(&x, &a);
 	ck_assert_int_eq(a.ret, 16384);
 	ck_assert_int_eq(a.data, IOMAPSIM_DATA_OK);
 	ck_assert_uint_gt(a.allocations, 0);
-	iomapsim_runner_teardown();
+	testfs_runner_teardown();
 	hc = traced_run(&z, &c);
 
 	made = runner_stat("runner_testfs_new");
@@ -728,8 +727,8 @@ static void expect_contents_as_new(struct testfs *tf,
 	ck_assert_uint_eq(tf->model_size, fresh->model_size);
 	ck_assert_msg(!memcmp(tf->model, fresh->model, tf->model_size),
 		      "step %u: model differs from a new testfs", step);
-	ck_assert_msg(!memcmp(sim_bdev_ram_data(tf->ram),
-			      sim_bdev_ram_data(fresh->ram), dev_size),
+	ck_assert_msg(!memcmp(blksim_bdev_ram_data(tf->ram),
+			      blksim_bdev_ram_data(fresh->ram), dev_size),
 		      "step %u: device differs from a new testfs", step);
 	testfs_destroy(fresh);
 }
@@ -863,16 +862,16 @@ START_TEST(test_write_pattern_fill_and_diff)
 	size_t k;
 
 	for (i = 0; i < ARRAY_SIZE(offs); i++) {
-		iomapsim_write_pattern_fill(buf, offs[i], sizeof(buf));
+		testfs_write_pattern_fill(buf, offs[i], sizeof(buf));
 		for (k = 0; k < sizeof(buf); k++)
 			ck_assert_uint_eq(buf[k],
-					  iomapsim_write_pattern(offs[i] + k));
-		ck_assert_uint_eq(iomapsim_write_pattern_diff(buf, offs[i],
-							      sizeof(buf)),
+					  testfs_write_pattern(offs[i] + k));
+		ck_assert_uint_eq(testfs_write_pattern_diff(buf, offs[i],
+							    sizeof(buf)),
 				  sizeof(buf));
 		buf[131072 + i] ^= 0x40;
-		ck_assert_uint_eq(iomapsim_write_pattern_diff(buf, offs[i],
-							      sizeof(buf)),
+		ck_assert_uint_eq(testfs_write_pattern_diff(buf, offs[i],
+							    sizeof(buf)),
 				  131072 + i);
 	}
 }

@@ -68,7 +68,7 @@ START_TEST(test_sync_reads)
 		size_t len = i & 1 ? 4096 : 40960;
 
 		ck_assert_int_eq(sync_read(tf, pos, buf, len,
-					   i & 2 ? IOMAP_DIO_SIM_NO_SIMPLE : 0),
+					   i & 2 ? IOMAPSIM_DIO_NO_SIMPLE : 0),
 				 len);
 		ck_assert(!memcmp(buf, tf->model + pos, len));
 	}
@@ -108,14 +108,14 @@ START_TEST(test_async_reads)
 	struct testfs *tf = mkfs();
 	int i, queued = 0, errors = 0;
 
-	sim_bdev_fault_add(tf->bdev, "bio-error:7", NULL, 0);
+	blksim_bdev_fault_add(tf->bdev, "bio-error:7", NULL, 0);
 	/*
 	 * Reads that take 20 ms: the submitter lets go of each long before
 	 * its bio ends, however loaded the machine, so requests are queued
 	 * and complete from the interrupt threads, as this test is about.
 	 */
-	ck_assert_int_ge(sim_bdev_fault_add(tf->bdev, "latency:20000000:read",
-					    NULL, 0),
+	ck_assert_int_ge(blksim_bdev_fault_add(
+				 tf->bdev, "latency:20000000:read", NULL, 0),
 			 0);
 	nr_done = 0;
 	for (i = 0; i < NR_ASYNC; i++) {

@@ -67,7 +67,7 @@
  * would hide the system's <linux/fs.h> that FIEMAP and liburing need.
  */
 void testfs_pattern_fill(unsigned char *dst, long long off, size_t len);
-void iomapsim_write_pattern_fill(unsigned char *dst, long long off, size_t len);
+void testfs_write_pattern_fill(unsigned char *dst, long long off, size_t len);
 
 #define FSB 4096
 /* how long a request may take before it counts as unanswered */
@@ -590,8 +590,8 @@ static int kernel_side(const struct ocase *c, const char *path, struct side *k)
 		iov[i].iov_base = mem + at;
 		iov[i].iov_len = c->len[i];
 		if (c->write)
-			iomapsim_write_pattern_fill(mem + at, c->pos + done,
-						    c->len[i]);
+			testfs_write_pattern_fill(mem + at, c->pos + done,
+						  c->len[i]);
 		at += c->len[i];
 		done += c->len[i];
 	}
@@ -661,7 +661,7 @@ static int kernel_side(const struct ocase *c, const char *path, struct side *k)
 			k->disk_ok = false;
 		if (fd >= 0)
 			close(fd);
-		iomapsim_write_pattern_fill(want, c->pos, k->ret);
+		testfs_write_pattern_fill(want, c->pos, k->ret);
 		k->disk_ok = k->disk_ok && !memcmp(got, want, k->ret);
 	}
 	return 0;

@@ -24,7 +24,7 @@ static void plain_file(void)
 
 struct hash_case {
 	const char *rule;
-	enum io_wq_sim_op op;
+	enum sim_io_wq_op op;
 	bool odirect, fop_flag, fmode_flag, iopoll;
 	bool hashed;
 };

@@ -269,7 +269,7 @@ START_TEST(test_inode_dio_wait_runs_until_zero)
 	struct inode inode = { 0 };
 	struct work_struct w;
 
-	inode_init_once_sim(&inode, &sb);
+	sim_inode_init_once(&inode, &sb);
 	inode_dio_begin(&inode);
 	ck_assert_int_eq(atomic_read(&inode.i_dio_count), 1);
 	/* the completion that ends the DIO runs from a worker; the wait

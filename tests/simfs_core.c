@@ -330,7 +330,7 @@ START_TEST(test_commit_and_corruption)
 	do_umount(sb);
 
 	/* a torn superblock write: the other slot's generation is used */
-	disk = sim_bdev_ram_data(bdev);
+	disk = blksim_bdev_ram_data(bdev);
 	disk[((gen + 1) & 1) * 4096 + 100] ^= 0xff;
 	ck_assert_int_eq(simfs_fsck(bdev, &r), 0);
 	ck_assert_uint_eq(r.errors, 0);
@@ -474,7 +474,7 @@ START_TEST(test_fsck_semantic_corruption)
 	simfs_file_release(file);
 	umount_clean(sb);
 
-	find_committed(&od, sim_bdev_ram_data(bdev), 4096);
+	find_committed(&od, blksim_bdev_ram_data(bdev), 4096);
 	span = od.len;
 	memcpy(save, od.meta, span);
 
@@ -557,7 +557,7 @@ START_TEST(test_mount_refuses_what_fsck_rejects)
 	ck_assert(t->flags & SIMFS_IFL_INLINE);
 	umount_clean(sb);
 
-	find_committed(&od, sim_bdev_ram_data(bdev), 4096);
+	find_committed(&od, blksim_bdev_ram_data(bdev), 4096);
 	span = od.len;
 	memcpy(save, od.meta, span);
 	dsb0 = *od.dsb;
@@ -652,7 +652,7 @@ START_TEST(test_inode_numbers_exhausted)
 
 	ram_dev(16 * MiB, 512);
 	do_mkfs(4096);
-	find_committed(&od, sim_bdev_ram_data(bdev), 4096);
+	find_committed(&od, blksim_bdev_ram_data(bdev), 4096);
 	((struct simfs_dmeta *)od.meta)->m_next_ino =
 		simfs_cpu_to_le64(SIMFS_INO_LIMIT - 1);
 	reseal(&od);

@@ -90,7 +90,7 @@ static void crashed_image(const u64 cut[5])
 	for (int i = 0; i < 5; i++)
 		write_stale(sb, names[i], 64 << 10);
 	do_umount(sb);
-	find_committed(&od, sim_bdev_ram_data(bdev), BS);
+	find_committed(&od, blksim_bdev_ram_data(bdev), BS);
 	for (int i = 0; i < 5; i++)
 		cut_size(&od, names[i], cut[i]);
 }

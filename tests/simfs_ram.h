@@ -24,18 +24,18 @@ static struct block_device *bdev;
 
 static inline void ram_dev(u64 size, unsigned int lbs)
 {
-	struct sim_ram_opts o = { .size = size, .logical_block_size = lbs };
+	struct blksim_ram_opts o = { .size = size, .logical_block_size = lbs };
 	char err[128];
 
-	bdev = sim_bdev_ram_create(&o, err, sizeof(err));
+	bdev = blksim_bdev_ram_create(&o, err, sizeof(err));
 	ck_assert_msg(!IS_ERR(bdev), "ram: %s", err);
 }
 
 static inline void put_dev(void)
 {
-	iomap_sim_dio_exit();
-	bio_sim_drain_caches();
-	sim_bdev_destroy(bdev);
+	iomapsim_dio_exit();
+	blksim_bio_drain_caches();
+	blksim_bdev_destroy(bdev);
 	bdev = NULL;
 }
 

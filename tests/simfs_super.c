@@ -50,7 +50,7 @@ static void make_image(int newest)
 	free(buf);
 	newer = newest;
 	pristine = malloc(DEV);
-	memcpy(pristine, sim_bdev_ram_data(bdev), DEV);
+	memcpy(pristine, blksim_bdev_ram_data(bdev), DEV);
 	ck_assert_uint_eq(fsck_errors(), 0);
 }
 
@@ -63,12 +63,12 @@ static void drop_image(void)
 
 static void restore(void)
 {
-	memcpy(sim_bdev_ram_data(bdev), pristine, DEV);
+	memcpy(blksim_bdev_ram_data(bdev), pristine, DEV);
 }
 
 static struct simfs_dsb *slot_of(int slot)
 {
-	return (void *)((u8 *)sim_bdev_ram_data(bdev) + slot * BS);
+	return (void *)((u8 *)blksim_bdev_ram_data(bdev) + slot * BS);
 }
 
 /* @len bytes at byte @off of slot @slot := little-endian @v, resealed. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sim_bdev_err(): the error-line writer of the backends and of the file
+ * blksim_bdev_err(): the error-line writer of the backends and of the file
  * backend's host side, kept here since host files cannot see the
  * kernel-shaped headers the rest of block/ is built with (README.md).
  */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include "err-host.h"
 
-void sim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
+void blksim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 /* Safe error-line writer: @err may be NULL. */
-void sim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
+void blksim_bdev_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif /* _BLOCK_HOST_ERR_HOST_H */

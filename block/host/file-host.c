@@ -165,7 +165,7 @@ static int dio_align(struct bfh_target *t, const char *path, char *err,
 	if (statx(t->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
 	    (stx.stx_mask & STATX_DIOALIGN)) {
 		if (!stx.stx_dio_offset_align || !stx.stx_dio_mem_align) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "%s: does not support O_DIRECT (statx: no direct I/O alignment)",
 				     path);
 			return -EINVAL;
@@ -187,7 +187,7 @@ static int dio_align(struct bfh_target *t, const char *path, char *err,
 		return 0;
 	}
 	if (probe_dio_align(t)) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: does not support O_DIRECT (trial reads with 512 to 4096 byte alignment failed)",
 			     path);
 		return -EINVAL;
@@ -205,17 +205,17 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 	t->fd = -1;
 	if (stat(path, &st)) {
 		e = errno;
-		sim_bdev_err(err, errlen, "%s: %s", path, strerror(e));
+		blksim_bdev_err(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: is a directory, not a regular file or block device",
 			     path);
 		return -EISDIR;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: not a regular file or block device", path);
 		return -ENODEV;
 	}
@@ -233,24 +233,24 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 	if (t->fd < 0) {
 		e = errno;
 		if (e == EBUSY) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "%s: device is busy (mounted, or opened exclusively by another program)",
 				     path);
 			return -EBUSY;
 		}
 		if (e == EINVAL) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "%s: does not support O_DIRECT (open: %s)",
 				     path, strerror(e));
 			return -EINVAL;
 		}
 		if (!read_only && (e == EROFS || e == EACCES || e == EPERM)) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "%s: read-only (%s), but writes were asked for",
 				     path, strerror(e));
 			return -EROFS;
 		}
-		sim_bdev_err(err, errlen, "%s: %s", path, strerror(e));
+		blksim_bdev_err(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
 
@@ -259,7 +259,7 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 		int ro = 0;
 
 		if (!read_only && !ioctl(t->fd, BLKROGET, &ro) && ro) {
-			sim_bdev_err(err, errlen,
+			blksim_bdev_err(err, errlen,
 				     "%s: read-only (read-only block device), but writes were asked for",
 				     path);
 			ret = -EROFS;
@@ -267,7 +267,7 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 		}
 		if (ioctl(t->fd, BLKGETSIZE64, &size)) {
 			e = errno;
-			sim_bdev_err(err, errlen, "%s: BLKGETSIZE64: %s", path,
+			blksim_bdev_err(err, errlen, "%s: BLKGETSIZE64: %s", path,
 				     strerror(e));
 			ret = -e;
 			goto fail;
@@ -286,7 +286,7 @@ int bfh_open(const char *path, bool read_only, struct bfh_target *t,
 	if (ret)
 		goto fail;
 	if (!pow2(t->dio_mem_align) || !pow2(t->dio_offset_align)) {
-		sim_bdev_err(err, errlen,
+		blksim_bdev_err(err, errlen,
 			     "%s: odd O_DIRECT alignment (memory %u, offset %u)",
 			     path, t->dio_mem_align, t->dio_offset_align);
 		ret = -EINVAL;

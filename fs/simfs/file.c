@@ -625,8 +625,8 @@ static ssize_t simfs_dio_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		inode_lock_shared(inode);
 	}
 	sim_stat_inc(&stat_dio_read);
-	ret = sim_iomap_dio_rw(iocb, to, &simfs_iomap_ops,
-			       simfs_dio_ops(ei, false), 0, NULL, 0);
+	ret = iomapsim_dio_rw(iocb, to, &simfs_iomap_ops,
+			      simfs_dio_ops(ei, false), 0, NULL, 0);
 	sim_trace("dio_rw_return", "ret %zd", ret);
 	inode_unlock_shared(inode);
 	return ret;
@@ -726,8 +726,8 @@ restart:
 	sim_stat_inc(&stat_dio_write);
 	file_update_time(ei);
 
-	ret = sim_iomap_dio_rw(iocb, from, &simfs_iomap_ops,
-			       simfs_dio_ops(ei, true), dio_flags, NULL, 0);
+	ret = iomapsim_dio_rw(iocb, from, &simfs_iomap_ops,
+			      simfs_dio_ops(ei, true), dio_flags, NULL, 0);
 	sim_trace("dio_rw_return", "ret %zd", ret);
 	if (ret == -ENOTBLK) {
 		/* page cache could not be invalidated: buffered instead */

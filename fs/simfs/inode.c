@@ -127,7 +127,7 @@ struct simfs_inode_info *simfs_inode_alloc(struct simfs_sb_info *sbi, u64 ino,
 	if (!ei)
 		return NULL;
 	ei->sbi = sbi;
-	inode_init_once_sim(&ei->vfs_inode, &sbi->sb);
+	sim_inode_init_once(&ei->vfs_inode, &sbi->sb);
 	ei->vfs_inode.i_ino = ino;
 	ei->vfs_inode.i_mode = mode;
 	init_rwsem(&ei->map_lock);

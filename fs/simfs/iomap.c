@@ -207,14 +207,14 @@ static int simfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 {
 	int ret = __simfs_iomap_begin(inode, pos, length, flags, iomap);
 
-	iomap_dio_sim_mapped(inode, iomap, ret);
+	iomapsim_dio_mapped(inode, iomap, ret);
 	return ret;
 }
 
 /* ->iomap_next of the VFS tree's API: simfs has no end work */
-SIM_DEFINE_IOMAP_NEXT(simfs_iomap_next, simfs_iomap_begin);
+IOMAPSIM_DEFINE_IOMAP_NEXT(simfs_iomap_next, simfs_iomap_begin);
 
-const struct sim_iomap_fs_ops simfs_iomap_ops = {
+const struct iomapsim_fs_ops simfs_iomap_ops = {
 	.begin = simfs_iomap_begin,
 	.next = simfs_iomap_next,
 };

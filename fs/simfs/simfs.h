@@ -2,7 +2,7 @@
 /*
  * simfs: the small extent-based file system that drives iomap as ext4 and
  * XFS do (docs/architecture.md, "simfs").  Its read_iter/write_iter call
- * sim_iomap_dio_rw() for O_DIRECT with simfs_iomap_ops; ->iomap_begin maps
+ * iomapsim_dio_rw() for O_DIRECT with simfs_iomap_ops; ->iomap_begin maps
  * extents (mapped, unwritten, holes, inline data) and allocates for direct
  * writes, which always get unwritten extents with IOMAP_F_NEW (as XFS
  * does), converted by ->end_io once the data is on disk; ->end_io also
@@ -436,7 +436,7 @@ int simfs_removexattr(struct simfs_inode_info *ei, const char *name);
 
 /* ---- files (file.c, iomap.c) ------------------------------------------ */
 
-extern const struct sim_iomap_fs_ops simfs_iomap_ops;
+extern const struct iomapsim_fs_ops simfs_iomap_ops;
 const struct iomap_dio_ops *simfs_dio_ops(struct simfs_inode_info *ei,
 					  bool write);
 /* Set up sbi->read_dops/write_dops and the bio_set; undo at unmount. */

@@ -25,10 +25,10 @@ static u8 write_pattern_period[WRITE_PATTERN_PERIOD];
 static void __attribute__((constructor)) write_pattern_init(void)
 {
 	for (unsigned int i = 0; i < WRITE_PATTERN_PERIOD; i++)
-		write_pattern_period[i] = iomapsim_write_pattern(i);
+		write_pattern_period[i] = testfs_write_pattern(i);
 }
 
-void iomapsim_write_pattern_fill(u8 *dst, loff_t off, size_t len)
+void testfs_write_pattern_fill(u8 *dst, loff_t off, size_t len)
 {
 	while (len) {
 		size_t in = (u64)off % WRITE_PATTERN_PERIOD;
@@ -41,7 +41,7 @@ void iomapsim_write_pattern_fill(u8 *dst, loff_t off, size_t len)
 	}
 }
 
-size_t iomapsim_write_pattern_diff(const u8 *buf, loff_t off, size_t len)
+size_t testfs_write_pattern_diff(const u8 *buf, loff_t off, size_t len)
 {
 	size_t done = 0;
 
@@ -67,7 +67,7 @@ size_t iomapsim_write_pattern_diff(const u8 *buf, loff_t off, size_t len)
  * previous one ended (@end): right there, or page_off bytes into the page
  * after the one it ends in.
  */
-static size_t iov_seg_start(const struct iomapsim_request *req, unsigned int i,
+static size_t iov_seg_start(const struct testfs_request *req, unsigned int i,
 			    size_t end)
 {
 	if (!i)
@@ -77,7 +77,7 @@ static size_t iov_seg_start(const struct iomapsim_request *req, unsigned int i,
 	return ALIGN(end, PAGE_SIZE) + (size_t)req->iov[i].page_off;
 }
 
-size_t iomapsim_buf_mem_size(const struct iomapsim_request *req)
+size_t testfs_buf_mem_size(const struct testfs_request *req)
 {
 	size_t end = 0;
 	unsigned int i;
@@ -89,7 +89,7 @@ size_t iomapsim_buf_mem_size(const struct iomapsim_request *req)
 	return IOMAPSIM_BUF_MEM_SIZE(0, end);
 }
 
-bool iomapsim_iov_apart(const struct iomapsim_request *req)
+bool testfs_iov_apart(const struct testfs_request *req)
 {
 	unsigned int i;
 
@@ -101,8 +101,8 @@ bool iomapsim_iov_apart(const struct iomapsim_request *req)
 	return false;
 }
 
-bool iomapsim_iov_later_misaligned(const struct iomapsim_request *req,
-				   unsigned long mask)
+bool testfs_iov_later_misaligned(const struct testfs_request *req,
+				 unsigned long mask)
 {
 	unsigned int k = req->iovec_segs ? req->iovec_segs : 1;
 	size_t end = 0, base;
@@ -119,7 +119,7 @@ bool iomapsim_iov_later_misaligned(const struct iomapsim_request *req,
 	}
 	if (req->nr_iov || k < 2 || k > req->len)
 		return false;
-	/* equal pieces, as iomapsim_buf_build() lays them out */
+	/* equal pieces, as testfs_buf_build() lays them out */
 	base = req->len / k;
 	for (i = 1; i < k; i++) {
 		size_t n = i + 1 < k ? base : req->len - (size_t)i * base;
@@ -130,13 +130,12 @@ bool iomapsim_iov_later_misaligned(const struct iomapsim_request *req,
 	return false;
 }
 
-bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
-			 u8 *dst)
+bool testfs_iov_gather(const struct testfs_request *req, const u8 *mem, u8 *dst)
 {
 	size_t end = 0, done = 0;
 	unsigned int i;
 
-	if (!iomapsim_iov_apart(req))
+	if (!testfs_iov_apart(req))
 		return false;
 	for (i = 0; i < req->nr_iov; i++) {
 		size_t start = iov_seg_start(req, i, end);
@@ -153,13 +152,13 @@ bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
  * (the pattern), a read's fill; nothing where the caller's memory holds
  * them already (buf_filled).
  */
-static void lay_out(const struct iomapsim_request *req, u8 *p, loff_t pos,
+static void lay_out(const struct testfs_request *req, u8 *p, loff_t pos,
 		    size_t len)
 {
 	if (req->buf_mem && req->buf_filled)
 		return;
 	if (req->write)
-		iomapsim_write_pattern_fill(p, pos, len);
+		testfs_write_pattern_fill(p, pos, len);
 	else
 		/* not zero, so that zero-filled holes show */
 		memset(p, 0xee, len);
@@ -168,9 +167,9 @@ static void lay_out(const struct iomapsim_request *req, u8 *p, loff_t pos,
 /*
  * The explicit segments (--iter iovec:L1,L2@OFF): filled as the request
  * wants (the write pattern at each one's file offset, or the read
- * poison), and gathered afterwards by iomapsim_buf_gather().
+ * poison), and gathered afterwards by testfs_buf_gather().
  */
-static int build_iov(const struct iomapsim_request *req, struct iomapsim_buf *b,
+static int build_iov(const struct testfs_request *req, struct testfs_buf *b,
 		     char *err, size_t errlen)
 {
 	size_t end = 0, done = 0;
@@ -201,15 +200,14 @@ static int build_iov(const struct iomapsim_request *req, struct iomapsim_buf *b,
 	return 0;
 }
 
-int iomapsim_buf_gather(const struct iomapsim_request *req,
-			struct iomapsim_buf *b)
+int testfs_buf_gather(const struct testfs_request *req, struct testfs_buf *b)
 {
-	if (!iomapsim_iov_apart(req))
+	if (!testfs_iov_apart(req))
 		return 0;
 	b->gather = malloc(req->len ? req->len : 1);
 	if (!b->gather)
 		return -ENOMEM;
-	iomapsim_iov_gather(req, b->mem, b->gather);
+	testfs_iov_gather(req, b->mem, b->gather);
 	b->data = b->gather;
 	return 0;
 }
@@ -218,28 +216,27 @@ int iomapsim_buf_gather(const struct iomapsim_request *req,
  * The caller's buffer: kept between requests and grown when needed, as
  * fresh mappings of up to 320 KiB per request cost more in page faults
  * than the request itself.  Single threaded, like the rest of the runner
- * (iomapsim_buf_kept_free() at its teardown).
+ * (testfs_buf_kept_free() at its teardown).
  */
 static struct {
 	u8 *mem;
 	size_t size;
 } kept_buf;
 
-void iomapsim_buf_kept_free(void)
+void testfs_buf_kept_free(void)
 {
 	free(kept_buf.mem);
 	kept_buf.mem = NULL;
 	kept_buf.size = 0;
 }
 
-int iomapsim_buf_build(const struct iomapsim_request *req,
-		       struct iomapsim_buf *b, struct iov_iter *iter, char *err,
-		       size_t errlen)
+int testfs_buf_build(const struct testfs_request *req, struct testfs_buf *b,
+		     struct iov_iter *iter, char *err, size_t errlen)
 {
 	unsigned int dir = req->write ? ITER_SOURCE : ITER_DEST;
 	size_t i;
 
-	b->memsize = iomapsim_buf_mem_size(req);
+	b->memsize = testfs_buf_mem_size(req);
 	if (req->buf_mem) {
 		if (req->buf_mem_size < b->memsize ||
 		    offset_in_page(req->buf_mem)) {
@@ -251,7 +248,7 @@ int iomapsim_buf_build(const struct iomapsim_request *req,
 		}
 		b->mem = req->buf_mem;
 	} else if (b->memsize > kept_buf.size) {
-		iomapsim_buf_kept_free();
+		testfs_buf_kept_free();
 		kept_buf.mem = aligned_alloc(PAGE_SIZE, b->memsize);
 		if (!kept_buf.mem)
 			return -ENOMEM;
@@ -331,7 +328,7 @@ int iomapsim_buf_build(const struct iomapsim_request *req,
 	return 0;
 }
 
-void iomapsim_buf_free(struct iomapsim_buf *b)
+void testfs_buf_free(struct testfs_buf *b)
 {
 	free(b->gather);
 	free(b->iov);

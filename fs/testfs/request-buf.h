@@ -11,7 +11,7 @@
 #include "request.h"
 
 /* Where the caller's buffer and the iterator over it live. */
-struct iomapsim_buf {
+struct testfs_buf {
 	u8 *mem; /* page aligned allocation */
 	size_t memsize;
 	u8 *data; /* mem + buf_offset */
@@ -27,17 +27,15 @@ struct iomapsim_buf {
  * -EINVAL with the reason in @err (segments that do not add up to the
  * length, caller memory too small or not page aligned), or -ENOMEM.
  */
-int iomapsim_buf_build(const struct iomapsim_request *req,
-		       struct iomapsim_buf *b, struct iov_iter *iter, char *err,
-		       size_t errlen);
+int testfs_buf_build(const struct testfs_request *req, struct testfs_buf *b,
+		     struct iov_iter *iter, char *err, size_t errlen);
 /*
  * After the run: explicit segments apart in memory gathered in file
  * order, where the data checks look for them (b->data); 0 or -ENOMEM.
  */
-int iomapsim_buf_gather(const struct iomapsim_request *req,
-			struct iomapsim_buf *b);
-void iomapsim_buf_free(struct iomapsim_buf *b);
+int testfs_buf_gather(const struct testfs_request *req, struct testfs_buf *b);
+void testfs_buf_free(struct testfs_buf *b);
 /* The buffer kept between requests, at the runner's teardown. */
-void iomapsim_buf_kept_free(void);
+void testfs_buf_kept_free(void);
 
 #endif /* _IOMAPSIM_REQUEST_BUF_H */

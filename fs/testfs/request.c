@@ -26,7 +26,7 @@
 #include "request-buf.h"
 #include "request.h"
 
-void iomapsim_request_init(struct iomapsim_request *req)
+void testfs_request_init(struct testfs_request *req)
 {
 	memset(req, 0, sizeof(*req));
 	req->fs_block = 4096;
@@ -36,7 +36,7 @@ void iomapsim_request_init(struct iomapsim_request *req)
 	req->iovec_segs = 1;
 }
 
-const char *iomapsim_data_name(enum iomapsim_data d)
+const char *testfs_data_name(enum testfs_data d)
 {
 	switch (d) {
 	case IOMAPSIM_DATA_OK:
@@ -92,7 +92,7 @@ static void runner_ki_complete(struct kiocb *iocb, long ret)
 			  iocb->dio_complete;
 	if (in_interrupt())
 		issuer.ctx = IOMAP_DIO_COMP_END_IO;
-	else if (iomap_sim_in_ioend_worker())
+	else if (iomapsim_in_ioend_worker())
 		issuer.ctx = IOMAP_DIO_COMP_IOEND_WORKER;
 	else if (current->flags & PF_WQ_WORKER)
 		issuer.ctx = IOMAP_DIO_COMP_WORKQUEUE;
@@ -140,8 +140,7 @@ static long stat_of(const char *name, struct sim_stat **cache)
 
 static struct sim_stat *st_hit, *st_pinned, *st_live, *st_alloc;
 
-static int validate(const struct iomapsim_request *req, char *err,
-		    size_t errlen)
+static int validate(const struct testfs_request *req, char *err, size_t errlen)
 {
 	if (req->pos < 0 || req->pos > IOMAPSIM_MAX_OFFSET) {
 		snprintf(err, errlen, "pos %lld: must be 0..%lld",
@@ -206,14 +205,14 @@ static int validate(const struct iomapsim_request *req, char *err,
 	return 0;
 }
 
-static void set_completion(struct testfs *tf, enum iomapsim_complete c)
+static void set_completion(struct testfs *tf, enum testfs_complete c)
 {
-	enum blk_sim_completion how = c == IOMAPSIM_COMPLETE_INLINE ?
-					      BLK_SIM_COMPLETE_INLINE :
-					      BLK_SIM_COMPLETE_IRQ;
+	enum blksim_completion how = c == IOMAPSIM_COMPLETE_INLINE ?
+					     BLKSIM_COMPLETE_INLINE :
+					     BLKSIM_COMPLETE_IRQ;
 
-	blk_sim_set_completion(tf->bdev, how);
-	blk_sim_set_completion(tf->ram, how);
+	blksim_set_completion(tf->bdev, how);
+	blksim_set_completion(tf->ram, how);
 	switch (c) {
 	case IOMAPSIM_COMPLETE_DEFERRED:
 		sim_engine_set_policy(SIM_SCHED_DEFERRED);
@@ -232,7 +231,7 @@ static void set_completion(struct testfs *tf, enum iomapsim_complete c)
  * plain fields of a kept device: set for each request, on the device
  * iomap sees and the one under it.
  */
-static void set_queue(struct testfs *tf, const struct iomapsim_request *req)
+static void set_queue(struct testfs *tf, const struct testfs_request *req)
 {
 	struct block_device *d[] = { tf->bdev, tf->ram };
 	unsigned int i;
@@ -250,8 +249,7 @@ static void set_queue(struct testfs *tf, const struct iomapsim_request *req)
 
 static unsigned int polled_pending(struct testfs *tf)
 {
-	return blk_sim_polled_pending(tf->bdev) +
-	       blk_sim_polled_pending(tf->ram);
+	return blksim_polled_pending(tf->bdev) + blksim_polled_pending(tf->ram);
 }
 
 /*
@@ -290,9 +288,9 @@ static bool all_zero(const u8 *p, size_t n)
 	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
 }
 
-static enum iomapsim_data check_data(struct testfs *tf,
-				     const struct iomapsim_request *req,
-				     const u8 *data, long done)
+static enum testfs_data check_data(struct testfs *tf,
+				   const struct testfs_request *req,
+				   const u8 *data, long done)
 {
 	if (done <= 0)
 		return IOMAPSIM_DATA_NA;
@@ -372,17 +370,17 @@ static void cache_evict(void)
 	cache.cur = NULL;
 }
 
-void iomapsim_runner_teardown(void)
+void testfs_runner_teardown(void)
 {
 	cache_evict();
-	iomapsim_buf_kept_free();
+	testfs_buf_kept_free();
 	sim_engine_drain();
-	iomap_sim_dio_exit();
-	bio_sim_drain_caches();
+	iomapsim_dio_exit();
+	blksim_bio_drain_caches();
 }
 
 /* each test ends with no testfs kept, so its gauges return to zero */
-sim_exitcall(iomapsim_runner_teardown);
+sim_exitcall(testfs_runner_teardown);
 
 /*
  * Every request's device is at least this big, so that one device serves
@@ -399,7 +397,7 @@ sim_exitcall(iomapsim_runner_teardown);
  * [i_size, pos) of a write into inline data past EOF, which is zeroed
  * first.  Only there do model and device get the map's contents.
  */
-static void request_window(const struct iomapsim_request *req, loff_t *start,
+static void request_window(const struct testfs_request *req, loff_t *start,
 			   loff_t *end)
 {
 	u64 grain = !req->write	  ? SECTOR_SIZE :
@@ -417,7 +415,7 @@ static void request_window(const struct iomapsim_request *req, loff_t *start,
 	*end = max(ALIGN((u64)req->pos + req->len, grain), s + grain);
 }
 
-static void request_opts(const struct iomapsim_request *req,
+static void request_opts(const struct testfs_request *req,
 			 struct testfs_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -493,7 +491,7 @@ static bool slot_matches(const struct runner_slot *sl,
  * same device recycled, else a new one in a free (or the least recently
  * used) slot.
  */
-static struct testfs *get_testfs(const struct iomapsim_request *req, char *err,
+static struct testfs *get_testfs(const struct testfs_request *req, char *err,
 				 size_t errlen)
 {
 	struct runner_slot *sl, *pick = NULL;
@@ -565,20 +563,20 @@ found:
  * up at boot (fs_initcall), and the testfs @req runs on, kept for the
  * next request that wants the same one.
  */
-static struct testfs *runner_setup(const struct iomapsim_request *req,
-				   char *err, size_t errlen)
+static struct testfs *runner_setup(const struct testfs_request *req, char *err,
+				   size_t errlen)
 {
-	int rc = iomap_sim_dio_init();
+	int rc = iomapsim_dio_init();
 
 	if (rc) {
-		snprintf(err, errlen, "iomap_sim_dio_init: %d", rc);
+		snprintf(err, errlen, "iomapsim_dio_init: %d", rc);
 		return ERR_PTR(rc);
 	}
 	return get_testfs(req, err, errlen);
 }
 
-int iomapsim_runner_prepare(const struct iomapsim_request *req, char *err,
-			    size_t errlen)
+int testfs_runner_prepare(const struct testfs_request *req, char *err,
+			  size_t errlen)
 {
 	struct testfs *tf = runner_setup(req, err, errlen);
 
@@ -591,7 +589,7 @@ int iomapsim_runner_prepare(const struct iomapsim_request *req, char *err,
  * next use, so that a caller's gauges taken around requests (the
  * fuzzer's) see the same objects before and after.
  */
-static void put_testfs(struct testfs *tf, const struct iomapsim_request *req)
+static void put_testfs(struct testfs *tf, const struct testfs_request *req)
 {
 	if (!testfs_reset(tf, req->pos, req->pos + (loff_t)req->len))
 		cache.cur->stale = true;
@@ -620,7 +618,7 @@ static bool iter_past_segments(const struct iov_iter *i)
 }
 
 /*
- * The gauges iomapsim_run() reads before a request, so that its outcome
+ * The gauges testfs_run() reads before a request, so that its outcome
  * counts only what the request itself did or left behind.
  */
 struct run_gauges {
@@ -637,7 +635,7 @@ static void run_gauges_read(struct run_gauges *g, struct testfs *tf)
 	g->fserrors = sim_fserror_count();
 	g->cache_hits = stat_of("bio_cache_hit", &st_hit);
 	/* cache_hits counts this request's hits: start with empty caches */
-	bio_sim_drain_caches();
+	blksim_bio_drain_caches();
 	g->live = sim_alloc_live();
 	g->pins = stat_of("pages_pinned", &st_pinned);
 	g->bios = stat_of("bio_live", &st_live);
@@ -645,11 +643,11 @@ static void run_gauges_read(struct run_gauges *g, struct testfs *tf)
 	g->fs_set_allocs = atomic_long_read(&fs_bio_set.sim_allocs);
 	g->dops_set_allocs =
 		atomic_long_read(&testfs_dops_bio_set(tf)->sim_allocs);
-	g->split_allocs = blk_sim_split_allocs();
+	g->split_allocs = blksim_split_allocs();
 }
 
 /* What the request scripts the file system's callbacks to do. */
-static void testfs_script(struct testfs *tf, const struct iomapsim_request *req)
+static void testfs_script(struct testfs *tf, const struct testfs_request *req)
 {
 	tf->mode = req->mode;
 	tf->begin_error = req->begin_error;
@@ -665,8 +663,8 @@ static void testfs_script(struct testfs *tf, const struct iomapsim_request *req)
  * The kernel-side faults the request asks for; returns whether the
  * allocation fault is armed (run_faults_clear() disarms it).
  */
-static bool run_faults_set(const struct iomapsim_request *req,
-			   const struct iomapsim_buf *b)
+static bool run_faults_set(const struct testfs_request *req,
+			   const struct testfs_buf *b)
 {
 	if (req->short_pin_nth)
 		sim_fault_short_pin_set(req->short_pin_nth,
@@ -686,10 +684,10 @@ static bool run_faults_set(const struct iomapsim_request *req,
  * The direct call itself, as a file system's ->read_iter or ->write_iter
  * makes it, and for -EIOCBQUEUED the wait for ki_complete.
  */
-static ssize_t run_dio(struct testfs *tf, const struct iomapsim_request *req,
-		       const struct iomapsim_buf *b, struct kiocb *iocb,
+static ssize_t run_dio(struct testfs *tf, const struct testfs_request *req,
+		       const struct testfs_buf *b, struct kiocb *iocb,
 		       struct iov_iter *iter, struct iomap_dio_obs *obs,
-		       struct iomapsim_outcome *out)
+		       struct testfs_outcome *out)
 {
 	bool armed;
 	ssize_t ret;
@@ -710,7 +708,7 @@ static ssize_t run_dio(struct testfs *tf, const struct iomapsim_request *req,
 	tf->dio_private = req->private_data ? tf : NULL;
 	ret = testfs_dio_rw(
 		tf, iocb, iter,
-		req->dio_flags | (req->no_simple ? IOMAP_DIO_SIM_NO_SIMPLE : 0),
+		req->dio_flags | (req->no_simple ? IOMAPSIM_DIO_NO_SIMPLE : 0),
 		req->done_before);
 	issuer.in_submit = false;
 	tf->dio_private = NULL;
@@ -746,7 +744,7 @@ static ssize_t run_dio(struct testfs *tf, const struct iomapsim_request *req,
 }
 
 /* The path taken, the bios by source and the completion, from @obs. */
-static void outcome_path(struct iomapsim_outcome *out, struct testfs *tf,
+static void outcome_path(struct testfs_outcome *out, struct testfs *tf,
 			 const struct iomap_dio_obs *obs,
 			 const struct run_gauges *g)
 {
@@ -761,7 +759,7 @@ static void outcome_path(struct iomapsim_outcome *out, struct testfs *tf,
 	out->bios_simple_pool = stat_of("bio_alloc", &st_alloc) -
 				g->bio_allocs - out->bios_fs_bio_set -
 				out->bios_dops_set -
-				(blk_sim_split_allocs() - g->split_allocs);
+				(blksim_split_allocs() - g->split_allocs);
 	if (IOMAPSIM_SIMPLE_PATH == IOMAPSIM_SIMPLE_NONE)
 		out->fallback = IOMAP_SIMPLE_ABSENT;
 	else
@@ -774,10 +772,10 @@ static void outcome_path(struct iomapsim_outcome *out, struct testfs *tf,
 }
 
 /* What the file system's callbacks saw and what the inode is left with. */
-static void outcome_fs(struct iomapsim_outcome *out, struct testfs *tf,
+static void outcome_fs(struct testfs_outcome *out, struct testfs *tf,
 		       const struct run_gauges *g)
 {
-	sim_bdev_get_counters(tf->bdev, &out->dev);
+	blksim_bdev_get_counters(tf->bdev, &out->dev);
 	out->bios = out->dev.read_bios + out->dev.write_bios;
 	out->cache_hits = stat_of("bio_cache_hit", &st_hit) - g->cache_hits;
 	out->begin_calls = tf->begin_calls;
@@ -802,10 +800,10 @@ static void outcome_fs(struct iomapsim_outcome *out, struct testfs *tf,
 		sim_fserror_last(&out->fserror_last);
 }
 
-int iomapsim_run(const struct iomapsim_request *req,
-		 struct iomapsim_outcome *out, char *err, size_t errlen)
+int testfs_run(const struct testfs_request *req, struct testfs_outcome *out,
+	       char *err, size_t errlen)
 {
-	struct iomapsim_buf b = { 0 };
+	struct testfs_buf b = { 0 };
 	struct iomap_dio_obs obs;
 	struct run_gauges g;
 	struct iov_iter iter;
@@ -815,7 +813,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	ssize_t ret;
 	int rc;
 
-	memset(out, 0, offsetof(struct iomapsim_outcome, cbs));
+	memset(out, 0, offsetof(struct testfs_outcome, cbs));
 	rc = validate(req, err, errlen);
 	if (rc)
 		return rc;
@@ -839,12 +837,12 @@ int iomapsim_run(const struct iomapsim_request *req,
 			goto out_fs;
 	}
 	for (i = 0; i < req->nr_bio_faults; i++) {
-		rc = sim_bdev_fault_add(tf->bdev, req->bio_faults[i], err,
-					errlen);
+		rc = blksim_bdev_fault_add(tf->bdev, req->bio_faults[i], err,
+					   errlen);
 		if (rc < 0)
 			goto out_fs;
 	}
-	rc = iomapsim_buf_build(req, &b, &iter, err, errlen);
+	rc = testfs_buf_build(req, &b, &iter, err, errlen);
 	if (rc)
 		goto out_buf;
 	set_completion(tf, req->complete);
@@ -866,7 +864,7 @@ int iomapsim_run(const struct iomapsim_request *req,
 	out->iter_past_segments = iter_past_segments(&iter);
 	outcome_fs(out, tf, &g);
 
-	rc = iomapsim_buf_gather(req, &b);
+	rc = testfs_buf_gather(req, &b);
 	if (rc)
 		goto out_buf;
 	/* only what this call transferred (done_before was done earlier) */
@@ -878,13 +876,13 @@ int iomapsim_run(const struct iomapsim_request *req,
 	rc = 0;
 out_buf:
 	sim_engine_set_policy(SIM_SCHED_IRQ);
-	iomapsim_buf_free(&b);
+	testfs_buf_free(&b);
 out_fs:
 	/* nothing may still write to the device when it is reset */
 	sim_engine_drain();
 	put_testfs(tf, req);
 	/* cached bios are not leaks: give them back before counting */
-	bio_sim_drain_caches();
+	blksim_bio_drain_caches();
 	out->leaks = (sim_alloc_live() - g.live) +
 		     (stat_of("pages_pinned", &st_pinned) - g.pins) +
 		     (stat_of("bio_live", &st_live) - g.bios);
@@ -903,7 +901,7 @@ static void json_str_or_null(FILE *f, const char *key, const char *val,
 		fprintf(f, "\"%s\":null%s", key, last ? "" : ",");
 }
 
-void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
+void testfs_outcome_print_json(const struct testfs_outcome *out, FILE *f)
 {
 	fprintf(f, "{\"ret\":%ld,", out->ret);
 	fprintf(f, "\"queued\":%s,", out->queued ? "true" : "false");
@@ -922,7 +920,7 @@ void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
 	fprintf(f, "\"iter_count\":%zu,", out->iter_count);
 	fprintf(f, "\"iter_past_segments\":%s,",
 		out->iter_past_segments ? "true" : "false");
-	fprintf(f, "\"data\":\"%s\",", iomapsim_data_name(out->data));
+	fprintf(f, "\"data\":\"%s\",", testfs_data_name(out->data));
 	fprintf(f, "\"leaks\":%ld,", out->leaks);
 	fprintf(f, "\"warnings\":%ld,", out->warnings);
 	fprintf(f, "\"context_violations\":%ld,", out->context_violations);
@@ -934,5 +932,5 @@ void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f)
 		(unsigned long long)out->bios_simple_pool);
 	fprintf(f, "\"why_mismatch\":%s,",
 		out->why_mismatch ? "true" : "false");
-	fprintf(f, "\"code\":%s}\n", iomap_sim_code_json());
+	fprintf(f, "\"code\":%s}\n", iomapsim_code_json());
 }

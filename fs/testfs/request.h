@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One direct I/O request against testfs, described completely by a
- * struct iomapsim_request, run on the deterministic engine, and reported
- * as a struct iomapsim_outcome (docs/architecture.md principle 6,
+ * struct testfs_request, run on the deterministic engine, and reported
+ * as a struct testfs_outcome (docs/architecture.md principle 6,
  * docs/rules.md section 4).  The Check suites, `iomapsim run` and the
  * fuzzer share this runner;
  * the command line only parses options into a request and prints the
- * outcome as JSON (iomapsim_outcome_print_json(), the `iomapsim run`
+ * outcome as JSON (testfs_outcome_print_json(), the `iomapsim run`
  * contract).
  *
  * The runner plays every part around iomap_dio_rw(): it builds the file
@@ -34,7 +34,7 @@
 #define IOMAPSIM_MAX_OFFSET (1LL << 30)
 #define IOMAPSIM_MAX_IOV 64
 
-enum iomapsim_iter {
+enum testfs_iter {
 	IOMAPSIM_ITER_UBUF = 0,
 	IOMAPSIM_ITER_IOVEC,
 	IOMAPSIM_ITER_KVEC,
@@ -42,14 +42,14 @@ enum iomapsim_iter {
 };
 
 /* Where bio completions run (--complete). */
-enum iomapsim_complete {
+enum testfs_complete {
 	IOMAPSIM_COMPLETE_IRQ = 0, /* hard-IRQ event, first in first out */
 	IOMAPSIM_COMPLETE_INLINE, /* inside submit_bio() */
 	IOMAPSIM_COMPLETE_DEFERRED, /* as late as possible, newest first */
 	IOMAPSIM_COMPLETE_RANDOM, /* any order, any CPU, by the seed */
 };
 
-enum iomapsim_data {
+enum testfs_data {
 	IOMAPSIM_DATA_NA = 0, /* nothing transferred to check */
 	IOMAPSIM_DATA_OK, /* matches the model */
 	IOMAPSIM_DATA_ZERO, /* matches, and all of it is zeroes */
@@ -57,12 +57,12 @@ enum iomapsim_data {
 	IOMAPSIM_DATA_UNCHECKED, /* a read the caller checks (reads_checked) */
 };
 
-struct iomapsim_pc_page {
+struct testfs_pc_page {
 	pgoff_t index;
 	unsigned int flags; /* SIM_PC_* */
 };
 
-struct iomapsim_request {
+struct testfs_request {
 	/* the file system */
 	unsigned int fs_block; /* 4096 */
 	unsigned int lbs; /* 512 */
@@ -79,17 +79,17 @@ struct iomapsim_request {
 	/* the device's DMA alignment mask (2^n - 1 below a page), 0: 511 */
 	unsigned int dma_alignment;
 	bool no_poll; /* device without poll queues */
-	struct iomapsim_pc_page pc[IOMAPSIM_MAX_PC];
+	struct testfs_pc_page pc[IOMAPSIM_MAX_PC];
 	unsigned int nr_pc;
 	/* a page appearing in the cache during the I/O (testfs.h) */
 	bool pc_on_begin;
-	struct iomapsim_pc_page pc_begin;
+	struct testfs_pc_page pc_begin;
 
 	/* the request */
 	bool write;
 	loff_t pos;
 	size_t len;
-	enum iomapsim_iter iter;
+	enum testfs_iter iter;
 	unsigned int iovec_segs; /* IOVEC: number of segments */
 	size_t buf_offset; /* buffer start past a page boundary */
 	/*
@@ -107,7 +107,7 @@ struct iomapsim_request {
 	bool async; /* kiocb with ki_complete */
 	unsigned int dio_flags; /* IOMAP_DIO_* */
 	size_t done_before;
-	bool no_simple; /* IOMAP_DIO_SIM_NO_SIMPLE */
+	bool no_simple; /* IOMAPSIM_DIO_NO_SIMPLE */
 	bool private_data; /* the fs passes iomap private data */
 
 	/* faults */
@@ -127,7 +127,7 @@ struct iomapsim_request {
 	int end_error;
 	int fsync_error;
 
-	enum iomapsim_complete complete;
+	enum testfs_complete complete;
 	/* copy the caller's buffer here afterwards (len bytes), if set */
 	void *data_out;
 	/*
@@ -162,25 +162,25 @@ struct iomapsim_request {
 #define IOMAPSIM_BUF_MEM_SIZE(buf_offset, len) \
 	((((size_t)(buf_offset) + (len) + 4095) & ~(size_t)4095) + 4096)
 /* The same for @req, explicit segments (nr_iov) included. */
-size_t iomapsim_buf_mem_size(const struct iomapsim_request *req);
+size_t testfs_buf_mem_size(const struct testfs_request *req);
 /*
  * Whether an IOVEC segment after the first starts or ends off @mask (a
  * DMA alignment mask): one that code checking the memory while building
  * the bio refuses after taking the segments before it.
  */
-bool iomapsim_iov_later_misaligned(const struct iomapsim_request *req,
-				   unsigned long mask);
+bool testfs_iov_later_misaligned(const struct testfs_request *req,
+				 unsigned long mask);
 /* Explicit segments that are not one run of memory (they need a gather). */
-bool iomapsim_iov_apart(const struct iomapsim_request *req);
+bool testfs_iov_apart(const struct testfs_request *req);
 /*
  * Explicit segments apart in memory: copy their bytes in order from the
  * buffer memory @mem (buf_mem) to @dst (len bytes) and return true;
  * false (nothing copied) when the data is one run at mem + buf_offset.
  */
-bool iomapsim_iov_gather(const struct iomapsim_request *req, const u8 *mem,
-			 u8 *dst);
+bool testfs_iov_gather(const struct testfs_request *req, const u8 *mem,
+		       u8 *dst);
 
-struct iomapsim_outcome {
+struct testfs_outcome {
 	/* the `iomapsim run` JSON keys */
 	long ret;
 	bool queued;
@@ -200,7 +200,7 @@ struct iomapsim_outcome {
 	 * off the end of its segment array.
 	 */
 	bool iter_past_segments;
-	enum iomapsim_data data;
+	enum testfs_data data;
 	long leaks;
 	long warnings;
 	long context_violations;
@@ -227,7 +227,7 @@ struct iomapsim_outcome {
 	bool kiocb_written_after_complete;
 	int completions; /* completion helper runs */
 	bool simple_submitted;
-	struct sim_bdev_counters dev;
+	struct blksim_bdev_counters dev;
 	unsigned int begin_calls, end_calls, next_calls;
 	unsigned int end_io_calls, submit_io_calls, fsync_calls;
 	unsigned int allocations, conversions;
@@ -251,7 +251,7 @@ struct iomapsim_outcome {
 	struct testfs_cb cbs[TESTFS_MAX_CBS];
 };
 
-void iomapsim_request_init(struct iomapsim_request *req);
+void testfs_request_init(struct testfs_request *req);
 
 /*
  * The atomic write unit `iomapsim run` and the fuzzer give the device
@@ -261,7 +261,7 @@ void iomapsim_request_init(struct iomapsim_request *req);
 #define IOMAPSIM_ATOMIC_MAX 65536
 
 static inline unsigned int
-iomapsim_atomic_max_of(const struct iomapsim_request *req)
+testfs_atomic_max_of(const struct testfs_request *req)
 {
 	for (unsigned int i = 0; i < req->nr_map; i++)
 		if (req->map[i].flags & IOMAP_F_ATOMIC_BIO)
@@ -270,10 +270,10 @@ iomapsim_atomic_max_of(const struct iomapsim_request *req)
 }
 
 /* Give @req's device that unit, unless it has one already. */
-static inline void iomapsim_request_atomic_device(struct iomapsim_request *req)
+static inline void testfs_request_atomic_device(struct testfs_request *req)
 {
 	if (!req->atomic_max)
-		req->atomic_max = iomapsim_atomic_max_of(req);
+		req->atomic_max = testfs_atomic_max_of(req);
 }
 
 /*
@@ -281,8 +281,8 @@ static inline void iomapsim_request_atomic_device(struct iomapsim_request *req)
  * result), or a negative errno with a one-line reason in @err when the
  * request cannot be set up (bad geometry, bad fault spec, ...).
  */
-int iomapsim_run(const struct iomapsim_request *req,
-		 struct iomapsim_outcome *out, char *err, size_t errlen);
+int testfs_run(const struct testfs_request *req, struct testfs_outcome *out,
+	       char *err, size_t errlen);
 
 /*
  * The runner keeps the testfs of the last geometry between requests (see
@@ -292,25 +292,25 @@ int iomapsim_run(const struct iomapsim_request *req,
  * pool and the bio caches, for a caller that must end with nothing
  * allocated (the test harness calls it after each test by itself).
  */
-int iomapsim_runner_prepare(const struct iomapsim_request *req, char *err,
-			    size_t errlen);
-void iomapsim_runner_teardown(void);
+int testfs_runner_prepare(const struct testfs_request *req, char *err,
+			  size_t errlen);
+void testfs_runner_teardown(void);
 
-const char *iomapsim_data_name(enum iomapsim_data d);
+const char *testfs_data_name(enum testfs_data d);
 /* One JSON object with exactly the contract's keys, and a newline. */
-void iomapsim_outcome_print_json(const struct iomapsim_outcome *out, FILE *f);
+void testfs_outcome_print_json(const struct testfs_outcome *out, FILE *f);
 
 /* The byte a write request puts at file offset @off. */
-static inline u8 iomapsim_write_pattern(loff_t off)
+static inline u8 testfs_write_pattern(loff_t off)
 {
 	u64 x = (u64)off;
 
 	return (u8)((x * 11) ^ (x >> 8) ^ 0xc3) & 0xfe;
 }
 
-/* iomapsim_write_pattern() of file range [off, off + len), into @dst. */
-void iomapsim_write_pattern_fill(u8 *dst, loff_t off, size_t len);
+/* testfs_write_pattern() of file range [off, off + len), into @dst. */
+void testfs_write_pattern_fill(u8 *dst, loff_t off, size_t len);
 /* Index of the first byte of @buf that is not the pattern, or @len. */
-size_t iomapsim_write_pattern_diff(const u8 *buf, loff_t off, size_t len);
+size_t testfs_write_pattern_diff(const u8 *buf, loff_t off, size_t len);
 
 #endif /* _IOMAPSIM_REQUEST_H */

@@ -164,7 +164,7 @@ static void model_zero(struct testfs *tf, u64 s, u64 t)
 static void dev_fill(struct testfs *tf, const struct content_run *r, u64 s,
 		     u64 t)
 {
-	u8 *dev = sim_bdev_ram_data(tf->ram);
+	u8 *dev = blksim_bdev_ram_data(tf->ram);
 
 	u64 off = s + r->delta; /* the file offset, for the pattern */
 
@@ -184,7 +184,7 @@ static void dev_fill(struct testfs *tf, const struct content_run *r, u64 s,
 /* (testfs never looks at a write cache's media image) */
 static void dev_zero(struct testfs *tf, u64 s, u64 t)
 {
-	sim_bdev_ram_zero_data(tf->ram, s, t - s);
+	blksim_bdev_ram_zero_data(tf->ram, s, t - s);
 }
 
 static const struct contents_ops model_ops = { model_fill, model_zero };
@@ -312,7 +312,7 @@ static const struct testfs_extent *next_mapped(const struct testfs *tf,
 
 bool testfs_device_matches(struct testfs *tf, loff_t start, loff_t end)
 {
-	const u8 *dev = sim_bdev_ram_data(tf->ram);
+	const u8 *dev = blksim_bdev_ram_data(tf->ram);
 	const struct testfs_extent *e;
 	bool ok = true;
 	unsigned int idx;
@@ -430,7 +430,7 @@ static bool dev_holds(struct testfs *tf, const struct testfs_extent *e,
 		      loff_t s, loff_t t, loff_t pos, loff_t end, const u8 *buf,
 		      bool zero_head, bool zero_tail)
 {
-	const u8 *dev = sim_bdev_ram_data(tf->ram) + e->addr - e->off;
+	const u8 *dev = blksim_bdev_ram_data(tf->ram) + e->addr - e->off;
 	loff_t a = max(s, pos), b = min(t, end);
 
 	if (s < min(t, pos) &&
@@ -558,14 +558,14 @@ static bool has_inline(struct testfs *tf)
 
 bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 {
-	u8 *dev = sim_bdev_ram_data(tf->ram);
-	struct sim_bdev_counters c = { 0 };
+	u8 *dev = blksim_bdev_ram_data(tf->ram);
+	struct blksim_bdev_counters c = { 0 };
 	loff_t s, t;
 
 	/* what a request allocates goes, as testfs_destroy() frees it */
 	sb_destroy_dio_done_wq(&tf->sb);
 	sim_pc_destroy(tf->inode.i_mapping);
-	sim_bdev_fault_reset(tf->bdev);
+	blksim_bdev_fault_reset(tf->bdev);
 	if (!tf->ext0)
 		return false;
 
@@ -586,7 +586,7 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 	 * every byte written, and more than the range holds means the
 	 * device cannot be trusted for the next request.
 	 */
-	sim_bdev_get_counters(tf->ram, &c);
+	blksim_bdev_get_counters(tf->ram, &c);
 	if (c.write_bytes > writable_bytes(tf, s, t)) {
 		testfs_unlock(tf);
 		return false;
@@ -613,8 +613,8 @@ bool testfs_reset(struct testfs *tf, loff_t start, loff_t end)
 	tf->next_addr = tf->next_addr0;
 	testfs_unlock(tf);
 
-	sim_bdev_reset_counters(tf->bdev);
-	sim_bdev_reset_counters(tf->ram);
+	blksim_bdev_reset_counters(tf->bdev);
+	blksim_bdev_reset_counters(tf->ram);
 	tf->inode.i_size = tf->size0;
 	atomic_set(&tf->inode.i_dio_count, 0);
 	tf->mode = TESTFS_MODE_OPS;

@@ -168,7 +168,7 @@ unsigned int testfs_ext_find(struct testfs *tf, loff_t pos)
  */
 static u64 alloc_addr(struct testfs *tf, u64 len)
 {
-	u8 *dev = tf->ram ? sim_bdev_ram_data(tf->ram) : NULL;
+	u8 *dev = tf->ram ? blksim_bdev_ram_data(tf->ram) : NULL;
 	u64 addr = tf->next_addr;
 
 	tf->next_addr += len + tf->fs_block;
@@ -425,7 +425,7 @@ static int testfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	record_cb(tf, TESTFS_CB_BEGIN, pos, length, flags, 0, ret,
 		  ret ? NULL : iomap);
 	testfs_unlock(tf);
-	iomap_dio_sim_mapped(inode, iomap, ret);
+	iomapsim_dio_mapped(inode, iomap, ret);
 	if (tf->pc_on_begin && !ret) {
 		tf->pc_on_begin = false;
 		sim_pc_add(inode->i_mapping, tf->pc_on_begin_index,
@@ -742,14 +742,14 @@ static int testfs_fsync(struct file *file, loff_t start, loff_t end,
  * system converted to iomap_iter_next_fn defines it.  The proposal modes
  * use testfs_iomap_next(), which also counts.
  */
-SIM_DEFINE_IOMAP_NEXT_END(testfs_iomap_next_fs, testfs_iomap_begin,
-			  testfs_iomap_end);
+IOMAPSIM_DEFINE_IOMAP_NEXT_END(testfs_iomap_next_fs, testfs_iomap_begin,
+			       testfs_iomap_end);
 
 /*
  * The entry the mode names.  The proposal's entry points exist only in
  * the embedded copy; with the simple path off (per call or per mount)
  * they become __iomap_dio_rw() directly, the file system's choice (see
- * <sim/fs_dio.h>), as sim_iomap_dio_rw() does for the others.
+ * <sim/fs_dio.h>), as iomapsim_dio_rw() does for the others.
  */
 static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 			       struct iov_iter *iter,
@@ -758,9 +758,9 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 {
 #if IOMAPSIM_PROPOSAL
 	const struct iomap_ops next_ops = { .iomap_next = testfs_iomap_next };
-	enum iomap_sim_offer offer = tf->mode == TESTFS_MODE_BEGIN ?
-					     IOMAP_SIM_OFFER_NO_END :
-					     IOMAP_SIM_OFFER_RW;
+	enum iomapsim_offer offer = tf->mode == TESTFS_MODE_BEGIN ?
+					    IOMAPSIM_OFFER_NO_END :
+					    IOMAPSIM_OFFER_RW;
 	ssize_t ret;
 #endif
 
@@ -771,10 +771,11 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 		/* proposal entry points: only the embedded copy has them */
 		return -EOPNOTSUPP;
 #else
-		if (!sim_fs_dio_offer(iocb, iter, dops, &dio_flags, done_before,
-				      offer))
-			ret = sim_fs_dio_generic(iocb, iter, &next_ops, dops,
-						 dio_flags, NULL, done_before);
+		if (!iomapsim_fs_dio_offer(iocb, iter, dops, &dio_flags,
+					   done_before, offer))
+			ret = iomapsim_fs_dio_generic(iocb, iter, &next_ops,
+						      dops, dio_flags, NULL,
+						      done_before);
 		else if (tf->mode == TESTFS_MODE_NEXT)
 			ret = iomap_dio_rw_next(iocb, iter, testfs_iomap_next,
 						dops, dio_flags, NULL,
@@ -783,12 +784,12 @@ static ssize_t testfs_dio_call(struct testfs *tf, struct kiocb *iocb,
 			ret = iomap_dio_rw_begin(iocb, iter, testfs_iomap_begin,
 						 testfs_iomap_next, dops,
 						 dio_flags, NULL, done_before);
-		iomap_dio_sim_offer_end();
+		iomapsim_dio_offer_end();
 		return ret;
 #endif
 	default:
-		return sim_iomap_dio_rw(iocb, iter, &tf->ops, dops, dio_flags,
-					tf->dio_private, done_before);
+		return iomapsim_dio_rw(iocb, iter, &tf->ops, dops, dio_flags,
+				       tf->dio_private, done_before);
 	}
 }
 
@@ -1163,7 +1164,7 @@ static bool dev_geometry_fits(const struct testfs *tf,
 static int make_ram(struct testfs *tf, const struct testfs_opts *o,
 		    u64 dev_size, char *err, size_t errlen)
 {
-	struct sim_ram_opts ro = {
+	struct blksim_ram_opts ro = {
 		.name = "testfs-ram",
 		.size = dev_size,
 		.logical_block_size = o->lbs,
@@ -1175,17 +1176,17 @@ static int make_ram(struct testfs *tf, const struct testfs_opts *o,
 	struct contents_view want;
 	int ret;
 
-	tf->ram = sim_bdev_ram_create(&ro, err, errlen);
+	tf->ram = blksim_bdev_ram_create(&ro, err, errlen);
 	if (IS_ERR(tf->ram)) {
 		ret = PTR_ERR(tf->ram);
 		tf->ram = NULL;
 		return ret;
 	}
-	tf->bdev = sim_bdev_fault_wrap(tf->ram, err, errlen);
+	tf->bdev = blksim_bdev_fault_wrap(tf->ram, err, errlen);
 	if (IS_ERR(tf->bdev)) {
 		ret = PTR_ERR(tf->bdev);
 		tf->bdev = NULL;
-		sim_bdev_destroy(tf->ram);
+		blksim_bdev_destroy(tf->ram);
 		tf->ram = NULL;
 		return ret;
 	}
@@ -1194,7 +1195,7 @@ static int make_ram(struct testfs *tf, const struct testfs_opts *o,
 	ret = testfs_set_contents(tf, &(struct contents_view){ 0 }, &want, 0,
 				  0);
 	if (ret) {
-		sim_bdev_destroy(tf->bdev);
+		blksim_bdev_destroy(tf->bdev);
 		tf->bdev = NULL;
 		tf->ram = NULL;
 	}
@@ -1213,13 +1214,13 @@ static int use_lower(struct testfs *tf, const struct testfs_opts *o,
 			 "device %s: %llu bytes, the file needs %llu",
 			 lower->bd_name, (unsigned long long)have,
 			 (unsigned long long)dev_size);
-		sim_bdev_destroy(lower);
+		blksim_bdev_destroy(lower);
 		return -ENOSPC;
 	}
-	tf->bdev = sim_bdev_fault_wrap(lower, err, errlen);
+	tf->bdev = blksim_bdev_fault_wrap(lower, err, errlen);
 	if (IS_ERR(tf->bdev)) {
 		tf->bdev = NULL;
-		sim_bdev_destroy(lower);
+		blksim_bdev_destroy(lower);
 		return -EINVAL;
 	}
 	set_dev_geometry(tf, o, dev_size);
@@ -1243,14 +1244,14 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	ret = check_opts(&o, err, errlen);
 	if (ret) {
 		if (o.lower)
-			sim_bdev_destroy(o.lower);
+			blksim_bdev_destroy(o.lower);
 		return ERR_PTR(ret);
 	}
 
 	tf = calloc(1, sizeof(*tf));
 	if (!tf) {
 		if (o.lower)
-			sim_bdev_destroy(o.lower);
+			blksim_bdev_destroy(o.lower);
 		return ERR_PTR(-ENOMEM);
 	}
 	pthread_mutex_init(&tf->lock, NULL);
@@ -1258,7 +1259,7 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	ret = layout(tf, &o, &dev_size, err, errlen);
 	if (ret) {
 		if (o.lower)
-			sim_bdev_destroy(o.lower);
+			blksim_bdev_destroy(o.lower);
 		goto out_free;
 	}
 	if (o.lower)
@@ -1269,9 +1270,9 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 		goto out_free;
 	if (o.atomic_max) {
 		/* untorn from one logical block up to atomic_max bytes */
-		blk_sim_set_atomic_write_limits(tf->bdev, o.lbs, o.atomic_max);
-		blk_sim_set_atomic_write_limits(sim_bdev_fault_lower(tf->bdev),
-						o.lbs, o.atomic_max);
+		blksim_set_atomic_write_limits(tf->bdev, o.lbs, o.atomic_max);
+		blksim_set_atomic_write_limits(
+			blksim_bdev_fault_lower(tf->bdev), o.lbs, o.atomic_max);
 	}
 
 	/* super block, inode, file */
@@ -1279,7 +1280,7 @@ struct testfs *testfs_create(const struct testfs_opts *opts, char *err,
 	tf->sb.s_bdev = tf->bdev;
 	tf->sb.s_fs_info = tf;
 	/* block size and i_blkbits: apply_opts(), as for a recycled one */
-	inode_init_once_sim(&tf->inode, &tf->sb);
+	sim_inode_init_once(&tf->inode, &tf->sb);
 	tf->inode.i_ino = TESTFS_INO;
 	tf->inode.i_mode = S_IFREG | 0644;
 	tf->inode.i_private = tf;
@@ -1312,7 +1313,7 @@ out_bioset:
 	dops_release(tf, TESTFS_DOPS_NONE);
 
 out_dev:
-	sim_bdev_destroy(tf->bdev);
+	blksim_bdev_destroy(tf->bdev);
 out_free:
 	model_free(tf);
 	free(tf->ext);
@@ -1383,7 +1384,7 @@ void testfs_destroy(struct testfs *tf)
 	sim_pc_destroy(tf->inode.i_mapping);
 	dops_release(tf, TESTFS_DOPS_NONE);
 	if (tf->bdev)
-		sim_bdev_destroy(tf->bdev);
+		blksim_bdev_destroy(tf->bdev);
 	model_free(tf);
 	free(tf->ext);
 	free(tf->ext0);

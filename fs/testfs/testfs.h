@@ -57,7 +57,7 @@ enum testfs_dops {
 
 /* Which iomap entry point and callback style the file system uses. */
 enum testfs_iomap_mode {
-	TESTFS_MODE_OPS = 0, /* the generation's own: sim_iomap_dio_rw() */
+	TESTFS_MODE_OPS = 0, /* the generation's own: iomapsim_dio_rw() */
 	TESTFS_MODE_NEXT, /* proposal: iomap_dio_rw_next(), ->iomap_next */
 	TESTFS_MODE_BEGIN, /* proposal: iomap_dio_rw_begin(), begin+next */
 };
@@ -154,7 +154,7 @@ struct testfs {
 	struct block_device *ram;
 	unsigned int fs_block;
 
-	struct sim_iomap_fs_ops ops; /* begin, end, and the two as ->iomap_next */
+	struct iomapsim_fs_ops ops; /* begin, end, and the two as ->iomap_next */
 	struct iomap_dio_ops dops_storage;
 	const struct iomap_dio_ops *dops;
 	enum testfs_dops dops_kind; /* what dops is (testfs_opts.dops) */

@@ -510,20 +510,21 @@ static struct block_device *make_dev(const struct wl_opts *o, char *err,
 {
 	switch (o->dev) {
 	case WL_DEV_NULL: {
-		struct sim_null_opts no = {
+		struct blksim_null_opts no = {
 			.name = "nullb0",
-			.irqmode = o->latency_ns ? SIM_NULL_IRQ_TIMER :
-						   SIM_NULL_IRQ_NONE,
+			.irqmode = o->latency_ns ? BLKSIM_NULL_IRQ_TIMER :
+						   BLKSIM_NULL_IRQ_NONE,
 			.completion_nsec = o->latency_ns,
 		};
 
-		return sim_bdev_null_create(&no, err, errlen);
+		return blksim_bdev_null_create(&no, err, errlen);
 	}
 	case WL_DEV_FILE: {
-		struct sim_file_opts fo = { .queue_depth =
-						    SIM_BDEV_FILE_MAX_QD };
+		struct blksim_file_opts fo = {
+			.queue_depth = BLKSIM_BDEV_FILE_MAX_QD
+		};
 
-		return sim_bdev_file_open(o->path, &fo, err, errlen);
+		return blksim_bdev_file_open(o->path, &fo, err, errlen);
 	}
 	default:
 		return NULL; /* testfs makes its ram device */
@@ -585,7 +586,7 @@ static void subs_free(struct wl_run_ctx *c)
  */
 static u64 simple_bios(void)
 {
-	struct bio_set *pool = iomap_sim_simple_pool();
+	struct bio_set *pool = iomapsim_simple_pool();
 
 	/* code without a simple path has no such bio_set */
 	return pool ? (u64)atomic_long_read(&pool->sim_allocs) : 0;
@@ -665,7 +666,7 @@ int wl_run(const struct wl_opts *o, struct wl_result *r, char *err,
 	/* nobody watches: as the kernel runs with its tracepoints off */
 	sim_trace_enable(false);
 	sim_watch_set(SIM_WATCH_COUNT, false);
-	iomap_sim_dio_init();
+	iomapsim_dio_init();
 	if (o->dev != WL_DEV_RAM) {
 		to.lower = make_dev(o, err, errlen);
 		if (IS_ERR(to.lower)) {
@@ -711,7 +712,7 @@ int wl_run(const struct wl_opts *o, struct wl_result *r, char *err,
 	subs_free(&c);
 	testfs_destroy(c.tf);
 out_engine:
-	iomap_sim_dio_exit();
+	iomapsim_dio_exit();
 	sim_engine_exit();
 	sim_watch_set(SIM_WATCH_COUNT, counting);
 	return ret;

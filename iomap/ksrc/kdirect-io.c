@@ -23,7 +23,7 @@
 /* ---- (sim) what the simulator needs of the file's statics ------------ */
 
 /* The simple bio_set; NULL in a tree without a simple path. */
-struct bio_set *iomap_sim_simple_pool(void)
+struct bio_set *iomapsim_simple_pool(void)
 {
 #if IOMAPSIM_SIMPLE_PATH != IOMAPSIM_SIMPLE_NONE
 	return &iomap_dio_simple_pool;
@@ -34,11 +34,11 @@ struct bio_set *iomap_sim_simple_pool(void)
 
 /*
  * Undo what the tree's fs_initcall(iomap_dio_init), where it has one, set
- * up: the simple bio_set, the 64 KiB zero page (iomap_sim_dio_exit()).
+ * up: the simple bio_set, the 64 KiB zero page (iomapsim_dio_exit()).
  */
-void iomap_sim_dio_initcall_undo(void)
+void iomapsim_dio_initcall_undo(void)
 {
-	struct bio_set *pool = iomap_sim_simple_pool();
+	struct bio_set *pool = iomapsim_simple_pool();
 
 	if (pool && bioset_initialized(pool))
 		bioset_exit(pool);

@@ -18,7 +18,7 @@ static bool dio_parallel_write(const struct file *file)
 	return file->f_op && (file->f_op->fop_flags & FOP_DIO_PARALLEL_WRITE);
 }
 
-bool io_wq_should_hash(enum io_wq_sim_op op, const struct file *file,
+bool io_wq_should_hash(enum sim_io_wq_op op, const struct file *file,
 		       bool ring_iopoll)
 {
 	bool should_hash;

@@ -41,7 +41,7 @@ void inode_dio_wait(struct inode *inode)
 		       atomic_read(&inode->i_dio_count) == 0);
 }
 
-void inode_init_once_sim(struct inode *inode, struct super_block *sb)
+void sim_inode_init_once(struct inode *inode, struct super_block *sb)
 {
 	inode->i_sb = sb;
 	inode->i_blkbits = sb->s_blocksize_bits;

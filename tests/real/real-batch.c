@@ -69,7 +69,7 @@
  * hide the system's <linux/fs.h> that liburing needs.
  */
 void testfs_pattern_fill(unsigned char *dst, long long off, size_t len);
-void iomapsim_write_pattern_fill(unsigned char *dst, long long off, size_t len);
+void testfs_write_pattern_fill(unsigned char *dst, long long off, size_t len);
 
 #define PAGE 4096
 #define MAX_WORDS 512
@@ -892,8 +892,8 @@ static const char *check_write(const struct rb_req *r, long ret)
 	if (pread(fd, scratch, hi - lo, lo) != (ssize_t)want)
 		return "mismatch";
 	model_fill(r, scratch + (hi - lo), lo, want);
-	iomapsim_write_pattern_fill(scratch + (hi - lo) + (r->pos - lo), r->pos,
-				    ret);
+	testfs_write_pattern_fill(scratch + (hi - lo) + (r->pos - lo), r->pos,
+				  ret);
 	return memcmp(scratch, scratch + (hi - lo), want) ? "mismatch" : "ok";
 }
 
@@ -932,7 +932,7 @@ static int run_one(long line, const struct rb_req *r)
 	nseg = build_iov(r, iov);
 	for (unsigned int i = 0, done = 0; i < nseg; i++) {
 		if (r->write)
-			iomapsim_write_pattern_fill(
+			testfs_write_pattern_fill(
 				iov[i].iov_base, r->pos + done, iov[i].iov_len);
 		else
 			/* not zero, so that zero-filled holes show */

@@ -87,7 +87,7 @@ int cmd_batch(int argc, char **argv)
 		fflush(stdout);
 	}
 	free(buf);
-	iomapsim_runner_teardown();
+	testfs_runner_teardown();
 	sim_engine_exit();
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr,

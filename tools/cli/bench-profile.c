@@ -77,7 +77,7 @@ static int layer_of(const char *file)
 		return -1;
 	rel = file + sizeof(src) - 1;
 	/*
-	 * iomap/fs-dio.c is not iomap: its sim_iomap_dio_rw() is the file
+	 * iomap/fs-dio.c is not iomap: its iomapsim_dio_rw() is the file
 	 * system's ->read_iter/->write_iter call site (XFS's
 	 * xfs_file_dio_read(), ext4's ext4_dio_read_iter()): it builds the
 	 * file system's iomap_ops, chooses between iomap_dio_rw() and

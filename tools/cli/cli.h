@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include "args.h"
 
-struct iomapsim_cmd {
+struct cli_cmd {
 	const char *name;
 	const char *help;
 	/* argv[0] is the command's name; returns the exit status */

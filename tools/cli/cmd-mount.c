@@ -105,11 +105,11 @@ int cmd_mount(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct iomapsim_mount_opts o;
+	struct fusevfs_mount_opts o;
 	char image[4096], err[512];
 	int c, ret;
 
-	iomapsim_mount_opts_init(&o);
+	fusevfs_mount_opts_init(&o);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "fo:h", lopts, NULL)) != -1) {
 		switch (c) {
@@ -117,8 +117,8 @@ int cmd_mount(int argc, char **argv)
 			o.foreground = true;
 			break;
 		case 'o':
-			if (iomapsim_mount_parse_opts(&o, optarg, err,
-						      sizeof(err))) {
+			if (fusevfs_mount_parse_opts(&o, optarg, err,
+						     sizeof(err))) {
 				fprintf(stderr, "iomapsim mount: %s\n", err);
 				return 2;
 			}
@@ -145,7 +145,7 @@ int cmd_mount(int argc, char **argv)
 					 "too many arguments");
 		return 2;
 	}
-	ret = iomapsim_mount_main(&o);
+	ret = fusevfs_mount_main(&o);
 	if (!ret && !o.foreground)
 		printf("iomapsim: %s mounted on %s; unmount with: fusermount3 "
 		       "-u %s\n",

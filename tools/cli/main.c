@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "cmd-simfs.h"
 
-static const struct iomapsim_cmd cmds[] = {
+static const struct cli_cmd cmds[] = {
 	{ "run", "run one direct I/O request, print its outcome as JSON",
 	  cmd_run },
 	{ "batch", "run requests read from standard input, one JSON line each",
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version")) {
 		/* which iomap code this binary runs (-DIOMAPSIM_KERNEL_TREE) */
-		printf("iomapsim\niomap code: %s\n", iomap_sim_code_text());
+		printf("iomapsim\niomap code: %s\n", iomapsim_code_text());
 		return 0;
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -194,7 +194,7 @@ static int parse_list(const char *opt, const char *arg,
  * bio-error:..., alloc-fail:N, short-pin:N:BYTES, unmapped:OFF,
  * begin-error:ERRNO
  */
-static int parse_fault(const char *arg, struct iomapsim_request *req)
+static int parse_fault(const char *arg, struct testfs_request *req)
 {
 	char err[160];
 	uint64_t a, b;
@@ -250,7 +250,7 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
 		return 0;
 	}
 	if (!strncmp(arg, "bio-error:", 10)) {
-		if (sim_bdev_fault_check(arg, err, sizeof(err)) < 0)
+		if (blksim_bdev_fault_check(arg, err, sizeof(err)) < 0)
 			return bad("--fault %s: %s", arg, err);
 		if (req->nr_bio_faults >= IOMAPSIM_MAX_FAULTS)
 			return bad("--fault: at most %d bio faults",
@@ -267,7 +267,7 @@ static int parse_fault(const char *arg, struct iomapsim_request *req)
  * --iter iovec:L1,L2@OFF,...: explicit segment lengths; a segment with
  * @OFF starts OFF bytes into a page of its own (see request.h).
  */
-static int parse_iov_list(const char *arg, struct iomapsim_request *req)
+static int parse_iov_list(const char *arg, struct testfs_request *req)
 {
 	char buf[1024], *save = NULL, *tok;
 	unsigned int n = 0;
@@ -307,7 +307,7 @@ static int parse_iov_list(const char *arg, struct iomapsim_request *req)
 
 /* Where parse_run_args() puts what the options say. */
 struct run_parse {
-	struct iomapsim_request *req;
+	struct testfs_request *req;
 	uint64_t *seed;
 	bool *trace;
 	const char **trace_json;
@@ -344,7 +344,7 @@ struct run_opt {
 	int (*parse)(struct run_parse *p, const char *name, const char *arg);
 	const char *usage;
 	enum run_num num;
-	size_t flag; /* offsetof() a bool in struct iomapsim_request */
+	size_t flag; /* offsetof() a bool in struct testfs_request */
 };
 
 static int pick(const char *opt, const char *arg, const char *const *names,
@@ -360,7 +360,7 @@ static int pick(const char *opt, const char *arg, const char *const *names,
 
 static int opt_number(struct run_parse *p, const char *name, const char *arg)
 {
-	struct iomapsim_request *req = p->req;
+	struct testfs_request *req = p->req;
 	uint64_t v;
 
 	if (!cli_parse_u64(arg, &v))
@@ -406,7 +406,7 @@ static int opt_switch(struct run_parse *p, const char *name, const char *arg)
 
 static int opt_map(struct run_parse *p, const char *name, const char *arg)
 {
-	struct iomapsim_request *req = p->req;
+	struct testfs_request *req = p->req;
 	int rc;
 
 	if (req->nr_map >= IOMAPSIM_MAX_MAP)
@@ -458,7 +458,7 @@ static int opt_op(struct run_parse *p, const char *name, const char *arg)
 
 static int opt_iter(struct run_parse *p, const char *name, const char *arg)
 {
-	struct iomapsim_request *req = p->req;
+	struct testfs_request *req = p->req;
 	uint64_t v;
 
 	if (!strcmp(arg, "ubuf")) {
@@ -579,7 +579,7 @@ static const struct run_opt run_opts[] = {
 	  "the device 64 KiB atomic writes",
 	  opt_map },
 	{ "encrypted", NULL, "the inode is encrypted", opt_switch,
-	  .flag = offsetof(struct iomapsim_request, encrypted) },
+	  .flag = offsetof(struct testfs_request, encrypted) },
 	{ "dops", "none|end_io|submit_io|bio_set|ioend", "", opt_dops },
 	{ "op", "read|write", "(read)", opt_op },
 	{ "pos", "N", "file range (0, 4096)", opt_number, "--pos N --len N",
@@ -601,22 +601,22 @@ static const struct run_opt run_opts[] = {
 	  opt_dma_alignment },
 	{ "no-poll", NULL,
 	  "device without poll queues: HIPRI (polled) I/O gets EOPNOTSUPP",
-	  opt_switch, .flag = offsetof(struct iomapsim_request, no_poll) },
+	  opt_switch, .flag = offsetof(struct testfs_request, no_poll) },
 	{ "iocb", "LIST",
 	  "NOWAIT,HIPRI,DSYNC,SYNC,ATOMIC,CALLER_COMP\n"
 	  "(CALLER_COMP: an async write on code with\n"
 	  "caller completion, as io_uring asks)",
 	  opt_iocb },
 	{ "async", NULL, "kiocb with ki_complete", opt_switch,
-	  .flag = offsetof(struct iomapsim_request, async) },
+	  .flag = offsetof(struct testfs_request, async) },
 	{ "dio-flags", "LIST",
 	  "FORCE_WAIT,OVERWRITE_ONLY,PARTIAL,FSBLOCK_ALIGNED,BOUNCE,NO_IOMAP_END",
 	  opt_dio_flags },
 	{ "done-before", "N", "", opt_number, .num = RUN_DONE_BEFORE },
 	{ "no-simple", NULL, "keep this call off the simple path (simple=0)",
-	  opt_switch, .flag = offsetof(struct iomapsim_request, no_simple) },
+	  opt_switch, .flag = offsetof(struct testfs_request, no_simple) },
 	{ "no-simple-mount", NULL, "same, for the whole mount", opt_switch,
-	  .flag = offsetof(struct iomapsim_request, no_simple_mount) },
+	  .flag = offsetof(struct testfs_request, no_simple_mount) },
 	{ "fault", "SPEC",
 	  "bio-error:N[:STATUS] | alloc-fail:N | short-pin:N:BYTES |\n"
 	  "unmapped:OFF | begin-error:ERRNO[:CALL]  (repeatable);\n"
@@ -632,9 +632,9 @@ static const struct run_opt run_opts[] = {
 	  opt_iomap },
 	{ "write-cache", NULL, "device with a volatile cache / with FUA",
 	  opt_switch, "--write-cache, --fua",
-	  .flag = offsetof(struct iomapsim_request, write_cache) },
+	  .flag = offsetof(struct testfs_request, write_cache) },
 	{ "fua", NULL, NULL, opt_switch,
-	  .flag = offsetof(struct iomapsim_request, fua) },
+	  .flag = offsetof(struct testfs_request, fua) },
 	{ "trace", NULL, "dump the trace ring to stderr afterwards",
 	  opt_trace },
 	{ "trace-json", "FILE",
@@ -691,11 +691,11 @@ static void run_usage(void)
 	       "the mapping its begin function returned (the same reasons as embedded, so\n"
 	       "nothing is null there today); --iomap next|begin is refused.\n"
 	       "This build: %s\n",
-	       iomap_sim_code_text());
+	       iomapsim_code_text());
 }
 
 /* Parse argv into @req; 0, or 2 after printing the one error line. */
-static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
+static int parse_run_args(int argc, char **argv, struct testfs_request *req,
 			  uint64_t *seed, bool *trace, const char **trace_json,
 			  bool *help)
 {
@@ -743,7 +743,7 @@ static int parse_run_args(int argc, char **argv, struct iomapsim_request *req,
 		for (i = 0; i < (int)req->nr_iov; i++)
 			req->len += req->iov[i].len;
 	}
-	iomapsim_request_atomic_device(req);
+	testfs_request_atomic_device(req);
 	return 0;
 }
 
@@ -759,8 +759,8 @@ int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok)
 	static char *json;
 	static size_t json_size;
 	static FILE *mem;
-	struct iomapsim_request req;
-	struct iomapsim_outcome out;
+	struct testfs_request req;
+	struct testfs_outcome out;
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET, .seed = 1 };
 	uint64_t seed = 1;
 	bool trace = false, help = false;
@@ -768,7 +768,7 @@ int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok)
 	char err[256] = "";
 	int rc;
 
-	iomapsim_request_init(&req);
+	testfs_request_init(&req);
 	rc = parse_run_args(argc, argv, &req, &seed, &trace, &trace_json,
 			    &help);
 	if (rc)
@@ -793,11 +793,11 @@ int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok)
 	/* a fresh request starts on CPU 0 with an empty trace ring */
 	sim_task_set_cpu(0);
 	sim_trace_reset();
-	rc = iomapsim_run(&req, &out, err, sizeof(err));
+	rc = testfs_run(&req, &out, err, sizeof(err));
 	if (rc)
 		return bad("%s", err[0] ? err : strerror(-rc));
 	if (!line) {
-		iomapsim_outcome_print_json(&out, f);
+		testfs_outcome_print_json(&out, f);
 	} else {
 		/* the outcome's object, "line" put in front of its keys */
 		if (!mem)
@@ -805,7 +805,7 @@ int cli_run_request(int argc, char **argv, FILE *f, long line, bool help_ok)
 		if (!mem)
 			return bad("out of memory");
 		rewind(mem);
-		iomapsim_outcome_print_json(&out, mem);
+		testfs_outcome_print_json(&out, mem);
 		fflush(mem);
 		fprintf(f, "{\"line\":%ld,", line);
 		fwrite(json + 1, 1, ftell(mem) - 1, f);
@@ -827,7 +827,7 @@ int cmd_run(int argc, char **argv)
 	int rc = cli_run_request(argc, argv, stdout, 0, true);
 
 	fflush(stdout);
-	iomapsim_runner_teardown();
+	testfs_runner_teardown();
 	sim_engine_exit();
 	if (rc)
 		fprintf(stderr, "iomapsim run: %s\n", cli_run_error());

@@ -65,7 +65,7 @@ struct block_device *cli_open_target(const char *path, bool read_only,
 				     char *err, size_t errlen)
 {
 	struct sim_engine_opts eo = { .kind = SIM_ENGINE_DET, .seed = 1 };
-	struct sim_file_opts fo = { .read_only = read_only };
+	struct blksim_file_opts fo = { .read_only = read_only };
 	struct block_device *bdev;
 	int ret;
 
@@ -75,7 +75,7 @@ struct block_device *cli_open_target(const char *path, bool read_only,
 			 strerror(-ret));
 		return NULL;
 	}
-	bdev = sim_bdev_file_open(path, &fo, err, errlen);
+	bdev = blksim_bdev_file_open(path, &fo, err, errlen);
 	if (IS_ERR(bdev)) {
 		sim_engine_exit();
 		return NULL;
@@ -85,7 +85,7 @@ struct block_device *cli_open_target(const char *path, bool read_only,
 
 void cli_close_target(struct block_device *bdev)
 {
-	sim_bdev_destroy(bdev);
+	blksim_bdev_destroy(bdev);
 	sim_engine_exit();
 }
 

@@ -13,7 +13,7 @@
  *   simple  1 if direct I/O may take iomap's simple path; write 0 or 1.
  *   fault   the device's active fault rules ("ID SPEC hits=H"); write a
  *           spec to add one, "-ID" to remove one, "clear" for all.  At
- *           most SIM_FAULT_MAX_RULES (64) rules: one more is refused
+ *           most BLKSIM_FAULT_MAX_RULES (64) rules: one more is refused
  *           with ENOSPC.
  *   log-writes  with -o logwrites=PATH: "entries N", the log's length;
  *           write a NAME to add a mark of that name to the log
@@ -57,9 +57,9 @@ static const struct {
 /* The log-writes device under the fault wrapper, or NULL. */
 static struct block_device *logw_dev(struct fusevfs_mount *m)
 {
-	struct block_device *b = sim_bdev_fault_lower(m->bdev);
+	struct block_device *b = blksim_bdev_fault_lower(m->bdev);
 
-	return sim_bdev_logw_lower(b) ? b : NULL;
+	return blksim_bdev_logw_lower(b) ? b : NULL;
 }
 
 void fusevfs_ctl_attr(uint64_t ino, struct fusevfs_attr *a)
@@ -108,8 +108,8 @@ int fusevfs_ctl_readdir(uint64_t off,
 
 static void stats_text(struct fusevfs_mount *m, FILE *f)
 {
-	struct sim_bdev_counters c;
-	struct sim_file_info fi;
+	struct blksim_bdev_counters c;
+	struct blksim_file_info fi;
 	struct simfs_statfs st;
 
 	simfs_statfs(m->sb, &st);
@@ -119,9 +119,10 @@ static void stats_text(struct fusevfs_mount *m, FILE *f)
 		m->target, (unsigned long long)m->sbi->generation,
 		st.block_size, (unsigned long long)st.bfree,
 		(unsigned long long)st.blocks);
-	if (sim_bdev_file_info(logw_dev(m) ? sim_bdev_logw_lower(logw_dev(m)) :
-					     sim_bdev_fault_lower(m->bdev),
-			       &fi))
+	if (blksim_bdev_file_info(logw_dev(m) ?
+					  blksim_bdev_logw_lower(logw_dev(m)) :
+					  blksim_bdev_fault_lower(m->bdev),
+				  &fi))
 		fprintf(f,
 			"# device: %s, O_DIRECT alignment %u/%u bytes, "
 			"queue depth %u\n",
@@ -143,11 +144,11 @@ static void stats_text(struct fusevfs_mount *m, FILE *f)
 		bdev_get_queue(m->bdev)->limits.features & BLK_FEAT_POLL ?
 			"yes" :
 			"no");
-	fprintf(f, "# iomap code: %s\n", iomap_sim_code_text());
+	fprintf(f, "# iomap code: %s\n", iomapsim_code_text());
 	fprintf(f, "# simple path: %s; parallel direct writes: %s\n",
 		simfs_get_simple(m->sb) ? "on" : "off",
 		READ_ONCE(m->sbi->parallel_dio_write) ? "on" : "off");
-	if (sim_bdev_get_counters(m->bdev, &c))
+	if (blksim_bdev_get_counters(m->bdev, &c))
 		fprintf(f,
 			"device_read_bios %llu\ndevice_write_bios %llu\n"
 			"device_flush_calls %llu\ndevice_fua_bios %llu\n"
@@ -189,11 +190,11 @@ int fusevfs_ctl_open(struct fusevfs_mount *m, uint64_t ino,
 		fprintf(f, "%d\n", simfs_get_simple(m->sb));
 		break;
 	case FUSEVFS_CTL_FAULT: {
-		size_t need = sim_bdev_fault_list(m->bdev, NULL, 0);
+		size_t need = blksim_bdev_fault_list(m->bdev, NULL, 0);
 		char *buf = malloc(need + 1);
 
 		if (buf) {
-			sim_bdev_fault_list(m->bdev, buf, need + 1);
+			blksim_bdev_fault_list(m->bdev, buf, need + 1);
 			fputs(buf, f);
 			free(buf);
 		}
@@ -202,7 +203,7 @@ int fusevfs_ctl_open(struct fusevfs_mount *m, uint64_t ino,
 	case FUSEVFS_CTL_LOGW:
 		if (logw_dev(m))
 			fprintf(f, "entries %llu\n",
-				(unsigned long long)sim_bdev_logw_entries(
+				(unsigned long long)blksim_bdev_logw_entries(
 					logw_dev(m)));
 		else
 			fprintf(f, "# not recording: mount with -o "
@@ -260,7 +261,7 @@ long fusevfs_ctl_write(struct fusevfs_mount *m, struct fusevfs_fh *h,
 		simfs_set_simple(m->sb, val[0] == '1');
 		break;
 	case FUSEVFS_CTL_FAULT:
-		ret = sim_bdev_fault_command(m->bdev, val, err, sizeof(err));
+		ret = blksim_bdev_fault_command(m->bdev, val, err, sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "iomapsim: fault: %s\n", err);
 			return ret == -ENOSPC ? -ENOSPC : -EINVAL;
@@ -270,7 +271,7 @@ long fusevfs_ctl_write(struct fusevfs_mount *m, struct fusevfs_fh *h,
 		if (!logw_dev(m))
 			return -EINVAL;
 		/* -EINVAL: too long for a mark; -EIO: the log failed */
-		ret = sim_bdev_logw_mark(logw_dev(m), val);
+		ret = blksim_bdev_logw_mark(logw_dev(m), val);
 		if (ret)
 			return ret;
 		break;

@@ -16,7 +16,7 @@
 
 enum { IOMAPSIM_URING_OFF, IOMAPSIM_URING_AUTO, IOMAPSIM_URING_ON };
 
-struct iomapsim_mount_opts {
+struct fusevfs_mount_opts {
 	const char *target; /* image file or block device */
 	const char *mountpoint;
 	bool foreground; /* -f: no daemon */
@@ -55,19 +55,19 @@ struct iomapsim_mount_opts {
 	unsigned int nr_faults;
 };
 
-void iomapsim_mount_opts_init(struct iomapsim_mount_opts *o);
+void fusevfs_mount_opts_init(struct fusevfs_mount_opts *o);
 /*
  * Parse one -o list ("a,b=c,...") into @o.  Returns 0, or -1 with a
  * one-line reason in @err.
  */
-int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
-			      char *err, size_t errlen);
+int fusevfs_mount_parse_opts(struct fusevfs_mount_opts *o, char *list,
+			     char *err, size_t errlen);
 /*
  * Mount and serve until unmounted (fusermount3 -u).  Without -f the
  * caller returns once the mount is up (a daemon keeps serving), or fails
  * with the reason on stderr.  Returns the process exit status.
  */
-int iomapsim_mount_main(const struct iomapsim_mount_opts *o);
+int fusevfs_mount_main(const struct fusevfs_mount_opts *o);
 
 /* The stats file of a live mount, path relative to the mount point. */
 #define IOMAPSIM_CTL_DIR ".iomapsim"

@@ -102,10 +102,10 @@ static void buf_put(void *p, size_t size)
 
 int fusevfs_fault_check(const char *spec, char *err, size_t errlen)
 {
-	return sim_bdev_fault_check(spec, err, errlen);
+	return blksim_bdev_fault_check(spec, err, errlen);
 }
 
-int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
+int fusevfs_mount_open(const struct fusevfs_mount_opts *o,
 		       struct fusevfs_mount **out, char *err, size_t errlen)
 {
 	struct sim_engine_opts eo = {
@@ -116,7 +116,7 @@ int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
 	 * A deeper device queue than the backend's default: the FUSE
 	 * client keeps up to max_background requests in flight.
 	 */
-	struct sim_file_opts fo = {
+	struct blksim_file_opts fo = {
 		.read_only = o->read_only,
 		.queue_depth = o->queue_depth ? o->queue_depth : 128,
 		/* see fusevfs_reap() */
@@ -163,17 +163,17 @@ int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
 	 */
 	sim_trace_enable(o->trace);
 
-	m->lower = sim_bdev_file_open(o->target, &fo, err, errlen);
+	m->lower = blksim_bdev_file_open(o->target, &fo, err, errlen);
 	if (IS_ERR(m->lower)) {
 		ret = PTR_ERR(m->lower);
 		m->lower = NULL;
 		goto fail;
 	}
 	/* completions run bio_endio on the device's completion thread */
-	blk_sim_set_completion(m->lower, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(m->lower, BLKSIM_COMPLETE_INLINE);
 	if (o->log_writes) {
 		/* under the fault wrapper: a failed bio never reached it */
-		struct block_device *lw = sim_bdev_logw_wrap(
+		struct block_device *lw = blksim_bdev_logw_wrap(
 			m->lower, o->log_writes, err, errlen);
 
 		if (IS_ERR(lw)) {
@@ -181,18 +181,18 @@ int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
 			goto fail;
 		}
 		m->lower = lw;
-		blk_sim_set_completion(m->lower, BLK_SIM_COMPLETE_INLINE);
+		blksim_set_completion(m->lower, BLKSIM_COMPLETE_INLINE);
 	}
-	m->bdev = sim_bdev_fault_wrap(m->lower, err, errlen);
+	m->bdev = blksim_bdev_fault_wrap(m->lower, err, errlen);
 	if (IS_ERR(m->bdev)) {
 		ret = PTR_ERR(m->bdev);
 		m->bdev = NULL;
 		goto fail;
 	}
 	m->lower = NULL; /* the wrapper owns it now */
-	blk_sim_set_completion(m->bdev, BLK_SIM_COMPLETE_INLINE);
+	blksim_set_completion(m->bdev, BLKSIM_COMPLETE_INLINE);
 	for (unsigned int i = 0; i < o->nr_faults; i++) {
-		ret = sim_bdev_fault_add(m->bdev, o->faults[i], err, errlen);
+		ret = blksim_bdev_fault_add(m->bdev, o->faults[i], err, errlen);
 		if (ret < 0)
 			goto fail;
 	}
@@ -207,9 +207,9 @@ int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
 	return 0;
 fail:
 	if (m->bdev)
-		sim_bdev_destroy(m->bdev);
+		blksim_bdev_destroy(m->bdev);
 	if (m->lower)
-		sim_bdev_destroy(m->lower);
+		blksim_bdev_destroy(m->lower);
 	if (m->engine_started)
 		sim_engine_exit();
 	pthread_mutex_destroy(&m->fh_lock);
@@ -237,8 +237,8 @@ int fusevfs_mount_close(struct fusevfs_mount *m)
 		fusevfs_release(m, (uintptr_t)h);
 	}
 	ret = simfs_unmount(m->sb);
-	iomap_sim_dio_exit();
-	sim_bdev_destroy(m->bdev);
+	iomapsim_dio_exit();
+	blksim_bdev_destroy(m->bdev);
 	sim_engine_exit();
 	pthread_mutex_destroy(&m->fh_lock);
 	free(m);
@@ -623,7 +623,7 @@ nomem:
 
 /*
  * The reads a worker queued wait in its own completion context on the
- * device (sim_bdev_submitter_*(): with submitter_polls, the file
+ * device (blksim_bdev_submitter_*(): with submitter_polls, the file
  * device's ring for that thread), and the worker ends them itself, in
  * hard-IRQ context, as an io_uring IOPOLL submitter polls for its own:
  * ->ki_complete replies from there.
@@ -636,26 +636,26 @@ nomem:
 int fusevfs_own_fd(struct fusevfs_mount *m)
 {
 	fusevfs_thread_enter();
-	return sim_bdev_submitter_fd(m->bdev);
+	return blksim_bdev_submitter_fd(m->bdev);
 }
 
 unsigned int fusevfs_own_outstanding(struct fusevfs_mount *m)
 {
-	return sim_bdev_submitter_outstanding(m->bdev);
+	return blksim_bdev_submitter_outstanding(m->bdev);
 }
 
 void fusevfs_reap(struct fusevfs_mount *m, bool wait)
 {
 	fusevfs_thread_enter();
-	sim_bdev_submitter_reap(m->bdev, wait);
+	blksim_bdev_submitter_reap(m->bdev, wait);
 }
 
 void fusevfs_reap_wait(struct fusevfs_mount *m, struct fusevfs_spin *spin)
 {
-	struct sim_bdev_spin sp = { .budget_us = spin->budget_us };
+	struct blksim_bdev_spin sp = { .budget_us = spin->budget_us };
 
 	fusevfs_thread_enter();
-	sim_bdev_submitter_wait(m->bdev, &sp);
+	blksim_bdev_submitter_wait(m->bdev, &sp);
 	spin->polled = sp.polled;
 	spin->hit = sp.hit;
 	spin->spent_ns = sp.spent_ns;
@@ -664,7 +664,7 @@ void fusevfs_reap_wait(struct fusevfs_mount *m, struct fusevfs_spin *spin)
 int fusevfs_own_defer(struct fusevfs_mount *m, bool on)
 {
 	fusevfs_thread_enter();
-	return sim_bdev_submitter_defer(m->bdev, on);
+	return blksim_bdev_submitter_defer(m->bdev, on);
 }
 
 DEFINE_SIM_STAT(stat_fuse_poll_windows, "fuse_poll_windows");

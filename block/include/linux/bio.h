@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * struct bio helpers and struct bio_set (include/linux/bio.h): the
- * kernel's interface only.  The simulator's entry points (bio_sim_*,
- * bioset_sim_*: the B-03 switch, cache inspection, the teardown drain)
+ * kernel's interface only.  The simulator's entry points (blksim_bio_*,
+ * blksim_bioset_*: the B-03 switch, cache inspection, the teardown drain)
  * are in <sim/bio.h>.
  */
 #ifndef _LINUX_BIO_H
@@ -208,7 +208,7 @@ struct folio_iter {
 	int _i;
 };
 
-static inline struct folio *sim_folio_next(struct folio *folio)
+static inline struct folio *blksim_folio_next(struct folio *folio)
 {
 	return page_folio(nth_page(folio_page(folio, 0),
 				   folio_nr_pages(folio)));
@@ -235,7 +235,7 @@ static inline void bio_first_folio(struct folio_iter *fi, struct bio *bio,
 	fi->offset = bvec->bv_offset & ~PAGE_MASK;
 	fi->_seg_count = bvec->bv_len;
 	fi->length = min(folio_size(fi->folio) - fi->offset, fi->_seg_count);
-	fi->_next = sim_folio_next(fi->folio);
+	fi->_next = blksim_folio_next(fi->folio);
 	fi->_i = i;
 }
 
@@ -246,7 +246,7 @@ static inline void bio_next_folio(struct folio_iter *fi, struct bio *bio)
 		fi->folio = fi->_next;
 		fi->offset = 0;
 		fi->length = min(folio_size(fi->folio), fi->_seg_count);
-		fi->_next = sim_folio_next(fi->folio);
+		fi->_next = blksim_folio_next(fi->folio);
 	} else {
 		bio_first_folio(fi, bio, fi->_i + 1);
 	}

@@ -91,10 +91,10 @@ typedef unsigned int blk_qc_t;
  * Simulator-only lifecycle of a bio, to catch bio_endio() on a bio that
  * already ended (the end_io ran) or went back to its pool.
  */
-enum bio_sim_state {
-	BIO_SIM_LIVE = 0, /* allocated or bio_init()ed, not ended */
-	BIO_SIM_ENDED,	  /* bi_end_io called (or would have been) */
-	BIO_SIM_FREED,	  /* back in the per-CPU cache or the mempool */
+enum blksim_bio_state {
+	BLKSIM_BIO_LIVE = 0, /* allocated or bio_init()ed, not ended */
+	BLKSIM_BIO_ENDED,	  /* bi_end_io called (or would have been) */
+	BLKSIM_BIO_FREED,	  /* back in the per-CPU cache or the mempool */
 };
 
 /*
@@ -141,7 +141,7 @@ struct bio {
 	 * Simulator only.  bi_sim_ev: the completion event the engine runs
 	 * (in hard-IRQ context) to call bio_endio(), on the CPU that
 	 * submitted the bio, as blk-mq steers a completion to the
-	 * submitter's queue.  bi_sim_state: see enum bio_sim_state.
+	 * submitter's queue.  bi_sim_state: see enum blksim_bio_state.
 	 * bi_sim_alloc_cpu: the CPU that allocated the bio from its bio_set,
 	 * to tell a free into another CPU's cache.  bi_sim_id: allocation
 	 * sequence number, for reports.

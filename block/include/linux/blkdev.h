@@ -2,8 +2,8 @@
 /*
  * struct block_device and its queue limits, the bdev_* and queue_*
  * helpers, plugging and polling (include/linux/blkdev.h).  What the
- * simulator puts underneath (struct sim_bdev_ops, blk_sim_complete(),
- * blk_sim_bdev_init(), the completion policy) is its backend interface,
+ * simulator puts underneath (struct blksim_bdev_ops, blksim_complete(),
+ * blksim_bdev_init(), the completion policy) is its backend interface,
  * <sim/bdev-backend.h>.
  */
 #ifndef _LINUX_BLKDEV_H
@@ -54,7 +54,7 @@ struct queue_limits {
 	unsigned int dma_alignment; /* a mask: 511 means 512-byte aligned */
 	/*
 	 * Atomic writes (REQ_ATOMIC): the driver sets the hw_ fields (bytes)
-	 * and BLK_FEAT_ATOMIC_WRITES; blk_sim_set_atomic_write_limits()
+	 * and BLK_FEAT_ATOMIC_WRITES; blksim_set_atomic_write_limits()
 	 * (<sim/bdev-backend.h>) derives the others as
 	 * blk_validate_atomic_write_limits() does.
 	 */
@@ -73,7 +73,7 @@ struct request_queue {
 };
 
 /* The backend interface: <sim/bdev-backend.h>. */
-struct sim_bdev_ops;
+struct blksim_bdev_ops;
 
 struct block_device {
 	char bd_name[BDEVNAME_SIZE];
@@ -82,16 +82,16 @@ struct block_device {
 	bool bd_ro_warned;
 	struct request_queue *bd_queue;
 	struct request_queue bd_queue_storage;
-	const struct sim_bdev_ops *bd_ops;
+	const struct blksim_bdev_ops *bd_ops;
 	void *bd_private;
 
 	/*
-	 * (sim) Simulator state, set up by blk_sim_bdev_init(): see
+	 * (sim) Simulator state, set up by blksim_bdev_init(): see
 	 * <sim/bdev-backend.h>.
 	 */
 	u32 bd_sim_magic;
 	bool bd_sim_blk_mq;
-	unsigned int bd_sim_completion; /* enum blk_sim_completion */
+	unsigned int bd_sim_completion; /* enum blksim_completion */
 	unsigned int bd_sim_queue_depth; /* 0: unlimited */
 	atomic_t bd_sim_inflight;
 	atomic_t bd_sim_wouldblock; /* next N REQ_NOWAIT bios: "no tag" */
@@ -102,7 +102,7 @@ struct block_device {
 	/*
 	 * The request timeout for polled bios nobody polls: the
 	 * deterministic engine fires it when nothing else can run (see
-	 * blk_sim_poll_timeout_work()).
+	 * blksim_poll_timeout_work()).
 	 */
 	struct sim_source bd_sim_timeout_src;
 	struct work_struct bd_sim_timeout_work;
@@ -283,7 +283,7 @@ void __blk_flush_plug(struct blk_plug *plug, bool from_schedule);
  * sleeping points in the block layer (submit_bio_wait(), bio_poll())
  * do the same.
  */
-struct blk_plug *blk_sim_current_plug(void);
+struct blk_plug *blksim_current_plug(void);
 
 static inline void blk_flush_plug(struct blk_plug *plug, bool async)
 {

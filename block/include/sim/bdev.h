@@ -17,7 +17,7 @@
  *
  * Every constructor returns a block_device or an ERR_PTR, and writes a
  * one-line reason into @err (may be NULL) on failure.
- * sim_bdev_destroy() ends any of them; all bios must have completed.
+ * blksim_bdev_destroy() ends any of them; all bios must have completed.
  *
  * The backends model hardware, not kernel code: their per-I/O state
  * (tags, timers, bounce buffers) is libc memory watched by gauges, so it
@@ -35,7 +35,7 @@
  * Per-device counters, kept by every backend here (a fault device counts
  * what reached it, including the bios it failed).
  */
-struct sim_bdev_counters {
+struct blksim_bdev_counters {
 	u64 read_bios;
 	u64 read_bytes;
 	u64 write_bios;	   /* with data */
@@ -54,12 +54,12 @@ struct sim_bdev_counters {
 };
 
 /* Snapshot of @bdev's counters; false if @bdev is not one of ours. */
-bool sim_bdev_get_counters(struct block_device *bdev,
-			   struct sim_bdev_counters *out);
-void sim_bdev_reset_counters(struct block_device *bdev);
+bool blksim_bdev_get_counters(struct block_device *bdev,
+			   struct blksim_bdev_counters *out);
+void blksim_bdev_reset_counters(struct block_device *bdev);
 
 /* Ends any backend; lower devices of a fault wrapper go with it. */
-void sim_bdev_destroy(struct block_device *bdev);
+void blksim_bdev_destroy(struct block_device *bdev);
 
 /* ---- a submitter's completion context ------------------------------ */
 
@@ -67,7 +67,7 @@ void sim_bdev_destroy(struct block_device *bdev);
  * What a thread that submits bios to @bdev can do about its own bios'
  * completions, for an event loop that keeps several reads in flight
  * instead of waiting for each.  A device has such a context or not
- * (sim_bdev_ops.submitter); through a fault or log-writes wrapper, the
+ * (blksim_bdev_ops.submitter); through a fault or log-writes wrapper, the
  * device under it answers.  The file device has one with
  * submitter_polls (its per-thread rings); any other answers
  * -EOPNOTSUPP, or that nothing is outstanding.
@@ -78,12 +78,12 @@ void sim_bdev_destroy(struct block_device *bdev);
  *  - _reap: end what has completed (@wait: wait for all of them, as
  *    ->poll does), in hard-IRQ context on this thread; how many.
  */
-int sim_bdev_submitter_fd(struct block_device *bdev);
-unsigned int sim_bdev_submitter_outstanding(struct block_device *bdev);
-int sim_bdev_submitter_reap(struct block_device *bdev, bool wait);
+int blksim_bdev_submitter_fd(struct block_device *bdev);
+unsigned int blksim_bdev_submitter_outstanding(struct block_device *bdev);
+int blksim_bdev_submitter_reap(struct block_device *bdev, bool wait);
 
 /* A completion busy-poll window: asked for, and how it went. */
-struct sim_bdev_spin {
+struct blksim_bdev_spin {
 	unsigned int budget_us; /* in: poll at most this long, 0: sleep */
 	bool polled;		/* out: a window was opened */
 	bool hit;		/* out: a completion came inside it */
@@ -92,11 +92,11 @@ struct sim_bdev_spin {
 
 /*
  * As _reap with @wait, but the caller sets the busy-poll window (the
- * device's own, such as sim_file_opts.poll_us, is not applied) and
+ * device's own, such as blksim_file_opts.poll_us, is not applied) and
  * learns how it went.
  */
-int sim_bdev_submitter_wait(struct block_device *bdev,
-			    struct sim_bdev_spin *spin);
+int blksim_bdev_submitter_wait(struct block_device *bdev,
+			    struct blksim_bdev_spin *spin);
 /*
  * @on: from now on, a read of this thread that goes out while nothing
  * else is in flight on the device stays in its context unsubmitted
@@ -105,11 +105,11 @@ int sim_bdev_submitter_wait(struct block_device *bdev,
  * submits it should the thread never reap (the file device's sweep).
  * Off submits what is held.  0, -EOPNOTSUPP or -ENODEV as _fd.
  */
-int sim_bdev_submitter_defer(struct block_device *bdev, bool on);
+int blksim_bdev_submitter_defer(struct block_device *bdev, bool on);
 
 /* ---- ram ---------------------------------------------------------- */
 
-struct sim_ram_opts {
+struct blksim_ram_opts {
 	const char *name;		  /* default "ram0" */
 	u64 size;			  /* bytes, default 64 MiB */
 	unsigned int logical_block_size;  /* 512..4096, default 512 */
@@ -132,51 +132,51 @@ struct sim_ram_opts {
 	bool no_poll;
 };
 
-struct block_device *sim_bdev_ram_create(const struct sim_ram_opts *opts,
+struct block_device *blksim_bdev_ram_create(const struct blksim_ram_opts *opts,
 					 char *err, size_t errlen);
 /* What reads return now (size bytes; tests may read and write it). */
-void *sim_bdev_ram_data(struct block_device *bdev);
-u64 sim_bdev_ram_size(struct block_device *bdev);
+void *blksim_bdev_ram_data(struct block_device *bdev);
+u64 blksim_bdev_ram_size(struct block_device *bdev);
 
 /* Bios the block layer's own split bio_set has handed out, ever. */
-long blk_sim_split_allocs(void);
+long blksim_split_allocs(void);
 /*
  * What would survive a power failure: with a volatile write cache only
  * what was written with FUA or covered by a flush since; without one,
- * the same as sim_bdev_ram_data().
+ * the same as blksim_bdev_ram_data().
  */
-const void *sim_bdev_ram_media(struct block_device *bdev);
+const void *blksim_bdev_ram_media(struct block_device *bdev);
 /*
  * Bytes [@pos, @pos + @len) of both images read as zero again, and
  * nothing is dirty: for a test that reuses a device, zeroing what it
  * wrote makes it as new.
  */
-void sim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len);
+void blksim_bdev_ram_zero(struct block_device *bdev, u64 pos, u64 len);
 /*
  * Only what reads return, as a write of zeroes without FUA would: the
  * media keeps its contents until a flush.  For a test that never looks
- * at the media, half the work of sim_bdev_ram_zero() with a write cache.
+ * at the media, half the work of blksim_bdev_ram_zero() with a write cache.
  */
-void sim_bdev_ram_zero_data(struct block_device *bdev, u64 pos, u64 len);
+void blksim_bdev_ram_zero_data(struct block_device *bdev, u64 pos, u64 len);
 /* Lose the write cache: data reverts to the media contents. */
-void sim_bdev_ram_power_fail(struct block_device *bdev);
+void blksim_bdev_ram_power_fail(struct block_device *bdev);
 
 /* ---- null --------------------------------------------------------- */
 
 /* null_blk's irqmode values. */
-enum sim_null_irqmode {
-	SIM_NULL_IRQ_NONE = 0,	/* complete inside ->submit */
-	SIM_NULL_IRQ_TIMER = 2, /* complete after completion_nsec */
+enum blksim_null_irqmode {
+	BLKSIM_NULL_IRQ_NONE = 0,	/* complete inside ->submit */
+	BLKSIM_NULL_IRQ_TIMER = 2, /* complete after completion_nsec */
 };
 
-struct sim_null_opts {
+struct blksim_null_opts {
 	const char *name;		  /* default "nullb0" */
 	u64 size;			  /* bytes, default 250 GiB */
 	unsigned int logical_block_size;  /* default 512 */
 	unsigned int physical_block_size; /* default lbs */
 	unsigned int dma_alignment;	  /* mask, default 511 */
 	unsigned int max_sectors;	  /* default 2560 */
-	enum sim_null_irqmode irqmode;
+	enum blksim_null_irqmode irqmode;
 	/*
 	 * TIMER mode: threaded engine, a timer thread ends each bio this
 	 * long after submission; deterministic engine, time is virtual and
@@ -185,19 +185,19 @@ struct sim_null_opts {
 	u64 completion_nsec;
 	bool write_cache;
 	bool fua;
-	bool no_poll;			  /* as sim_ram_opts.no_poll */
+	bool no_poll;			  /* as blksim_ram_opts.no_poll */
 };
 
-struct block_device *sim_bdev_null_create(const struct sim_null_opts *opts,
+struct block_device *blksim_bdev_null_create(const struct blksim_null_opts *opts,
 					  char *err, size_t errlen);
 
 /* ---- file / block device through O_DIRECT + io_uring --------------- */
 
-#define SIM_BDEV_FILE_MIN_SIZE (1ULL << 20)
-#define SIM_BDEV_FILE_DEF_QD 32
-#define SIM_BDEV_FILE_MAX_QD 4096
+#define BLKSIM_BDEV_FILE_MIN_SIZE (1ULL << 20)
+#define BLKSIM_BDEV_FILE_DEF_QD 32
+#define BLKSIM_BDEV_FILE_MAX_QD 4096
 
-struct sim_file_opts {
+struct blksim_file_opts {
 	const char *name;		 /* default: basename of the path */
 	bool read_only;			 /* O_RDONLY; writes then fail */
 	unsigned int queue_depth;	 /* bios in flight, default 32 */
@@ -210,8 +210,8 @@ struct sim_file_opts {
 	 * context on that thread, as a polling submitter would.  That
 	 * saves the hops through the reaper thread.  A read the owner does
 	 * not poll for (it slept on something else) is ended by the reaper
-	 * within SIM_BDEV_FILE_SWEEP_MS.  The ring is the thread's
-	 * completion context (sim_bdev_submitter_*()), which the FUSE
+	 * within BLKSIM_BDEV_FILE_SWEEP_MS.  The ring is the thread's
+	 * completion context (blksim_bdev_submitter_*()), which the FUSE
 	 * mount's workers use.
 	 */
 	bool submitter_polls;
@@ -223,10 +223,10 @@ struct sim_file_opts {
 	 * takes long to wake; under load the CPU has better things to do.
 	 */
 	unsigned int poll_us;
-	bool no_poll;			 /* as sim_ram_opts.no_poll */
+	bool no_poll;			 /* as blksim_ram_opts.no_poll */
 };
 
-#define SIM_BDEV_FILE_SWEEP_MS 10
+#define BLKSIM_BDEV_FILE_SWEEP_MS 10
 
 /*
  * Opens @path (regular file or block device) with O_DIRECT.  Start the
@@ -242,12 +242,12 @@ struct sim_file_opts {
  *            logical block size, bad option
  *   other    as open(2), statx(2), io_uring_queue_init() returned.
  */
-struct block_device *sim_bdev_file_open(const char *path,
-					const struct sim_file_opts *opts,
+struct block_device *blksim_bdev_file_open(const char *path,
+					const struct blksim_file_opts *opts,
 					char *err, size_t errlen);
 
 /* Where the limits came from and what the O_DIRECT alignment is. */
-struct sim_file_info {
+struct blksim_file_info {
 	bool is_blockdev;
 	bool from_blkid;     /* topology from libblkid */
 	bool from_statx;     /* DIO alignment from STATX_DIOALIGN */
@@ -257,7 +257,7 @@ struct sim_file_info {
 	unsigned int queue_depth;
 	u64 size;
 };
-bool sim_bdev_file_info(struct block_device *bdev, struct sim_file_info *out);
+bool blksim_bdev_file_info(struct block_device *bdev, struct blksim_file_info *out);
 
 /* ---- fault wrapper ------------------------------------------------- */
 
@@ -267,9 +267,9 @@ bool sim_bdev_file_info(struct block_device *bdev, struct sim_file_info *out);
  * destroying the wrapper destroys @lower.  On failure @lower is left
  * alone.
  */
-struct block_device *sim_bdev_fault_wrap(struct block_device *lower,
+struct block_device *blksim_bdev_fault_wrap(struct block_device *lower,
 					 char *err, size_t errlen);
-struct block_device *sim_bdev_fault_lower(struct block_device *bdev);
+struct block_device *blksim_bdev_fault_lower(struct block_device *bdev);
 
 /*
  * Rule specs (fields separated by ':'; optional ones in any order):
@@ -285,31 +285,31 @@ struct block_device *sim_bdev_fault_lower(struct block_device *bdev);
  * reaches the lower device (the device refused the command), so a
  * failed write leaves the old data in place.  Counting starts when the
  * rule is added.  Returns the rule id (> 0), or -EINVAL with @err set,
- * or -ENOSPC when the device already holds SIM_FAULT_MAX_RULES rules.
+ * or -ENOSPC when the device already holds BLKSIM_FAULT_MAX_RULES rules.
  */
-#define SIM_FAULT_MAX_RULES 64
-int sim_bdev_fault_add(struct block_device *bdev, const char *spec,
+#define BLKSIM_FAULT_MAX_RULES 64
+int blksim_bdev_fault_add(struct block_device *bdev, const char *spec,
 		       char *err, size_t errlen);
-int sim_bdev_fault_remove(struct block_device *bdev, int id);
-void sim_bdev_fault_clear(struct block_device *bdev);
+int blksim_bdev_fault_remove(struct block_device *bdev, int id);
+void blksim_bdev_fault_clear(struct block_device *bdev);
 /*
  * Clear, and number the next rule 1 again, as on a freshly wrapped
  * device: rule ids show in traces, so a device reused between runs must
  * not carry its old numbering into the next one.
  */
-void sim_bdev_fault_reset(struct block_device *bdev);
+void blksim_bdev_fault_reset(struct block_device *bdev);
 /*
  * One line per rule, "ID SPEC hits=H", in @buf; returns the length the
  * whole listing needs (as snprintf does).
  */
-size_t sim_bdev_fault_list(struct block_device *bdev, char *buf, size_t len);
+size_t blksim_bdev_fault_list(struct block_device *bdev, char *buf, size_t len);
 /* Validate @spec without a device (for command-line checks). */
-int sim_bdev_fault_check(const char *spec, char *err, size_t errlen);
+int blksim_bdev_fault_check(const char *spec, char *err, size_t errlen);
 /*
  * One control line, as a control file takes it: "SPEC" adds a rule,
  * "-ID" removes one, "clear" removes all.  Returns as the calls above.
  */
-int sim_bdev_fault_command(struct block_device *bdev, const char *line,
+int blksim_bdev_fault_command(struct block_device *bdev, const char *line,
 			   char *err, size_t errlen);
 
 /* ---- log-writes wrapper (dm-log-writes) ---------------------------- */
@@ -319,23 +319,23 @@ int sim_bdev_fault_command(struct block_device *bdev, const char *line,
  * write, flush and FUA bio that succeeds on it into a new file @path
  * (refused if it exists), format in <sim/logw-format.h>.
  */
-struct block_device *sim_bdev_logw_wrap(struct block_device *lower,
+struct block_device *blksim_bdev_logw_wrap(struct block_device *lower,
 					const char *path, char *err,
 					size_t errlen);
-struct block_device *sim_bdev_logw_lower(struct block_device *bdev);
+struct block_device *blksim_bdev_logw_lower(struct block_device *bdev);
 /*
  * Append a mark @name (1..LOGW_MARK_MAX bytes,
  * <sim/logw-format.h>) to the log, as dm-log-writes'
  * "mark" message: a test names the moment it reached.  0, -EINVAL (not a
  * log-writes device, bad name) or -EIO (the log cannot be written).
  */
-int sim_bdev_logw_mark(struct block_device *bdev, const char *name);
+int blksim_bdev_logw_mark(struct block_device *bdev, const char *name);
 /* Entries logged so far (0 if @bdev is not a log-writes device). */
-u64 sim_bdev_logw_entries(struct block_device *bdev);
+u64 blksim_bdev_logw_entries(struct block_device *bdev);
 
 /* blk_status_t by name ("IOERR" or "BLK_STS_IOERR"); -1 if unknown. */
-int sim_blk_status_parse(const char *name);
+int blksim_blk_status_parse(const char *name);
 /* Short name ("IOERR"); "?" for a value with no name. */
-const char *sim_blk_status_name(blk_status_t status);
+const char *blksim_blk_status_name(blk_status_t status);
 
 #endif /* _SIM_BDEV_H */

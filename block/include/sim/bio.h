@@ -17,13 +17,13 @@
  * gives the older rule where only callers passing REQ_ALLOC_CACHE
  * (io_uring, block-device DIO) use it (B-03).
  */
-extern bool bio_sim_percpu_cache_default;
+extern bool blksim_bio_percpu_cache_default;
 
 /* Bios of @bs handed out and not yet put. */
-long bioset_sim_live(struct bio_set *bs);
+long blksim_bioset_live(struct bio_set *bs);
 
 /* Bios waiting in @cpu's cache of @bs, on the task and the IRQ list. */
-void bioset_sim_cache_count(struct bio_set *bs, int cpu, unsigned int *nr,
+void blksim_bioset_cache_count(struct bio_set *bs, int cpu, unsigned int *nr,
 			    unsigned int *nr_irq);
 
 /*
@@ -32,10 +32,10 @@ void bioset_sim_cache_count(struct bio_set *bs, int cpu, unsigned int *nr,
  * bios do not show up as leaked allocations; call it before comparing
  * allocation counts.
  */
-void bio_sim_drain_caches(void);
+void blksim_bio_drain_caches(void);
 
 /* Sequence number of @bio's allocation, for traces and tests. */
-static inline u32 bio_sim_id(const struct bio *bio)
+static inline u32 blksim_bio_id(const struct bio *bio)
 {
 	return bio->bi_sim_id;
 }

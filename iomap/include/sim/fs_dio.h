@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The file system's side of the simple-path switch (simple=0):
- * iomap/fs-dio.c's sim_iomap_dio_rw() and testfs's proposal modes
+ * iomap/fs-dio.c's iomapsim_dio_rw() and testfs's proposal modes
  * (embedded copy only) use it.
  *
  * The switch is not inside the iomap code.  Where the simple path is
@@ -28,36 +28,36 @@
  * fs_initcall; here its first use sets it up, and a pool that cannot be
  * had means no simple path.
  */
-static inline bool sim_fs_wants_simple(struct kiocb *iocb,
+static inline bool iomapsim_fs_wants_simple(struct kiocb *iocb,
 		unsigned int dio_flags)
 {
 	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
 
-	return !(dio_flags & IOMAP_DIO_SIM_NO_SIMPLE) &&
+	return !(dio_flags & IOMAPSIM_DIO_NO_SIMPLE) &&
 	       !(__atomic_load_n(&sb->s_iflags, __ATOMIC_RELAXED) &
 		 SB_I_SIM_NO_SIMPLE_DIO) &&
-	       !iomap_sim_dio_init();
+	       !iomapsim_dio_init();
 }
 
 #if !IOMAPSIM_MAPPING_NEXT_FN
 /*
  * With the simple path inside iomap_dio_rw(): does the file system offer
- * this request to it?  Strips IOMAP_DIO_SIM_NO_SIMPLE from *@dio_flags and
+ * this request to it?  Strips IOMAPSIM_DIO_NO_SIMPLE from *@dio_flags and
  * tells the observer.
  */
-static inline bool sim_fs_dio_offer(struct kiocb *iocb, struct iov_iter *iter,
+static inline bool iomapsim_fs_dio_offer(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int *dio_flags,
-		size_t done_before, enum iomap_sim_offer offer)
+		size_t done_before, enum iomapsim_offer offer)
 {
-	if (!sim_fs_wants_simple(iocb, *dio_flags))
-		offer = IOMAP_SIM_OFFER_NONE;
-	*dio_flags &= ~IOMAP_DIO_SIM_NO_SIMPLE;
-	iomap_dio_sim_offer(iocb, iter, dops, *dio_flags, done_before, offer);
-	return offer != IOMAP_SIM_OFFER_NONE;
+	if (!iomapsim_fs_wants_simple(iocb, *dio_flags))
+		offer = IOMAPSIM_OFFER_NONE;
+	*dio_flags &= ~IOMAPSIM_DIO_NO_SIMPLE;
+	iomapsim_dio_offer(iocb, iter, dops, *dio_flags, done_before, offer);
+	return offer != IOMAPSIM_OFFER_NONE;
 }
 
 /* The generic path alone: what iomap_dio_rw() does after the simple one. */
-static inline ssize_t sim_fs_dio_generic(struct kiocb *iocb,
+static inline ssize_t iomapsim_fs_dio_generic(struct kiocb *iocb,
 		struct iov_iter *iter, const struct iomap_ops *ops,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
 		void *private, size_t done_before)

@@ -42,7 +42,7 @@ struct kiocb;
  * per-call form of the cover letter's simple=0).  Chosen far from both the
  * public flags and the private ones in direct-io.c.
  */
-#define IOMAP_DIO_SIM_NO_SIMPLE		(1 << 16)
+#define IOMAPSIM_DIO_NO_SIMPLE		(1 << 16)
 
 /*
  * Sim only: a super block whose s_iflags has this bit keeps every request
@@ -57,29 +57,29 @@ struct kiocb;
  * drained) so that a test can end with nothing allocated.  Either API
  * generation, embedded or a kernel tree.
  */
-static inline int iomap_sim_dio_init(void)
+static inline int iomapsim_dio_init(void)
 {
 	return sim_do_initcalls();
 }
-void iomap_sim_dio_exit(void);
+void iomapsim_dio_exit(void);
 /*
  * That bio_set (the static in direct-io.c, either copy); NULL where the
  * code has no simple path.
  */
-struct bio_set *iomap_sim_simple_pool(void);
+struct bio_set *iomapsim_simple_pool(void);
 /* Undo the direct-io.c's fs_initcall (the pool, a zero page it took). */
-void iomap_sim_dio_initcall_undo(void);
+void iomapsim_dio_initcall_undo(void);
 /* Undo ioend.c's fs_initcall (iomap_ioend_bioset); IOMAPSIM_IOEND_DIRECT. */
-void iomap_sim_ioend_initcall_undo(void);
+void iomapsim_ioend_initcall_undo(void);
 
 /*
  * Which iomap code this build runs, as the value of `iomapsim run`'s
  * "code" key: "embedded", or the kernel tree's path and the sha256 of each
  * file compiled from it (-DIOMAPSIM_KERNEL_TREE), as JSON.
  */
-const char *iomap_sim_code_json(void);
+const char *iomapsim_code_json(void);
 /* The same in one line of words, for --version and the mount's stats. */
-const char *iomap_sim_code_text(void);
+const char *iomapsim_code_text(void);
 
 /*
  * Why a request did not complete on the simple path, in the order the
@@ -139,7 +139,7 @@ enum iomap_simple_reason iomap_dio_simple_gate_why(const struct iomap *iomap,
 /*
  * ---- file system side ----
  * Whether a request is offered to the simple path is the file system's
- * choice of entry in sim_iomap_dio_rw() (iomap/fs-dio.c): iomap_dio_rw()
+ * choice of entry in iomapsim_dio_rw() (iomap/fs-dio.c): iomap_dio_rw()
  * or __iomap_dio_rw() where the simple path is inside iomap_dio_rw()
  * (<sim/fs_dio.h>), whether to call iomap_dio_read_simple() first where
  * the file system calls it.
@@ -148,26 +148,26 @@ enum iomap_simple_reason iomap_dio_simple_gate_why(const struct iomap *iomap,
  * before __iomap_dio_rw() began is the simple path's.  Both are a few
  * stores into task-local state.
  */
-enum iomap_sim_offer {
-	IOMAP_SIM_OFFER_NONE,	/* simple off: __iomap_dio_rw() directly */
-	IOMAP_SIM_OFFER_RW,	/* iomap_dio_rw() (or iomap_dio_rw_next()) */
-	IOMAP_SIM_OFFER_NO_END,	/* iomap_dio_rw_begin(): NO_IOMAP_END only */
+enum iomapsim_offer {
+	IOMAPSIM_OFFER_NONE,	/* simple off: __iomap_dio_rw() directly */
+	IOMAPSIM_OFFER_RW,	/* iomap_dio_rw() (or iomap_dio_rw_next()) */
+	IOMAPSIM_OFFER_NO_END,	/* iomap_dio_rw_begin(): NO_IOMAP_END only */
 	/*
 	 * iomap_dio_read_simple() first, called only for a request with no
 	 * iomap_dio_rw() flags (fs-dio.c).
 	 */
-	IOMAP_SIM_OFFER_READ_SIMPLE,
+	IOMAPSIM_OFFER_READ_SIMPLE,
 	/* iomap_dio_rw(): the iomap code has no simple path */
-	IOMAP_SIM_OFFER_ABSENT,
+	IOMAPSIM_OFFER_ABSENT,
 	/* iomap_dio_rw(): its private data keeps it off the simple read */
-	IOMAP_SIM_OFFER_PRIVATE,
+	IOMAPSIM_OFFER_PRIVATE,
 };
 
-void __iomap_dio_sim_offer(struct kiocb *iocb, struct iov_iter *iter,
+void __iomapsim_dio_offer(struct kiocb *iocb, struct iov_iter *iter,
 		const struct iomap_dio_ops *dops, unsigned int dio_flags,
-		size_t done_before, enum iomap_sim_offer offer);
-void __iomap_dio_sim_offer_end(void);
-void __iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
+		size_t done_before, enum iomapsim_offer offer);
+void __iomapsim_dio_offer_end(void);
+void __iomapsim_dio_mapped(struct inode *inode, const struct iomap *iomap,
 		int ret);
 
 /*
@@ -175,29 +175,29 @@ void __iomap_dio_sim_mapped(struct inode *inode, const struct iomap *iomap,
  * then nothing is recorded, and a request whose offer was not recorded is
  * not explained (no fallback counted), since nobody was there to see it.
  */
-static inline void iomap_dio_sim_offer(struct kiocb *iocb,
+static inline void iomapsim_dio_offer(struct kiocb *iocb,
 		struct iov_iter *iter, const struct iomap_dio_ops *dops,
 		unsigned int dio_flags, size_t done_before,
-		enum iomap_sim_offer offer)
+		enum iomapsim_offer offer)
 {
 	if (sim_watched())
-		__iomap_dio_sim_offer(iocb, iter, dops, dio_flags, done_before,
+		__iomapsim_dio_offer(iocb, iter, dops, dio_flags, done_before,
 				      offer);
 }
 
 /* The call into iomap returned: the request's pointers are not kept. */
-static inline void iomap_dio_sim_offer_end(void)
+static inline void iomapsim_dio_offer_end(void)
 {
 	if (sim_watched())
-		__iomap_dio_sim_offer_end();
+		__iomapsim_dio_offer_end();
 }
 
 /* From ->iomap_begin: the mapping returned, or the error (@ret). */
-static inline void iomap_dio_sim_mapped(struct inode *inode,
+static inline void iomapsim_dio_mapped(struct inode *inode,
 		const struct iomap *iomap, int ret)
 {
 	if (sim_watched())
-		__iomap_dio_sim_mapped(inode, iomap, ret);
+		__iomapsim_dio_mapped(inode, iomap, ret);
 }
 
 /* Where a request's completion work ran (docs/rules.md 4, item 8). */
@@ -217,7 +217,7 @@ const char *iomap_dio_comp_ctx_name(enum iomap_dio_comp_ctx c);
  * what it completes, it completes in IOEND-WORKER.  For an issuer that
  * classifies its own ki_complete.
  */
-bool iomap_sim_in_ioend_worker(void);
+bool iomapsim_in_ioend_worker(void);
 
 struct iomap_dio_obs {
 	/* submission side, filled in the calling task */

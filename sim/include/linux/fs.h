@@ -243,7 +243,7 @@ static inline void inode_unlock_shared(struct inode *inode)
 }
 
 /* Set up the fields of a new inode of @sb (i_mapping, locks, counters). */
-void inode_init_once_sim(struct inode *inode, struct super_block *sb);
+void sim_inode_init_once(struct inode *inode, struct super_block *sb);
 void mark_inode_dirty(struct inode *inode);
 
 /*

@@ -10,7 +10,7 @@
 #include <linux/fs.h>
 
 /* The requests the simulator queues; only writes hash a regular file. */
-enum io_wq_sim_op {
+enum sim_io_wq_op {
 	IO_WQ_SIM_READ,
 	IO_WQ_SIM_WRITE,
 };
@@ -27,7 +27,7 @@ enum io_wq_sim_op {
  *    (only IOPOLL hashes it) - P-06;
  *  - anything but a regular file is not hashed here.
  */
-bool io_wq_should_hash(enum io_wq_sim_op op, const struct file *file,
+bool io_wq_should_hash(enum sim_io_wq_op op, const struct file *file,
 		       bool ring_iopoll);
 
 #endif /* _SIM_IO_WQ_H */

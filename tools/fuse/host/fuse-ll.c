@@ -52,7 +52,7 @@
 
 struct ctx {
 	struct fusevfs_mount *m;
-	const struct iomapsim_mount_opts *o;
+	const struct fusevfs_mount_opts *o;
 	struct fuse_session *se;
 };
 
@@ -538,7 +538,7 @@ static const struct fuse_lowlevel_ops ll_ops = {
 
 /* ---- options ------------------------------------------------------------ */
 
-void iomapsim_mount_opts_init(struct iomapsim_mount_opts *o)
+void fusevfs_mount_opts_init(struct fusevfs_mount_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->simple = true;
@@ -575,8 +575,8 @@ static int parse_uint(const char *v, unsigned int max, unsigned int *out)
 	return 0;
 }
 
-int iomapsim_mount_parse_opts(struct iomapsim_mount_opts *o, char *list,
-			      char *err, size_t errlen)
+int fusevfs_mount_parse_opts(struct fusevfs_mount_opts *o, char *list,
+			     char *err, size_t errlen)
 {
 	char *save = NULL;
 
@@ -768,7 +768,7 @@ static void mount_failed_msg(const char *target, const char *err, char *msg,
  * Lock the image and open it as a simfs mount into @c: 0, or 1 with the
  * reason reported (and nothing left held).
  */
-static int serve_open(const struct iomapsim_mount_opts *o, struct ctx *c,
+static int serve_open(const struct fusevfs_mount_opts *o, struct ctx *c,
 		      struct simfs_host_lock *lk, int status_fd)
 {
 	char err[512], msg[700];
@@ -809,7 +809,7 @@ static int serve_open(const struct iomapsim_mount_opts *o, struct ctx *c,
  * The session's arguments: @argv (which @args points into until an
  * argument is added) and @opts hold them.
  */
-static void serve_args(const struct iomapsim_mount_opts *o,
+static void serve_args(const struct fusevfs_mount_opts *o,
 		       struct fuse_args *args, char **argv, char *opts,
 		       size_t opts_len)
 {
@@ -861,7 +861,7 @@ static void commit_thread_stop(pthread_t ct)
 }
 
 /* Serve requests until the mount goes away: 0, or 1 when that failed. */
-static int serve_loop(const struct iomapsim_mount_opts *o, struct ctx *c)
+static int serve_loop(const struct fusevfs_mount_opts *o, struct ctx *c)
 {
 	/*
 	 * Each worker owns a ring of the device's (submitter_polls) and
@@ -882,7 +882,7 @@ static int serve_loop(const struct iomapsim_mount_opts *o, struct ctx *c)
 		       0;
 }
 
-static int serve(const struct iomapsim_mount_opts *o, int status_fd)
+static int serve(const struct fusevfs_mount_opts *o, int status_fd)
 {
 	struct ctx c = { .o = o };
 	char opts[800], msg[700];
@@ -956,7 +956,7 @@ out_fs:
 	return ret;
 }
 
-int iomapsim_mount_main(const struct iomapsim_mount_opts *o)
+int fusevfs_mount_main(const struct fusevfs_mount_opts *o)
 {
 	struct stat st;
 	int pfd[2];

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct iomapsim_mount_opts;
+struct fusevfs_mount_opts;
 struct fusevfs_mount;
 
 struct fusevfs_attr {
@@ -49,7 +49,7 @@ struct fusevfs_statfs {
 #define FUSEVFS_RENAME_NOREPLACE (1U << 0)
 #define FUSEVFS_RENAME_EXCHANGE (1U << 1)
 
-int fusevfs_mount_open(const struct iomapsim_mount_opts *o,
+int fusevfs_mount_open(const struct fusevfs_mount_opts *o,
 		       struct fusevfs_mount **out, char *err, size_t errlen);
 /* Wait for I/O in flight, unmount (a clean commit), tear everything down. */
 int fusevfs_mount_close(struct fusevfs_mount *m);
@@ -98,7 +98,7 @@ void fusevfs_write(struct fusevfs_mount *m, uint64_t fh, const void *data,
  * A direct read leaves fusevfs_read() queued in the calling worker's own
  * completion context on the device (the file device's ring for that
  * thread), where nobody ends it until the worker reaps
- * (within SIM_BDEV_FILE_SWEEP_MS the device does it anyway):
+ * (within BLKSIM_BDEV_FILE_SWEEP_MS the device does it anyway):
  *  - fusevfs_own_fd: an eventfd that turns readable as such reads complete
  *    (-errno: no ring here, reap with wait after each request);
  *  - fusevfs_own_outstanding: reads of this worker not yet ended;
@@ -110,7 +110,7 @@ unsigned int fusevfs_own_outstanding(struct fusevfs_mount *m);
 void fusevfs_reap(struct fusevfs_mount *m, bool wait);
 /*
  * As fusevfs_reap() waiting, busy-polling up to @spin->budget_us first; how
- * the window went is filled in (sim_bdev_submitter_wait()).
+ * the window went is filled in (blksim_bdev_submitter_wait()).
  */
 struct fusevfs_spin {
 	unsigned int budget_us;
@@ -121,7 +121,7 @@ void fusevfs_reap_wait(struct fusevfs_mount *m, struct fusevfs_spin *spin);
 /*
  * @on: a read this worker queues while nothing else is in flight waits
  * on its ring until it reaps, so that one system call submits it and
- * waits for it (sim_bdev_submitter_defer()).  0 or -errno.
+ * waits for it (blksim_bdev_submitter_defer()).  0 or -errno.
  */
 int fusevfs_own_defer(struct fusevfs_mount *m, bool on);
 

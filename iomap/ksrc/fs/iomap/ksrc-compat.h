@@ -79,7 +79,7 @@ static inline void bio_set_polled(struct bio *bio, struct kiocb *kiocb)
 		struct inode *__inode = (i);				\
 									\
 		inode_dio_end(__inode);					\
-		iomap_sim_dio_ended(__inode);				\
+		iomapsim_dio_ended(__inode);				\
 	} while (0)
 #endif
 
