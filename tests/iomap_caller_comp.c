@@ -100,9 +100,9 @@ static Suite *caller_comp_suite(void)
 	Suite *s = suite_create("iomap_caller_comp");
 	TCase *tc = sim_tcase("caller_comp");
 
-	tcase_add_test(tc, test_overwrite_completes_in_issuer);
-	tcase_add_test(tc, test_completion_work_drops_caller_comp);
-	tcase_add_test(tc, test_only_async_writes);
+	sim_tcase_add(tc, test_overwrite_completes_in_issuer,
+		      test_completion_work_drops_caller_comp,
+		      test_only_async_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }

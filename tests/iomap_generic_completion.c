@@ -366,26 +366,21 @@ static Suite *generic_completion_suite(void)
 	TCase *tc;
 
 	tc = sim_tcase("reads");
-	tcase_add_test(tc, test_async_read_inline);
-	tcase_add_test(tc, test_async_read_error_punted);
-	tcase_add_test(tc, test_async_holes_complete_in_submitter);
-	tcase_add_test(tc, test_bounce_read_kvec);
-	tcase_add_test(tc, test_bounce_read_user_needs_offload);
-	tcase_add_test(tc, test_done_before);
-	tcase_add_test(tc, test_done_before_error);
+	sim_tcase_add(tc, test_async_read_inline, test_async_read_error_punted,
+		      test_async_holes_complete_in_submitter,
+		      test_bounce_read_kvec,
+		      test_bounce_read_user_needs_offload, test_done_before,
+		      test_done_before_error);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("writes");
-	tcase_add_test(tc, test_async_overwrite_inline);
-	tcase_add_test(tc, test_async_overwrite_cached_pages);
-	tcase_add_test(tc, test_async_write_hole_punted);
-	tcase_add_test(tc, test_async_extend_end_io);
-	tcase_add_test(tc, test_async_new_blocks_punt);
-	tcase_add_test(tc, test_workqueue_keeps_private);
-	tcase_add_test(tc, test_dio_done_wq_lazy);
+	sim_tcase_add(tc, test_async_overwrite_inline,
+		      test_async_overwrite_cached_pages,
+		      test_async_write_hole_punted, test_async_extend_end_io,
+		      test_async_new_blocks_punt, test_workqueue_keeps_private,
+		      test_dio_done_wq_lazy);
 	tcase_add_loop_test(tc, test_async_extend_mapped_isolated, 0, 2);
-	tcase_add_test(tc, test_post_write_invalidation);
-	tcase_add_test(tc, test_fsync_error);
+	sim_tcase_add(tc, test_post_write_invalidation, test_fsync_error);
 	tcase_add_loop_test(tc, test_bounce_write, 0, 2);
 	tcase_add_test(tc, test_bounce_write_zeroing_keeps_zero_folio);
 	suite_add_tcase(s, tc);

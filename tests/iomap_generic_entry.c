@@ -389,29 +389,21 @@ static Suite *generic_entry_suite(void)
 
 	tc = sim_tcase("reads");
 	tcase_add_loop_test(tc, test_read_at_eof, 0, 2);
-	tcase_add_test(tc, test_force_wait);
-	tcase_add_test(tc, test_read_nowait_dirty);
-	tcase_add_test(tc, test_read_nowait_flags);
-	tcase_add_test(tc, test_alloc_failures);
+	sim_tcase_add(tc, test_force_wait, test_read_nowait_dirty,
+		      test_read_nowait_flags, test_alloc_failures);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("writes");
-	tcase_add_test(tc, test_dio_rw_results);
-	tcase_add_test(tc, test_dio_flags_masked);
-	tcase_add_test(tc, test_write_check_order);
-	tcase_add_test(tc, test_inode_dio_begin_once);
-	tcase_add_test(tc, test_overwrite_only_eof);
-	tcase_add_test(tc, test_overwrite_only_ok);
+	sim_tcase_add(tc, test_dio_rw_results, test_dio_flags_masked,
+		      test_write_check_order, test_inode_dio_begin_once,
+		      test_overwrite_only_eof, test_overwrite_only_ok);
 	tcase_add_loop_test(tc, test_overwrite_only_eof_edges, 0, 3);
 	tcase_add_loop_test(tc, test_overwrite_only_refused, 0, 2);
-	tcase_add_test(tc, test_write_nowait_alloc);
-	tcase_add_test(tc, test_write_nowait_cached);
-	tcase_add_test(tc, test_write_invalidates);
-	tcase_add_test(tc, test_write_invalidate_busy);
-	tcase_add_test(tc, test_write_invalidate_busy_atomic);
-	tcase_add_test(tc, test_write_invalidate_wb_error);
-	tcase_add_test(tc, test_sync_full);
-	tcase_add_test(tc, test_sync_mount);
+	sim_tcase_add(tc, test_write_nowait_alloc, test_write_nowait_cached,
+		      test_write_invalidates, test_write_invalidate_busy,
+		      test_write_invalidate_busy_atomic,
+		      test_write_invalidate_wb_error, test_sync_full,
+		      test_sync_mount);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -244,15 +244,11 @@ static Suite *generic_errors_suite(void)
 	TCase *tc;
 
 	tc = sim_tcase("reads");
-	tcase_add_test(tc, test_read_eof_trim_unaligned);
-	tcase_add_test(tc, test_read_eof_trim_hole_after);
-	tcase_add_test(tc, test_read_bio_error_multi);
-	tcase_add_test(tc, test_first_error_wins);
-	tcase_add_test(tc, test_partial);
-	tcase_add_test(tc, test_partial_async_waits);
-	tcase_add_test(tc, test_begin_notblk_partial);
-	tcase_add_test(tc, test_begin_notblk_async_waits);
-	tcase_add_test(tc, test_begin_error_later);
+	sim_tcase_add(tc, test_read_eof_trim_unaligned,
+		      test_read_eof_trim_hole_after, test_read_bio_error_multi,
+		      test_first_error_wins, test_partial,
+		      test_partial_async_waits, test_begin_notblk_partial,
+		      test_begin_notblk_async_waits, test_begin_error_later);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("writes");

@@ -1013,55 +1013,42 @@ static Suite *generic_loop_suite(void)
 	TCase *tc;
 
 	tc = sim_tcase("reads");
-	tcase_add_test(tc, test_read_multi_extent);
-	tcase_add_test(tc, test_read_hole_between);
-	tcase_add_test(tc, test_read_unwritten);
-	tcase_add_test(tc, test_read_inline);
-	tcase_add_test(tc, test_read_delalloc);
-	tcase_add_test(tc, test_async_hipri_single_bio);
-	tcase_add_test(tc, test_async_hipri_multi_mapping);
-	tcase_add_test(tc, test_end_error_ignored);
-	tcase_add_test(tc, test_read_misaligned);
-	tcase_add_test(tc, test_read_misaligned_second_mapping);
-	tcase_add_test(tc, test_error_stops_submission);
-	tcase_add_test(tc, test_async_hipri_two_bios_not_polled);
-	tcase_add_test(tc, test_sync_hipri_not_polled);
+	sim_tcase_add(tc, test_read_multi_extent, test_read_hole_between,
+		      test_read_unwritten, test_read_inline, test_read_delalloc,
+		      test_async_hipri_single_bio,
+		      test_async_hipri_multi_mapping, test_end_error_ignored,
+		      test_read_misaligned, test_read_misaligned_second_mapping,
+		      test_error_stops_submission,
+		      test_async_hipri_two_bios_not_polled,
+		      test_sync_hipri_not_polled);
 	tcase_add_loop_test(tc, test_read_dirtying, 0, 2);
-	tcase_add_test(tc, test_read_many_segments);
-	tcase_add_test(tc, test_read_bio_split_by_vecs);
+	sim_tcase_add(tc, test_read_many_segments, test_read_bio_split_by_vecs);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("writes");
-	tcase_add_test(tc, test_iter_truncated_per_mapping);
-	tcase_add_test(tc, test_write_inline);
-	tcase_add_test(tc, test_inline_byte_length);
-	tcase_add_test(tc, test_overwrite);
-	tcase_add_test(tc, test_write_hole_subblock);
-	tcase_add_test(tc, test_write_extend);
+	sim_tcase_add(tc, test_iter_truncated_per_mapping, test_write_inline,
+		      test_inline_byte_length, test_overwrite,
+		      test_write_hole_subblock, test_write_extend);
 	tcase_add_loop_test(tc, test_write_tail_zero_at_eof_edge, 0, 2);
 	tcase_add_loop_test(tc, test_bio_base_flags, 0, 2);
 	tcase_add_test(tc, test_atomic_short_bio);
 	tcase_add_loop_test(tc, test_hipri_cleared_for_completion_work, 0, 2);
-	tcase_add_test(tc, test_write_past_eof_in_block);
-	tcase_add_test(tc, test_write_unwritten_end_io);
-	tcase_add_test(tc, test_write_unwritten_no_conversion);
-	tcase_add_test(tc, test_write_shared_cow);
-	tcase_add_test(tc, test_dsync_fua);
-	tcase_add_test(tc, test_dsync_cache_no_fua);
-	tcase_add_test(tc, test_dsync_no_cache);
+	sim_tcase_add(tc, test_write_past_eof_in_block,
+		      test_write_unwritten_end_io,
+		      test_write_unwritten_no_conversion, test_write_shared_cow,
+		      test_dsync_fua, test_dsync_cache_no_fua,
+		      test_dsync_no_cache);
 	tcase_add_loop_test(tc, test_dsync_fua_refused, 0, 3);
-	tcase_add_test(tc, test_dsync_fua_sticky_clear);
-	tcase_add_test(tc, test_zeroing_bio_error);
-	tcase_add_test(tc, test_atomic_write);
-	tcase_add_test(tc, test_write_fsblock_aligned);
-	tcase_add_test(tc, test_unpinnable_subblock_write_fails);
-	tcase_add_test(tc, test_short_write_keeps_its_head);
-	tcase_add_test(tc, test_unreadable_source_subblock_write);
-	tcase_add_test(tc, test_half_readable_source_subblock_write);
-	tcase_add_test(tc, test_unmapped_source_refused_elsewhere);
-	tcase_add_test(tc, test_write_pin_failure_mid_mapping);
-	tcase_add_test(tc, test_dops_submit_and_bioset);
-	tcase_add_test(tc, test_atomic_short_bio_releases_pins);
+	sim_tcase_add(tc, test_dsync_fua_sticky_clear, test_zeroing_bio_error,
+		      test_atomic_write, test_write_fsblock_aligned,
+		      test_unpinnable_subblock_write_fails,
+		      test_short_write_keeps_its_head,
+		      test_unreadable_source_subblock_write,
+		      test_half_readable_source_subblock_write,
+		      test_unmapped_source_refused_elsewhere,
+		      test_write_pin_failure_mid_mapping,
+		      test_dops_submit_and_bioset,
+		      test_atomic_short_bio_releases_pins);
 	suite_add_tcase(s, tc);
 	return s;
 }

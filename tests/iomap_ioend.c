@@ -226,11 +226,11 @@ static Suite *ioend_suite(void)
 
 	tcase_add_test(tc, test_write_reads_back);
 	tcase_add_loop_test(tc, test_completion_context_async_sync, 0, 2);
-	tcase_add_test(tc, test_async_extending_write_in_ioend_worker);
-	tcase_add_test(tc, test_cached_pages_punt_to_workqueue);
+	sim_tcase_add(tc, test_async_extending_write_in_ioend_worker,
+		      test_cached_pages_punt_to_workqueue);
 	tcase_add_loop_test(tc, test_device_error_via_io_error, 0, 2);
-	tcase_add_test(tc, test_bvec_count_returned);
-	tcase_add_test(tc, test_unaligned_in_place_and_reads);
+	sim_tcase_add(tc, test_bvec_count_returned,
+		      test_unaligned_in_place_and_reads);
 	suite_add_tcase(s, tc);
 	return s;
 }

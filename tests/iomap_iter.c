@@ -398,23 +398,14 @@ static Suite *iter_suite(void)
 	/* every test starts from a fresh scripted file system */
 	tcase_add_checked_fixture(tc, reset, NULL);
 
-	tcase_add_test(tc, test_walk);
-	tcase_add_test(tc, test_first_begin_error);
-	tcase_add_test(tc, test_end_error_no_progress);
-	tcase_add_test(tc, test_end_error_after_progress);
-	tcase_add_test(tc, test_status_error);
-	tcase_add_test(tc, test_status_positive);
-	tcase_add_test(tc, test_no_progress_stops);
-	tcase_add_test(tc, test_stale_remaps);
-	tcase_add_test(tc, test_maps_cleared);
-	tcase_add_test(tc, test_advance_too_far);
-	tcase_add_test(tc, test_mapping_after_pos_warns);
-	tcase_add_test(tc, test_length);
-	tcase_add_test(tc, test_sector);
-	tcase_add_test(tc, test_inline_data_ptr);
-	tcase_add_test(tc, test_walk_next);
-	tcase_add_test(tc, test_next_first_call);
-	tcase_add_test(tc, test_next_without_end);
+	sim_tcase_add(tc, test_walk, test_first_begin_error,
+		      test_end_error_no_progress, test_end_error_after_progress,
+		      test_status_error, test_status_positive,
+		      test_no_progress_stops, test_stale_remaps,
+		      test_maps_cleared, test_advance_too_far,
+		      test_mapping_after_pos_warns, test_length, test_sector,
+		      test_inline_data_ptr, test_walk_next,
+		      test_next_first_call, test_next_without_end);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -362,14 +362,12 @@ static Suite *next_suite(void)
 	Suite *s = suite_create("iomap_next");
 	TCase *tc = sim_tcase("next");
 
-	tcase_add_test(tc, test_callback_cost_per_style);
-	tcase_add_test(tc, test_baseline_ignores_no_end);
-	tcase_add_test(tc, test_rw_begin_needs_no_end);
-	tcase_add_test(tc, test_error_finish);
+	sim_tcase_add(tc, test_callback_cost_per_style,
+		      test_baseline_ignores_no_end, test_rw_begin_needs_no_end,
+		      test_error_finish);
 	tcase_add_loop_test(tc, test_fallback_next, 0, 2);
-	tcase_add_test(tc, test_short_pin_next);
-	tcase_add_test(tc, test_next_simple_flags_and_errors);
-	tcase_add_test(tc, test_rw_begin_errors);
+	sim_tcase_add(tc, test_short_pin_next,
+		      test_next_simple_flags_and_errors, test_rw_begin_errors);
 	tcase_add_loop_test(tc, test_async_styles, 0, 3);
 	tcase_add_loop_test(tc, test_styles_same_generic_result, 0, 4);
 	tcase_add_test(tc, test_queued_trace_after_complete);

@@ -1294,75 +1294,53 @@ static Suite *simple_suite(void)
 	Suite *s = suite_create("iomap_simple");
 	TCase *tc = sim_tcase("eligibility");
 
-	tcase_add_test(tc, test_eligible_minimal);
-	tcase_add_test(tc, test_disabled_per_call);
-	tcase_add_test(tc, test_disabled_per_mount);
+	sim_tcase_add(tc, test_eligible_minimal, test_disabled_per_call,
+		      test_disabled_per_mount);
 	tcase_add_loop_test(tc, test_refuse_dops, 0, 3);
-	tcase_add_test(tc, test_refuse_done_before);
-	tcase_add_test(tc, test_refuse_write);
-	tcase_add_test(tc, test_refuse_empty);
-	tcase_add_test(tc, test_refuse_too_large);
-	tcase_add_test(tc, test_too_large_small_block);
+	sim_tcase_add(tc, test_refuse_done_before, test_refuse_write,
+		      test_refuse_empty, test_refuse_too_large,
+		      test_too_large_small_block);
 	tcase_add_loop_test(tc, test_refuse_dio_flags, 0, 3);
 	tcase_add_loop_test(tc, test_accept_other_dio_flags, 0, 3);
-	tcase_add_test(tc, test_dio_flags_by_code);
-	tcase_add_test(tc, test_private_data);
-	tcase_add_test(tc, test_nowait_bio_alloc);
-	tcase_add_test(tc, test_refuse_beyond_eof);
-	tcase_add_test(tc, test_refuse_encrypted);
+	sim_tcase_add(tc, test_dio_flags_by_code, test_private_data,
+		      test_nowait_bio_alloc, test_refuse_beyond_eof,
+		      test_refuse_encrypted);
 	tcase_add_loop_test(tc, test_accept_iterators, 0, 5);
-	tcase_add_test(tc, test_nowait_simple);
-	tcase_add_test(tc, test_why_agrees_with_observed);
-	tcase_add_test(tc, test_gate_why);
+	sim_tcase_add(tc, test_nowait_simple, test_why_agrees_with_observed,
+		      test_gate_why);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("fallbacks");
 	tcase_add_loop_test(tc, test_fallback_not_mapped, 0, 3);
-	tcase_add_test(tc, test_fallback_delalloc);
-	tcase_add_test(tc, test_fallback_extent_short);
-	tcase_add_test(tc, test_extent_end_exact);
-	tcase_add_test(tc, test_fallback_integrity);
-	tcase_add_test(tc, test_fallback_short_pin);
-	tcase_add_test(tc, test_pin_fault_is_error);
-	tcase_add_test(tc, test_short_pin_refilled);
-	tcase_add_test(tc, test_fallback_begin_notblk);
+	sim_tcase_add(tc, test_fallback_delalloc, test_fallback_extent_short,
+		      test_extent_end_exact, test_fallback_integrity,
+		      test_fallback_short_pin, test_pin_fault_is_error,
+		      test_short_pin_refilled, test_fallback_begin_notblk);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("errors");
-	tcase_add_test(tc, test_misaligned_pos);
-	tcase_add_test(tc, test_misaligned_len);
-	tcase_add_test(tc, test_fsblock_aligned_unit);
+	sim_tcase_add(tc, test_misaligned_pos, test_misaligned_len,
+		      test_fsblock_aligned_unit);
 	tcase_add_loop_test(tc, test_begin_error, 0, 4);
-	tcase_add_test(tc, test_nowait_dirty_cache);
-	tcase_add_test(tc, test_nowait_writeback_cache);
-	tcase_add_test(tc, test_write_and_wait);
-	tcase_add_test(tc, test_writeback_error);
-	tcase_add_test(tc, test_bio_error_sync);
-	tcase_add_test(tc, test_bio_error_async);
+	sim_tcase_add(tc, test_nowait_dirty_cache, test_nowait_writeback_cache,
+		      test_write_and_wait, test_writeback_error,
+		      test_bio_error_sync, test_bio_error_async);
 	tcase_add_loop_test(tc, test_bio_status_errno, 0,
 			    2 * ARRAY_SIZE(statuses));
-	tcase_add_test(tc, test_alloc_fail_wq);
-	tcase_add_test(tc, test_no_failable_alloc_sync);
+	sim_tcase_add(tc, test_alloc_fail_wq, test_no_failable_alloc_sync);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("completion");
-	tcase_add_test(tc, test_sync_completion);
-	tcase_add_test(tc, test_async_inline_completion);
-	tcase_add_test(tc, test_async_completes_during_submit);
-	tcase_add_test(tc, test_async_polled);
-	tcase_add_test(tc, test_sync_hipri_not_polled);
-	tcase_add_test(tc, test_callbacks);
-	tcase_add_test(tc, test_end_before_submit);
-	tcase_add_test(tc, test_queued_trace_after_inline_completion);
-	tcase_add_test(tc, test_user_backed_dirtying);
-	tcase_add_test(tc, test_bvec_nocopy);
+	sim_tcase_add(tc, test_sync_completion, test_async_inline_completion,
+		      test_async_completes_during_submit, test_async_polled,
+		      test_sync_hipri_not_polled, test_callbacks,
+		      test_end_before_submit,
+		      test_queued_trace_after_inline_completion,
+		      test_user_backed_dirtying, test_bvec_nocopy);
 	tcase_add_loop_test(tc, test_buffer_offsets, 0, 4);
-	tcase_add_test(tc, test_large_block_simple);
-	tcase_add_test(tc, test_front_pad_layout);
-	tcase_add_test(tc, test_polled_bio_alignment);
-	tcase_add_test(tc, test_percpu_cache_hit);
-	tcase_add_test(tc, test_hit_counter);
-	tcase_add_test(tc, test_stale_mapping_unchecked);
+	sim_tcase_add(tc, test_large_block_simple, test_front_pad_layout,
+		      test_polled_bio_alignment, test_percpu_cache_hit,
+		      test_hit_counter, test_stale_mapping_unchecked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -882,34 +882,24 @@ static Suite *testfs_suite(void)
 	Suite *s = suite_create("iomap_testfs");
 	TCase *tc = sim_tcase("testfs");
 
-	tcase_add_test(tc, test_extent_returned_whole);
-	tcase_add_test(tc, test_extents_not_contiguous);
-	tcase_add_test(tc, test_gap_is_hole);
-	tcase_add_test(tc, test_write_allocates);
-	tcase_add_test(tc, test_write_past_map_nowait);
-	tcase_add_test(tc, test_write_then_read_new_block);
-	tcase_add_test(tc, test_unwritten_stays_without_end_io);
-	tcase_add_test(tc, test_unwritten_converts_with_end_io);
-	tcase_add_test(tc, test_pattern);
-	tcase_add_test(tc, test_device_holds_dio_write);
-	tcase_add_test(tc, test_bad_setup);
-	tcase_add_test(tc, test_parse_errno);
-	tcase_add_test(tc, test_runner_eof_tail_zeroing);
-	tcase_add_test(tc, test_runner_new_block_zeroing);
-	tcase_add_test(tc, test_runner_reuse_is_invisible);
-	tcase_add_test(tc, test_runner_recycle_is_invisible);
-	tcase_add_test(tc, test_recycle_contents_as_new);
-	tcase_add_test(tc, test_write_pattern_fill_and_diff);
+	sim_tcase_add(
+		tc, test_extent_returned_whole, test_extents_not_contiguous,
+		test_gap_is_hole, test_write_allocates,
+		test_write_past_map_nowait, test_write_then_read_new_block,
+		test_unwritten_stays_without_end_io,
+		test_unwritten_converts_with_end_io, test_pattern,
+		test_device_holds_dio_write, test_bad_setup, test_parse_errno,
+		test_runner_eof_tail_zeroing, test_runner_new_block_zeroing,
+		test_runner_reuse_is_invisible,
+		test_runner_recycle_is_invisible, test_recycle_contents_as_new,
+		test_write_pattern_fill_and_diff);
 	suite_add_tcase(s, tc);
 
 	tc = sim_tcase("pagecache");
-	tcase_add_test(tc, test_pc_nrpages);
-	tcase_add_test(tc, test_pc_write_and_wait);
-	tcase_add_test(tc, test_pc_invalidate);
-	tcase_add_test(tc, test_pc_post_write);
-	tcase_add_test(tc, test_generic_write_sync);
-	tcase_add_test(tc, test_fserror_record);
-	tcase_add_test(tc, test_unwatched_hooks_run_nothing);
+	sim_tcase_add(tc, test_pc_nrpages, test_pc_write_and_wait,
+		      test_pc_invalidate, test_pc_post_write,
+		      test_generic_write_sync, test_fserror_record,
+		      test_unwatched_hooks_run_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

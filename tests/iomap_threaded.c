@@ -247,9 +247,8 @@ static Suite *threaded_suite(void)
 	TCase *tc = sim_tcase_fixture("threaded", threaded_setup,
 				      sim_test_teardown);
 
-	tcase_add_test(tc, test_sync_reads);
-	tcase_add_test(tc, test_async_reads);
-	tcase_add_test(tc, test_concurrent_submitters);
+	sim_tcase_add(tc, test_sync_reads, test_async_reads,
+		      test_concurrent_submitters);
 	suite_add_tcase(s, tc);
 	return s;
 }
