@@ -10,7 +10,7 @@
 # START_TEST(name) body is listed as START_TEST.
 #
 # FILES default to the project's own C code that git tracks: sim/, block/,
-# iomap/, fuzz/, tests/ and bench/.  The kernel's own functions are left
+# iomap/, fs/, tools/, fuzz/, tests/ and bench/.  The kernel's own functions are left
 # out unless -a is given: iomap/direct-io.c and iomap/iter.c are the
 # files a kernel-source build replaces with a tree's (principle 7 in
 # docs/architecture.md), so they keep the kernel's functions as the
