@@ -2,6 +2,14 @@
 /*
  * Interfaces between the files of the block core (block/blk.h): not for
  * filesystems, backends or tests.
+ *
+ * The files here named as the kernel's (blk-core.c, blk-merge.c, bio.c,
+ * bio-*.c, <linux/...>) hold the kernel's code and nothing that is there
+ * only to support the simulator, as xfsprogs' libxfs_priv.h asks of its
+ * kernel files: the simulated device's policy is in blk-sim.c and the
+ * backend-*.c files, its interfaces in <sim/...>, and what is left of the
+ * simulator in a kernel-named file is a hook (a counter, a trace point, a
+ * fault point, a context check, a call into blk-sim.c).
  */
 #ifndef _BLOCK_BLK_H
 #define _BLOCK_BLK_H

@@ -1,5 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Helpers shared inside iomap/ (fs/iomap/internal.h). */
+/*
+ * Helpers shared inside iomap/ (fs/iomap/internal.h).
+ *
+ * direct-io.c, iter.c, ioend.c and <linux/iomap.h> are the kernel's files
+ * and hold nothing that is there only to support the simulator, as
+ * xfsprogs' libxfs_priv.h asks of its kernel files: which code runs is in
+ * code.c, the observer in trace.c, the file system's call site in
+ * fs-dio.c, their interfaces in <sim/...>, and what is left of the
+ * simulator in a kernel file is a hook (a counter, a trace point, a call
+ * into trace.c or the module init and exit a user-space build needs).
+ */
 #ifndef _IOMAP_INTERNAL_H
 #define _IOMAP_INTERNAL_H 1
 

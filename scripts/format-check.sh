@@ -6,10 +6,9 @@
 # clang-format (the repository's .clang-format, kernel style) over the
 # simulator's own C code: sim/ (but its kernel-shaped headers,
 # sim/include/linux/), fs/, tools/, tests/, fuzz/ and bench/.  iomap/
-# and block/ are
-# the kernel-shaped layers: they keep the layout of the kernel files they
-# stand for, which clang-format does not reproduce (tab-aligned
-# #defines, the kernel's line breaks in long calls), and
+# and block/ are the kernel-shaped layers: they keep the layout of the
+# kernel files they stand for, which clang-format does not reproduce
+# (tab-aligned #defines, the kernel's line breaks in long calls), and
 # scripts/checkpatch.sh checks them as the kernel checks its own code.
 # FILES default to all of the above that git tracks.
 #
