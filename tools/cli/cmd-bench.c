@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,46 +211,91 @@ struct bench_args {
 	unsigned int top;
 };
 
-/* The number options: the values each takes and what a bad one is told. */
+/* The field of struct bench_args an option sets: where and how wide. */
+#define BENCH_FIELD(f) \
+	offsetof(struct bench_args, f), sizeof(((struct bench_args *)NULL)->f)
+
+/*
+ * The number options: the field each sets, the values it takes and what a
+ * bad one is told.
+ */
 static const struct {
 	int opt;
+	size_t off, width;
 	uint64_t min, max;
 	const char *bad;
 } bench_nums[] = {
-	{ OPT_SIZE, 1, 1u << 20, "--size %s: 1 .. 1m bytes" },
-	{ OPT_QD, 1, 4096, "--qd %s: 1 .. 4096" },
-	{ OPT_SUBMITTERS, 1, 64, "--submitters %s: 1 .. 64" },
-	{ OPT_FILE_SIZE, 1, UINT64_MAX, "--file-size %s: bytes" },
-	{ OPT_COUNT, 1, UINT64_MAX, "--count %s: a positive number" },
-	{ OPT_WARMUP, 0, UINT64_MAX, "--warmup %s: a number" },
-	{ OPT_SEED, 0, UINT64_MAX, "--seed %s: a number" },
-	{ OPT_TOP, 0, 100000, "--top %s: 0 .. 100000" },
+	{ OPT_SIZE, BENCH_FIELD(o.size), 1, 1u << 20,
+	  "--size %s: 1 .. 1m bytes" },
+	{ OPT_QD, BENCH_FIELD(o.qd), 1, 4096, "--qd %s: 1 .. 4096" },
+	{ OPT_SUBMITTERS, BENCH_FIELD(o.submitters), 1, 64,
+	  "--submitters %s: 1 .. 64" },
+	{ OPT_FILE_SIZE, BENCH_FIELD(o.file_size), 1, UINT64_MAX,
+	  "--file-size %s: bytes" },
+	{ OPT_COUNT, BENCH_FIELD(o.count), 1, UINT64_MAX,
+	  "--count %s: a positive number" },
+	{ OPT_WARMUP, BENCH_FIELD(o.warmup), 0, UINT64_MAX,
+	  "--warmup %s: a number" },
+	{ OPT_SEED, BENCH_FIELD(o.seed), 0, UINT64_MAX, "--seed %s: a number" },
+	{ OPT_TOP, BENCH_FIELD(top), 0, 100000, "--top %s: 0 .. 100000" },
 };
 
-/*
- * @arg of number option @c into *@v: 0, 2 bad (the reason printed), -1
- * when @c is not a number option.
- */
-static int bench_opt_num(int c, const char *arg, uint64_t *v)
+/* The options that set a bool of struct bench_args (--warmup as well). */
+static const struct {
+	int opt;
+	size_t off;
+} bench_flags[] = {
+	{ OPT_SEQ, offsetof(struct bench_args, o.sequential) },
+	{ OPT_WARMUP, offsetof(struct bench_args, warmup_set) },
+	{ OPT_IOWQ, offsetof(struct bench_args, o.iowq) },
+	{ OPT_IOPOLL, offsetof(struct bench_args, o.ring_iopoll) },
+	{ OPT_PROFILE, offsetof(struct bench_args, profile) },
+	{ OPT_PROFILE_CHILD, offsetof(struct bench_args, child) },
+};
+
+/* Store @v into the unsigned field @width bytes wide at @field. */
+static void bench_store(void *field, size_t width, uint64_t v)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(bench_nums); i++) {
-		if (bench_nums[i].opt != c)
-			continue;
-		if (!cli_parse_u64(arg, v) || *v < bench_nums[i].min ||
-		    *v > bench_nums[i].max)
-			return bad(bench_nums[i].bad, arg);
-		return 0;
-	}
-	return -1;
+	if (width == sizeof(unsigned int))
+		*(unsigned int *)field = (unsigned int)v;
+	else
+		*(u64 *)field = v;
 }
 
 /*
- * An option that says what each request and the device are, @v its value
- * for a number option: 0 taken, 2 bad (the reason printed), -1 not one of
- * them.
+ * Option @c if it is a number option or one that sets a bool, into @b:
+ * 0 taken, 2 bad (the reason printed), -1 when @c is neither.
  */
-static int bench_opt_request(int c, const char *arg, uint64_t v,
-			     struct wl_opts *o)
+static int bench_opt_table(int c, const char *arg, struct bench_args *b)
+{
+	bool taken = false;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_nums); i++) {
+		if (bench_nums[i].opt != c)
+			continue;
+		if (!cli_parse_u64(arg, &v) || v < bench_nums[i].min ||
+		    v > bench_nums[i].max)
+			return bad(bench_nums[i].bad, arg);
+		bench_store((char *)b + bench_nums[i].off, bench_nums[i].width,
+			    v);
+		taken = true;
+	}
+	for (i = 0; i < ARRAY_SIZE(bench_flags); i++) {
+		if (bench_flags[i].opt != c)
+			continue;
+		*(bool *)((char *)b + bench_flags[i].off) = true;
+		taken = true;
+	}
+	return taken ? 0 : -1;
+}
+
+/*
+ * An option whose value is a word or a time: 0 taken, 2 bad (the reason
+ * printed), -1 not one of them.
+ */
+static int bench_opt_word(int c, const char *arg, struct wl_opts *o)
 {
 	uint64_t ns;
 	int ret;
@@ -260,15 +306,6 @@ static int bench_opt_request(int c, const char *arg, uint64_t v,
 			o->write = arg[0] == 'w';
 		else
 			return bad("--op %s: read or write", arg);
-		return 0;
-	case OPT_SIZE:
-		o->size = v;
-		return 0;
-	case OPT_QD:
-		o->qd = v;
-		return 0;
-	case OPT_SUBMITTERS:
-		o->submitters = v;
 		return 0;
 	case OPT_MODE:
 		if ((ret = pick(arg, mode_names, 3)) < 0)
@@ -305,42 +342,10 @@ static int bench_opt_request(int c, const char *arg, uint64_t v,
 	case OPT_PATH:
 		o->path = arg;
 		return 0;
-	case OPT_FILE_SIZE:
-		o->file_size = v;
-		return 0;
-	}
-	return -1;
-}
-
-/*
- * An option that says how the requests are run and measured, @v its value
- * for a number option: 0 taken, 2 bad (the reason printed), -1 not one of
- * them.
- */
-static int bench_opt_run(int c, const char *arg, uint64_t v,
-			 struct bench_args *b)
-{
-	struct wl_opts *o = &b->o;
-	uint64_t ns;
-
-	switch (c) {
-	case OPT_SEQ:
-		o->sequential = true;
-		return 0;
-	case OPT_COUNT:
-		o->count = v;
-		return 0;
 	case OPT_DURATION:
 		if (!parse_time_ns(arg, &ns) || !ns)
 			return bad("--duration %s: a time, e.g. 2s", arg);
 		o->duration_ns = ns;
-		return 0;
-	case OPT_WARMUP:
-		o->warmup = v;
-		b->warmup_set = true;
-		return 0;
-	case OPT_SEED:
-		o->seed = v;
 		return 0;
 	case OPT_ENGINE:
 		if (!strcmp(arg, "det") || !strcmp(arg, "deterministic"))
@@ -350,24 +355,9 @@ static int bench_opt_run(int c, const char *arg, uint64_t v,
 		else
 			return bad("--engine %s: det or threaded", arg);
 		return 0;
-	case OPT_IOWQ:
-		o->iowq = true;
-		return 0;
 	case OPT_PARALLEL:
 		if (!parse_on_off(arg, &o->parallel_write))
 			return bad("--parallel-write %s: on or off", arg);
-		return 0;
-	case OPT_IOPOLL:
-		o->ring_iopoll = true;
-		return 0;
-	case OPT_PROFILE:
-		b->profile = true;
-		return 0;
-	case OPT_TOP:
-		b->top = v;
-		return 0;
-	case OPT_PROFILE_CHILD:
-		b->child = true;
 		return 0;
 	}
 	return -1;
@@ -376,7 +366,6 @@ static int bench_opt_run(int c, const char *arg, uint64_t v,
 /* Parse argv into @b: 0 (with b->help for --help), else the exit status. */
 static int parse_bench_args(int argc, char **argv, struct bench_args *b)
 {
-	uint64_t v = 0;
 	int c, ret;
 
 	optind = 1;
@@ -385,12 +374,9 @@ static int parse_bench_args(int argc, char **argv, struct bench_args *b)
 			b->help = true;
 			return 0;
 		}
-		ret = bench_opt_num(c, optarg, &v);
-		if (ret > 0)
-			return ret;
-		ret = bench_opt_request(c, optarg, v, &b->o);
+		ret = bench_opt_table(c, optarg, b);
 		if (ret < 0)
-			ret = bench_opt_run(c, optarg, v, b);
+			ret = bench_opt_word(c, optarg, &b->o);
 		if (ret < 0) {
 			fprintf(stderr, "try 'iomapsim bench --help'\n");
 			return 2;
