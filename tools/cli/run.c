@@ -347,14 +347,33 @@ struct run_opt {
 	size_t flag; /* offsetof() a bool in struct testfs_request */
 };
 
-static int pick(const char *opt, const char *arg, const char *const *names,
-		int n)
+/*
+ * @arg's place among the words of the option's value, p->opt->arg
+ * ("a|b|c"), or -1 with the error told: "--NAME ARG: want a, b or c".
+ */
+static int pick(const struct run_parse *p, const char *arg)
 {
-	int i;
+	const char *w, *sep;
+	char want[128];
+	size_t n, len = 0;
+	int i = 0;
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(arg, names[i]))
+	for (w = p->opt->arg;; w += n + 1, i++) {
+		n = strcspn(w, "|");
+		if (strlen(arg) == n && !strncmp(w, arg, n))
 			return i;
+		if (!w[n])
+			break;
+	}
+	for (w = p->opt->arg; len < sizeof(want); w += n + 1) {
+		n = strcspn(w, "|");
+		sep = w[n] ? ", " : " or ";
+		len += snprintf(want + len, sizeof(want) - len, "%s%.*s",
+				len ? sep : "", (int)n, w);
+		if (!w[n])
+			break;
+	}
+	bad("--%s %s: want %s", p->opt->name, arg, want);
 	return -1;
 }
 
@@ -433,25 +452,20 @@ static int opt_dma_alignment(struct run_parse *p, const char *name,
 
 static int opt_dops(struct run_parse *p, const char *name, const char *arg)
 {
-	static const char *const dops[] = { "none", "end_io", "submit_io",
-					    "bio_set", "ioend" };
-	int i = pick(name, arg, dops, ARRAY_SIZE(dops));
+	int i = pick(p, arg);
 
 	if (i < 0)
-		return bad(
-			"--dops %s: want none, end_io, submit_io, bio_set or ioend",
-			arg);
+		return 2;
 	p->req->dops = i;
 	return 0;
 }
 
 static int opt_op(struct run_parse *p, const char *name, const char *arg)
 {
-	static const char *const ops[] = { "read", "write" };
-	int i = pick(name, arg, ops, ARRAY_SIZE(ops));
+	int i = pick(p, arg);
 
 	if (i < 0)
-		return bad("--op %s: want read or write", arg);
+		return 2;
 	p->req->write = i == 1;
 	return 0;
 }
@@ -507,18 +521,16 @@ static int opt_fault(struct run_parse *p, const char *name, const char *arg)
 
 static int opt_complete(struct run_parse *p, const char *name, const char *arg)
 {
-	static const char *const completes[] = { "irq", "inline", "deferred",
-						 "random" };
-	int i = pick(name, arg, completes, ARRAY_SIZE(completes));
+	/* in the order of the option's words */
+	static const enum testfs_complete completes[] = {
+		IOMAPSIM_COMPLETE_INLINE, IOMAPSIM_COMPLETE_IRQ,
+		IOMAPSIM_COMPLETE_DEFERRED, IOMAPSIM_COMPLETE_RANDOM
+	};
+	int i = pick(p, arg);
 
 	if (i < 0)
-		return bad(
-			"--complete %s: want inline, irq, deferred or random",
-			arg);
-	p->req->complete = i == 0 ? IOMAPSIM_COMPLETE_IRQ :
-			   i == 1 ? IOMAPSIM_COMPLETE_INLINE :
-			   i == 2 ? IOMAPSIM_COMPLETE_DEFERRED :
-				    IOMAPSIM_COMPLETE_RANDOM;
+		return 2;
+	p->req->complete = completes[i];
 	return 0;
 }
 
@@ -531,11 +543,10 @@ static int opt_seed(struct run_parse *p, const char *name, const char *arg)
 
 static int opt_iomap(struct run_parse *p, const char *name, const char *arg)
 {
-	static const char *const modes[] = { "ops", "next", "begin" };
-	int i = pick(name, arg, modes, ARRAY_SIZE(modes));
+	int i = pick(p, arg);
 
 	if (i < 0)
-		return bad("--iomap %s: want ops, next or begin", arg);
+		return 2;
 	/* N-06..N-14 exist only in the embedded copy */
 	if (i != TESTFS_MODE_OPS && !IOMAPSIM_PROPOSAL)
 		return bad(
