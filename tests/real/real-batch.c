@@ -372,24 +372,29 @@ static int parse_number(struct rb_req *r, int c, const char *arg,
 /* --iter: ubuf, bvec (registered buffers), iovec:K or iovec:L1,L2,... */
 static int parse_iter(struct rb_req *r, const char *arg)
 {
-	uint64_t v;
+	uint64_t segs;
 
-	if (!strcmp(arg, "ubuf")) {
+	switch (cli_parse_iter(arg, &segs)) {
+	case CLI_ITER_UBUF:
 		r->iter = RB_UBUF;
-	} else if (!strcmp(arg, "bvec")) {
+		break;
+	case CLI_ITER_BVEC:
 		r->iter = RB_BVEC;
-	} else if (!strcmp(arg, "kvec")) {
+		break;
+	case CLI_ITER_KVEC:
 		/* kernel callers' iterator (nfsd, the loop) */
 		unsupported(r, "%s", "iterator: ITER_KVEC");
-	} else if (!strncmp(arg, "iovec:", 6) && cli_parse_u64(arg + 6, &v) &&
-		   v >= 1 && v <= 1024) {
+		break;
+	case CLI_ITER_IOVEC:
 		r->iter = RB_IOVEC;
-		r->segs = v;
+		r->segs = segs;
 		r->nr_iov = 0;
-	} else if (!strncmp(arg, "iovec:", 6) && strpbrk(arg + 6, ",@")) {
+		break;
+	case CLI_ITER_IOVEC_LIST:
 		if (parse_iov_list(r, arg + 6))
 			return -1;
-	} else {
+		break;
+	default:
 		return bad(r, "--iter %s: unknown", arg);
 	}
 	return 0;

@@ -85,6 +85,25 @@ int cli_parse_iov_seg(char *tok, uint32_t *len, int32_t *page_off,
 	return 0;
 }
 
+enum cli_iter cli_parse_iter(const char *s, uint64_t *segs)
+{
+	static const char *const words[] = {
+		[CLI_ITER_UBUF] = "ubuf",
+		[CLI_ITER_KVEC] = "kvec",
+		[CLI_ITER_BVEC] = "bvec",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(s, words[i]))
+			return (enum cli_iter)i;
+	if (strncmp(s, "iovec:", 6))
+		return CLI_ITER_BAD;
+	if (cli_parse_u64(s + 6, segs) && *segs >= 1 && *segs <= 1024)
+		return CLI_ITER_IOVEC;
+	return strpbrk(s + 6, ",@") ? CLI_ITER_IOVEC_LIST : CLI_ITER_BAD;
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';

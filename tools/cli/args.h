@@ -42,6 +42,23 @@ int cli_split_colons(const char *s, char *buf, size_t size, char **f, int max);
 int cli_parse_iov_seg(char *tok, uint32_t *len, int32_t *page_off,
 		      const char **off);
 
+/* The iterators --iter names. */
+enum cli_iter {
+	CLI_ITER_UBUF,
+	CLI_ITER_KVEC,
+	CLI_ITER_BVEC,
+	CLI_ITER_IOVEC, /* iovec:K: K equal pieces of one buffer */
+	CLI_ITER_IOVEC_LIST, /* iovec:L1,L2@OFF,...: segments of their own */
+	CLI_ITER_BAD,
+};
+
+/*
+ * The iterator --iter @s names: ubuf, kvec, bvec, iovec:K with K (1 ..
+ * 1024) in *@segs, or a list of segments to read from @s + 6 with
+ * cli_parse_iov_seg(); CLI_ITER_BAD for anything else.
+ */
+enum cli_iter cli_parse_iter(const char *s, uint64_t *segs);
+
 /*
  * One request line of `iomapsim batch` as an argument vector: split in
  * place into @words[1..@max] as a shell would split these options, an

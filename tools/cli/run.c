@@ -472,26 +472,26 @@ static int opt_op(struct run_parse *p, const char *name, const char *arg)
 
 static int opt_iter(struct run_parse *p, const char *name, const char *arg)
 {
+	static const enum testfs_iter iters[] = {
+		[CLI_ITER_UBUF] = IOMAPSIM_ITER_UBUF,
+		[CLI_ITER_KVEC] = IOMAPSIM_ITER_KVEC,
+		[CLI_ITER_BVEC] = IOMAPSIM_ITER_BVEC,
+		[CLI_ITER_IOVEC] = IOMAPSIM_ITER_IOVEC,
+	};
 	struct testfs_request *req = p->req;
-	uint64_t v;
+	uint64_t segs;
+	enum cli_iter it = cli_parse_iter(arg, &segs);
 
-	if (!strcmp(arg, "ubuf")) {
-		req->iter = IOMAPSIM_ITER_UBUF;
-	} else if (!strcmp(arg, "kvec")) {
-		req->iter = IOMAPSIM_ITER_KVEC;
-	} else if (!strcmp(arg, "bvec")) {
-		req->iter = IOMAPSIM_ITER_BVEC;
-	} else if (!strncmp(arg, "iovec:", 6) && cli_parse_u64(arg + 6, &v) &&
-		   v >= 1 && v <= 1024) {
-		req->iter = IOMAPSIM_ITER_IOVEC;
-		req->iovec_segs = v;
-		req->nr_iov = 0;
-	} else if (!strncmp(arg, "iovec:", 6) && strpbrk(arg + 6, ",@")) {
-		return parse_iov_list(arg + 6, req);
-	} else {
+	if (it == CLI_ITER_BAD)
 		return bad(
 			"--iter %s: want ubuf, iovec:K (1..1024), kvec or bvec",
 			arg);
+	if (it == CLI_ITER_IOVEC_LIST)
+		return parse_iov_list(arg + 6, req);
+	req->iter = iters[it];
+	if (it == CLI_ITER_IOVEC) {
+		req->iovec_segs = segs;
+		req->nr_iov = 0;
 	}
 	return 0;
 }
