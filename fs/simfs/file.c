@@ -435,6 +435,19 @@ static char *chunk_buf(struct inode *inode, loff_t pos, size_t *n, u64 *first,
 	return simfs_buf_alloc(*nblk << bits);
 }
 
+/*
+ * Move ki_pos and the count done past the @copied bytes of @n a chunk
+ * moved: -EFAULT when the iterator stopped short (the user memory
+ * faulted, which copy_to_iter() and copy_from_iter() report so), else 0.
+ */
+static int chunk_copied(struct kiocb *iocb, ssize_t *done, size_t copied,
+			size_t n)
+{
+	iocb->ki_pos += copied;
+	*done += copied;
+	return copied < n ? -EFAULT : 0;
+}
+
 static ssize_t simfs_buffered_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
@@ -470,10 +483,7 @@ static ssize_t simfs_buffered_read_iter(struct kiocb *iocb, struct iov_iter *to)
 			n = min_t(size_t, n, SIMFS_INLINE_MAX - pos);
 			copied = copy_to_iter(ei->inline_data + pos, n, to);
 			up_read(&ei->map_lock);
-			iocb->ki_pos += copied;
-			done += copied;
-			if (copied < n)
-				ret = -EFAULT;
+			ret = chunk_copied(iocb, &done, copied, n);
 			break;
 		}
 		up_read(&ei->map_lock);
@@ -486,10 +496,7 @@ static ssize_t simfs_buffered_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		ret = read_blocks(ei, first, nblk, buf);
 		if (!ret) {
 			copied = copy_to_iter(buf + (pos & (bs - 1)), n, to);
-			iocb->ki_pos += copied;
-			done += copied;
-			if (copied < n)
-				ret = -EFAULT;
+			ret = chunk_copied(iocb, &done, copied, n);
 		}
 		simfs_buf_free(buf);
 		if (ret)
@@ -527,10 +534,7 @@ static ssize_t simfs_perform_write(struct kiocb *iocb, struct iov_iter *from)
 					i_size_write(inode, pos + copied);
 				up_write(&ei->map_lock);
 				simfs_mark_data_dirty(ei->sbi);
-				iocb->ki_pos += copied;
-				done += copied;
-				if (copied < n)
-					ret = -EFAULT;
+				ret = chunk_copied(iocb, &done, copied, n);
 				break;
 			}
 			ret = simfs_inline_to_extent(ei);
