@@ -52,31 +52,61 @@ const char *cli_run_error(void)
 	return run_err;
 }
 
-static const struct {
+/* A word of an option's value and what it stands for (0: not built in). */
+struct flag_name {
 	const char *name;
-	u16 type;
-} map_types[] = {
+	unsigned int val;
+};
+
+static const struct flag_name map_types[] = {
 	{ "mapped", IOMAP_MAPPED },	{ "unwritten", IOMAP_UNWRITTEN },
 	{ "hole", IOMAP_HOLE },		{ "inline", IOMAP_INLINE },
 	{ "delalloc", IOMAP_DELALLOC },
 };
 
-static const struct {
-	const char *name;
-	u16 flag;
-} map_flags[] = {
+static const struct flag_name map_flags[] = {
 	{ "new", IOMAP_F_NEW },	    { "shared", IOMAP_F_SHARED },
 	{ "dirty", IOMAP_F_DIRTY }, { "integrity", IOMAP_F_INTEGRITY },
 	{ "stale", IOMAP_F_STALE }, { "atomic", IOMAP_F_ATOMIC_BIO },
 };
 
+/* The entry of @names named @s, in any case, or NULL. */
+static const struct flag_name *find_name(const struct flag_name *names,
+					 size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcasecmp(s, names[i].name))
+			return &names[i];
+	return NULL;
+}
+
+/*
+ * The flag @s names in @names or'ed into *@out: 0, 1 when it names none,
+ * 2 (the error told) when the iomap code linked in lacks it.
+ */
+static int add_flag(const char *opt, const char *arg,
+		    const struct flag_name *names, size_t n, const char *s,
+		    unsigned int *out)
+{
+	const struct flag_name *f = find_name(names, n, s);
+
+	if (!f)
+		return 1;
+	/* a flag the iomap code linked in does not have */
+	if (!f->val)
+		return bad(
+			"%s %s: %s is not in this build's iomap code (see --version)",
+			opt, arg, f->name);
+	*out |= f->val;
+	return 0;
+}
+
 /* TYPE:OFF:LEN[:FLAG+FLAG] */
 static int parse_map(const char *arg, struct testfs_extent *e)
 {
 	char buf[256], *f[4], *type, *off, *len, *flags;
+	const struct flag_name *t;
 	uint64_t v;
-	size_t i;
-	bool found = false;
 	int n = cli_split_colons(arg, buf, sizeof(buf), f, 4);
 
 	if (n < 0)
@@ -88,16 +118,12 @@ static int parse_map(const char *arg, struct testfs_extent *e)
 	len = f[2];
 	flags = f[3];
 	memset(e, 0, sizeof(*e));
-	for (i = 0; i < ARRAY_SIZE(map_types); i++) {
-		if (!strcasecmp(type, map_types[i].name)) {
-			e->type = map_types[i].type;
-			found = true;
-		}
-	}
-	if (!found)
+	t = find_name(map_types, ARRAY_SIZE(map_types), type);
+	if (!t)
 		return bad(
 			"--map %s: type must be mapped, unwritten, hole, inline or delalloc",
 			arg);
+	e->type = t->val;
 	if (!cli_parse_u64(off, &v))
 		return bad("--map %s: bad offset '%s'", arg, off);
 	e->off = v;
@@ -107,34 +133,24 @@ static int parse_map(const char *arg, struct testfs_extent *e)
 	e->addr = TESTFS_ADDR_AUTO;
 	if (flags) {
 		char *f, *fs = NULL;
+		unsigned int fl = 0;
+		int rc;
 
 		for (f = strtok_r(flags, "+", &fs); f;
 		     f = strtok_r(NULL, "+", &fs)) {
-			found = false;
-			for (i = 0; i < ARRAY_SIZE(map_flags); i++) {
-				if (strcasecmp(f, map_flags[i].name))
-					continue;
-				/* IOMAP_F_* the iomap code linked in lacks */
-				if (!map_flags[i].flag)
-					return bad(
-						"--map %s: %s is not in this build's iomap code (see --version)",
-						arg, map_flags[i].name);
-				e->flags |= map_flags[i].flag;
-				found = true;
-			}
-			if (!found)
+			rc = add_flag("--map", arg, map_flags,
+				      ARRAY_SIZE(map_flags), f, &fl);
+			if (rc == 1)
 				return bad(
 					"--map %s: flag '%s' is not one of new, shared, dirty, integrity, stale, atomic",
 					arg, f);
+			if (rc)
+				return rc;
+			e->flags = fl;
 		}
 	}
 	return 0;
 }
-
-struct flag_name {
-	const char *name;
-	unsigned int val;
-};
 
 static const struct flag_name iocb_names[] = {
 	{ "NOWAIT", IOCB_NOWAIT }, { "HIPRI", IOCB_HIPRI },
@@ -162,20 +178,9 @@ static int parse_list(const char *opt, const char *arg,
 		return bad("%s %s: too long", opt, arg);
 	strcpy(buf, arg);
 	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		bool found = false;
+		int rc = add_flag(opt, arg, names, n, t, out);
 
-		for (i = 0; i < n; i++) {
-			if (strcasecmp(t, names[i].name))
-				continue;
-			/* a flag the iomap code linked in does not have */
-			if (!names[i].val)
-				return bad(
-					"%s %s: %s is not in this build's iomap code (see --version)",
-					opt, arg, names[i].name);
-			*out |= names[i].val;
-			found = true;
-		}
-		if (!found) {
+		if (rc == 1) {
 			char all[256] = "";
 
 			for (i = 0; i < n; i++) {
@@ -186,6 +191,8 @@ static int parse_list(const char *opt, const char *arg,
 			return bad("%s: unknown flag '%s' (known: %s)", opt, t,
 				   all);
 		}
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
